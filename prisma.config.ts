@@ -1,0 +1,8 @@
+import { defineConfig } from 'prisma/config';
+
+// The CLI reads the same DATABASE_URL default as the service (src/config.ts).
+export default defineConfig({
+  schema: 'prisma/schema.prisma',
+  migrations: { path: 'prisma/migrations' },
+  datasource: { url: process.env.DATABASE_URL ?? 'postgresql://postgres@127.0.0.1:5432/sandbank' },
+});

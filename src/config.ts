@@ -1,0 +1,89 @@
+// Every setting is read here, once, from the environment. Nothing else reads process.env.
+
+export type AuthMode = 'open' | 'registered';
+
+export interface Config {
+  readonly port: number;
+  readonly publicUrl: string;
+  readonly databaseUrl: string;
+  readonly databasePoolSize: number;
+  readonly redisUrl: string;
+  readonly queuePrefix: string;
+  readonly authMode: AuthMode;
+  readonly logLevel: string;
+  readonly bodyLimitBytes: number;
+  readonly paramDepthLimit: number;
+  readonly paramCountLimit: number;
+  readonly idempotencyTtlHours: number;
+  readonly maxWebhookEndpoints: number;
+  readonly maintenanceIntervalMs: number;
+  readonly shutdownTimeoutMs: number;
+}
+
+/** Name, default and one-line meaning of every setting; .env.example and the README table follow it. */
+export const settings = {
+  PORT: ['12111', 'HTTP port of the API'],
+  PUBLIC_URL: ['http://localhost:<PORT>', 'Base URL of hosted pages (onboarding, verification)'],
+  DATABASE_URL: ['postgresql://postgres@127.0.0.1:5432/sandbank', 'PostgreSQL connection string; the database is created when missing'],
+  DATABASE_POOL_SIZE: ['10', 'PostgreSQL connections per process'],
+  REDIS_URL: ['redis://127.0.0.1:6379', 'Redis connection string for the BullMQ queues'],
+  QUEUE_PREFIX: ['sandbank', 'Key prefix of the BullMQ queues in Redis'],
+  AUTH_MODE: ['open', '`open`: any well-formed sk_test_ key works; `registered`: only keys made by `npm run keys -- create`'],
+  LOG_LEVEL: ['info', 'pino log level (fatal, error, warn, info, debug, trace, silent)'],
+  BODY_LIMIT_BYTES: ['262144', 'Largest accepted request body'],
+  PARAM_DEPTH_LIMIT: ['8', 'Deepest accepted bracket nesting in parameters'],
+  PARAM_COUNT_LIMIT: ['2000', 'Most parameters accepted in one request'],
+  IDEMPOTENCY_TTL_HOURS: ['24', 'How long idempotent results are kept'],
+  MAX_WEBHOOK_ENDPOINTS: ['16', 'Most webhook endpoints one account may have (the public API allows 16)'],
+  MAINTENANCE_INTERVAL_MS: ['3600000', 'How often the worker prunes expired idempotency records'],
+  SHUTDOWN_TIMEOUT_MS: ['10000', 'How long SIGTERM waits for in-flight requests and jobs'],
+} as const satisfies Record<string, readonly [string, string]>;
+
+type Env = Record<string, string | undefined>;
+
+export class ConfigError extends Error {}
+
+function integer(env: Env, name: keyof typeof settings, min: number, max = Number.MAX_SAFE_INTEGER): number {
+  const raw = env[name] ?? settings[name][0];
+  if (!/^\d+$/.test(raw)) throw new ConfigError(`${name} must be an integer, got "${raw}"`);
+  const value = Number(raw);
+  if (value < min || value > max) throw new ConfigError(`${name} must be between ${min} and ${max}, got ${value}`);
+  return value;
+}
+
+function url(env: Env, name: keyof typeof settings, fallback: string, protocols: string[]): string {
+  const raw = env[name] || fallback;
+  let parsed: URL;
+  try {
+    parsed = new URL(raw);
+  } catch {
+    throw new ConfigError(`${name} is not a valid URL`);
+  }
+  if (!protocols.includes(parsed.protocol)) throw new ConfigError(`${name} must use ${protocols.join(' or ')}`);
+  return raw;
+}
+
+export function loadConfig(env: Env = process.env): Config {
+  const port = integer(env, 'PORT', 0, 65535);
+  const authMode = env.AUTH_MODE ?? settings.AUTH_MODE[0];
+  if (authMode !== 'open' && authMode !== 'registered') throw new ConfigError('AUTH_MODE must be "open" or "registered"');
+  const queuePrefix = env.QUEUE_PREFIX || settings.QUEUE_PREFIX[0];
+  if (queuePrefix.includes(':')) throw new ConfigError('QUEUE_PREFIX must not contain ":"');
+  return Object.freeze({
+    port,
+    publicUrl: url(env, 'PUBLIC_URL', `http://localhost:${port}`, ['http:', 'https:']).replace(/\/+$/, ''),
+    databaseUrl: url(env, 'DATABASE_URL', settings.DATABASE_URL[0], ['postgresql:', 'postgres:']),
+    databasePoolSize: integer(env, 'DATABASE_POOL_SIZE', 1, 1000),
+    redisUrl: url(env, 'REDIS_URL', settings.REDIS_URL[0], ['redis:', 'rediss:']),
+    queuePrefix,
+    authMode,
+    logLevel: env.LOG_LEVEL || settings.LOG_LEVEL[0],
+    bodyLimitBytes: integer(env, 'BODY_LIMIT_BYTES', 1024),
+    paramDepthLimit: integer(env, 'PARAM_DEPTH_LIMIT', 1, 64),
+    paramCountLimit: integer(env, 'PARAM_COUNT_LIMIT', 1, 100000),
+    idempotencyTtlHours: integer(env, 'IDEMPOTENCY_TTL_HOURS', 24),
+    maxWebhookEndpoints: integer(env, 'MAX_WEBHOOK_ENDPOINTS', 1),
+    maintenanceIntervalMs: integer(env, 'MAINTENANCE_INTERVAL_MS', 1000),
+    shutdownTimeoutMs: integer(env, 'SHUTDOWN_TIMEOUT_MS', 0),
+  });
+}

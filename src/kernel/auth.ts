@@ -1,0 +1,181 @@
+import { createHash } from 'node:crypto';
+import type { IncomingHttpHeaders } from 'node:http';
+import type { PrismaClient } from '../lib/prisma';
+import type { Clock } from '../lib/clock';
+import { unixSeconds } from '../lib/clock';
+import { newId, randomBase62 } from '../lib/ids';
+import type { AuthMode } from '../config';
+import { ApiError } from './errors';
+import { DEFAULT_API_VERSION } from './versions';
+
+/** Who is calling: the platform that owns the key, and the account it acts as (itself, or a connected account). */
+export interface Caller {
+  readonly platformAccountId: string;
+  readonly accountId: string;
+  readonly keyHint: string;
+  readonly defaultApiVersion: string;
+}
+
+interface KeyOwner {
+  accountId: string;
+  defaultApiVersion: string;
+}
+
+const KEY_PATTERN = /^(sk|rk)_(test|live)_[A-Za-z0-9_]{1,240}$/;
+const CACHE_LIMIT = 10_000;
+const CONNECTED_ACCOUNT_TTL_MS = 5_000;
+
+export const hashKey = (key: string): string => createHash('sha256').update(key).digest('hex');
+
+/** `sk_test_****…abcd`: the prefix kept, the middle masked, the last four shown. */
+export function maskKey(key: string): string {
+  const prefix = /^(sk|rk)_(test|live)_/.exec(key)?.[0] ?? '';
+  const rest = key.slice(prefix.length);
+  if (rest.length <= 4) return prefix + '*'.repeat(rest.length);
+  return prefix + '*'.repeat(rest.length - 4) + rest.slice(-4);
+}
+
+export function generateKey(): string {
+  return `sk_test_${randomBase62(99)}`;
+}
+
+const unauthorized = (message: string): ApiError => new ApiError({ status: 401, message, headers: { 'WWW-Authenticate': 'Bearer realm="Sandbank"' } });
+
+const noKey = (): ApiError =>
+  unauthorized(
+    "You did not provide an API key. You need to provide your API key in the Authorization header, using Bearer auth (e.g. 'Authorization: Bearer YOUR_SECRET_KEY'). See https://stripe.com/docs/api#authentication for details, or we can help at https://support.stripe.com/.",
+  );
+
+const invalidKey = (key: string): ApiError => unauthorized(`Invalid API Key provided: ${maskKey(key)}`);
+
+/** Reads the key from `Bearer <key>` or HTTP Basic with the key as user name. */
+export function extractKey(header: string | undefined): string | undefined {
+  if (!header) return undefined;
+  const space = header.indexOf(' ');
+  const scheme = (space === -1 ? header : header.slice(0, space)).toLowerCase();
+  const value = space === -1 ? '' : header.slice(space + 1).trim();
+  if (scheme === 'bearer') return value;
+  if (scheme === 'basic') {
+    const decoded = Buffer.from(value, 'base64').toString('utf8');
+    const colon = decoded.indexOf(':');
+    return colon === -1 ? decoded : decoded.slice(0, colon);
+  }
+  return value || header;
+}
+
+/** Bounded map that forgets the oldest entry first. */
+class BoundedCache<V> {
+  private readonly map = new Map<string, V>();
+  constructor(private readonly limit: number) {}
+  get(key: string): V | undefined {
+    return this.map.get(key);
+  }
+  set(key: string, value: V): void {
+    if (this.map.size >= this.limit) this.map.delete(this.map.keys().next().value as string);
+    this.map.set(key, value);
+  }
+  delete(key: string): void {
+    this.map.delete(key);
+  }
+}
+
+export class Authenticator {
+  private readonly keys = new BoundedCache<KeyOwner>(CACHE_LIMIT);
+  private readonly connected = new BoundedCache<{ until: number }>(CACHE_LIMIT);
+
+  constructor(
+    private readonly prisma: PrismaClient,
+    private readonly mode: AuthMode,
+    private readonly clock: Clock,
+  ) {}
+
+  async authenticate(headers: IncomingHttpHeaders): Promise<Caller> {
+    const key = extractKey(headers.authorization);
+    if (key === undefined || key === '') throw noKey();
+    if (!KEY_PATTERN.test(key)) throw invalidKey(key);
+    if (key.startsWith('sk_live_') || key.startsWith('rk_live_')) {
+      throw unauthorized(
+        `Live mode is disabled: Sandbank only runs in test mode, so live keys such as ${maskKey(key)} are refused. Use a test key (sk_test_…).`,
+      );
+    }
+    const owner = await this.ownerOf(key);
+    const keyHint = maskKey(key);
+    const requested = headers['stripe-account'];
+    const target = Array.isArray(requested) ? requested[0] : requested;
+    if (!target || target === owner.accountId) {
+      return { platformAccountId: owner.accountId, accountId: owner.accountId, keyHint, defaultApiVersion: owner.defaultApiVersion };
+    }
+    await this.checkConnectedAccount(owner.accountId, target, keyHint);
+    return { platformAccountId: owner.accountId, accountId: target, keyHint, defaultApiVersion: owner.defaultApiVersion };
+  }
+
+  /** Forget a connected account at once (after it is deleted). */
+  forgetConnectedAccount(platformAccountId: string, accountId: string): void {
+    this.connected.delete(`${platformAccountId}:${accountId}`);
+  }
+
+  private async ownerOf(key: string): Promise<KeyOwner> {
+    const hash = hashKey(key);
+    const cached = this.keys.get(hash);
+    if (cached) return cached;
+    const row = await this.prisma.apiKey.findUnique({
+      where: { keyHash: hash },
+      select: { accountId: true, account: { select: { defaultApiVersion: true } } },
+    });
+    let owner: KeyOwner | undefined = row ? { accountId: row.accountId, defaultApiVersion: row.account.defaultApiVersion } : undefined;
+    if (!owner) {
+      if (this.mode !== 'open' || !key.startsWith('sk_test_')) throw invalidKey(key);
+      owner = await this.registerOpenKey(key, hash);
+    }
+    this.keys.set(hash, owner);
+    return owner;
+  }
+
+  /** Open mode: a key's first use gives it a platform account of its own, kept across restarts. */
+  private async registerOpenKey(key: string, hash: string): Promise<KeyOwner> {
+    const account = await createPlatformAccount(this.prisma, this.clock, { keyHash: hash, hint: maskKey(key), origin: 'open' }).catch(
+      async (err: unknown) => {
+        // Two first requests with one key race; the loser reads the winner's account.
+        const row = await this.prisma.apiKey.findUnique({ where: { keyHash: hash }, select: { accountId: true } });
+        if (!row) throw err;
+        return { id: row.accountId, defaultApiVersion: DEFAULT_API_VERSION };
+      },
+    );
+    return { accountId: account.id, defaultApiVersion: account.defaultApiVersion };
+  }
+
+  private async checkConnectedAccount(platformAccountId: string, accountId: string, keyHint: string): Promise<void> {
+    const cacheKey = `${platformAccountId}:${accountId}`;
+    const now = this.clock.nowMs();
+    const cached = this.connected.get(cacheKey);
+    if (cached && cached.until > now) return;
+    const row = /^acct_[A-Za-z0-9]{1,64}$/.test(accountId)
+      ? await this.prisma.account.findFirst({ where: { id: accountId, parentAccountId: platformAccountId }, select: { id: true } })
+      : null;
+    if (!row) {
+      throw new ApiError({
+        status: 403,
+        message: `The provided key '${keyHint}' does not have access to account '${accountId.slice(0, 100)}' (or that account does not exist). Application access may have been revoked.`,
+        code: 'account_invalid',
+      });
+    }
+    this.connected.set(cacheKey, { until: now + CONNECTED_ACCOUNT_TTL_MS });
+  }
+}
+
+export async function createPlatformAccount(
+  prisma: PrismaClient,
+  clock: Clock,
+  key: { keyHash: string; hint: string; origin: 'open' | 'registered' },
+): Promise<{ id: string; defaultApiVersion: string }> {
+  const id = newId('acct', 16);
+  return prisma.account.create({
+    data: {
+      id,
+      created: unixSeconds(clock),
+      defaultApiVersion: DEFAULT_API_VERSION,
+      apiKeys: { create: key },
+    },
+    select: { id: true, defaultApiVersion: true },
+  });
+}

@@ -1,0 +1,198 @@
+import type { Express, NextFunction, Request, Response } from 'express';
+import type { Logger } from '../lib/logger';
+import { newRequestId } from '../lib/ids';
+import { ApiError, internalError, invalidRequest, unrecognizedUrl } from './errors';
+import type { Authenticator } from './auth';
+import type { ExpandRegistry } from './expand';
+import { checkKey, fingerprintOf, type IdempotencyStore } from './idempotency';
+import type { OperationSpec } from './openapi';
+import { readParams, type ParamLimits } from './params';
+import type { Deps, RequestContext, Route } from './route';
+import { compileParamsValidator } from './validate';
+import { DEFAULT_API_VERSION, isApiVersion } from './versions';
+
+// The resource-agnostic request pipeline: request id → auth → params → validation →
+// idempotency → handler → expand → response. Resources only supply handlers.
+
+export interface Kernel {
+  readonly deps: Deps;
+  readonly authenticator: Authenticator;
+  readonly idempotency: IdempotencyStore;
+  readonly expand: ExpandRegistry;
+  readonly limits: ParamLimits;
+}
+
+interface Locals {
+  requestId: string;
+  route?: string;
+}
+
+const JSON_TYPE = 'application/json';
+
+function header(req: Request, name: string): string | undefined {
+  const value = req.headers[name];
+  return Array.isArray(value) ? value[0] : value;
+}
+
+/** First middleware: every response carries a Request-Id, the version and the echoed Idempotency-Key. */
+export function requestIdentity(req: Request, res: Response, next: NextFunction): void {
+  const requestId = newRequestId();
+  (res.locals as Locals).requestId = requestId;
+  res.setHeader('Request-Id', requestId);
+  res.setHeader('Stripe-Version', DEFAULT_API_VERSION);
+  const key = header(req, 'idempotency-key');
+  if (key !== undefined) res.setHeader('Idempotency-Key', key.slice(0, 255));
+  next();
+}
+
+/** Resolves `Stripe-Version` (with optional `; beta=v1` flags) to a known version, or refuses it. */
+export function resolveApiVersion(requested: string | undefined, fallback: string): string {
+  if (requested === undefined) return fallback;
+  const base = requested.split(';')[0].trim();
+  if (!isApiVersion(base)) {
+    throw invalidRequest(`Invalid Stripe API version: ${requested.slice(0, 100)}`, 'api_version_invalid');
+  }
+  return base;
+}
+
+function send(res: Response, status: number, body: string): void {
+  res.statusCode = status;
+  res.setHeader('Content-Type', JSON_TYPE);
+  res.setHeader('Cache-Control', 'no-cache, no-store');
+  res.setHeader('Content-Length', Buffer.byteLength(body));
+  res.end(body);
+}
+
+/** Status and body of an error as the client sees it; unexpected errors are logged, never shown. */
+function renderError(err: unknown, requestId: string, logger: Logger): { status: number; body: string; error: ApiError } {
+  let error: ApiError;
+  if (err instanceof ApiError) error = err;
+  else if (isBodyParserError(err)) error = new ApiError({ status: err.status, message: 'The request could not be read.' });
+  else {
+    logger.error({ err, request_id: requestId }, 'unexpected error');
+    error = internalError();
+  }
+  return { status: error.status, body: JSON.stringify(error.toBody(requestId)), error };
+}
+
+const isBodyParserError = (err: unknown): err is { status: number } =>
+  typeof err === 'object' && err !== null && typeof (err as any).status === 'number' && (err as any).status >= 400 && (err as any).status < 500;
+
+export function sendError(res: Response, err: unknown, logger: Logger): { status: number; body: string } {
+  const requestId = (res.locals as Locals).requestId;
+  const rendered = renderError(err, requestId, logger);
+  if (rendered.error.headers) for (const [k, v] of Object.entries(rendered.error.headers)) res.setHeader(k, v);
+  if (!res.headersSent) send(res, rendered.status, rendered.body);
+  return rendered;
+}
+
+const toExpressPath = (path: string): string => path.replace(/\{([^}]+)\}/g, ':$1');
+
+/** Static segments before `{param}` ones, so `/v1/apps/secrets/find` wins over `/v1/apps/secrets/{id}`. */
+function specificity(path: string): string {
+  return path
+    .split('/')
+    .map((s) => (s.startsWith('{') ? '1' : '0'))
+    .join('');
+}
+
+export function mountRoutes(app: Express, routes: readonly Route[], operations: readonly OperationSpec[], kernel: Kernel): void {
+  const byId = new Map(operations.map((o) => [o.operationId, o]));
+  const ordered = [...routes].sort((a, b) => specificity(a.path).localeCompare(specificity(b.path)));
+  for (const r of ordered) {
+    const validate = compileParamsValidator(byId.get(r.operationId)!.paramsSchema);
+    app[r.method](toExpressPath(r.path), async (req: Request, res: Response) => {
+      (res.locals as Locals).route = r.path;
+      await runOperation(r, validate, kernel, req, res);
+    });
+  }
+}
+
+async function runOperation(
+  r: Route,
+  validate: ReturnType<typeof compileParamsValidator>,
+  kernel: Kernel,
+  req: Request,
+  res: Response,
+): Promise<void> {
+  const { deps } = kernel;
+  const requestId = (res.locals as Locals).requestId;
+  let claimed: { accountId: string; key: string } | undefined;
+  try {
+    const caller = await kernel.authenticator.authenticate(req.headers);
+    const apiVersion = resolveApiVersion(header(req, 'stripe-version'), caller.defaultApiVersion);
+    res.setHeader('Stripe-Version', apiVersion);
+    const raw = await readParams(req, req.originalUrl, kernel.limits);
+    const params = validate(raw);
+    const expandPaths = (params.expand as string[] | undefined) ?? [];
+    kernel.expand.check(expandPaths, r.returns.object, r.returns.list ?? false);
+
+    const idempotencyKey = r.method === 'post' ? header(req, 'idempotency-key') : undefined;
+    if (idempotencyKey !== undefined) {
+      checkKey(idempotencyKey);
+      const claim = await kernel.idempotency.claim(caller.accountId, idempotencyKey, fingerprintOf(r.method, req.path, raw));
+      if (claim.kind === 'replay') {
+        res.setHeader('Idempotent-Replayed', 'true');
+        send(res, claim.status, claim.body);
+        return;
+      }
+      claimed = { accountId: caller.accountId, key: idempotencyKey };
+    }
+
+    const ctx: RequestContext = {
+      requestId,
+      caller,
+      apiVersion,
+      idempotencyKey,
+      params,
+      pathParams: req.params as Record<string, string>,
+      deps,
+    };
+    const result = await kernel.expand.apply(await r.handler(ctx), expandPaths, ctx);
+    const body = JSON.stringify(result);
+    if (claimed) await kernel.idempotency.complete(claimed.accountId, claimed.key, 200, body);
+    send(res, 200, body);
+  } catch (err) {
+    const rendered = sendError(res, err, deps.logger);
+    // The first result of an idempotent request is kept whatever it was, errors included.
+    if (claimed) {
+      await kernel.idempotency
+        .complete(claimed.accountId, claimed.key, rendered.status, rendered.body)
+        .catch((e) => deps.logger.error({ err: e, request_id: requestId }, 'could not store idempotent result'));
+    }
+  }
+}
+
+export function notFound(logger: Logger) {
+  return (req: Request, res: Response): void => {
+    sendError(res, unrecognizedUrl(req.method, req.path), logger);
+  };
+}
+
+/** Errors thrown outside an operation (malformed URLs and the like) still get the error shape. */
+export function errorMiddleware(logger: Logger) {
+  return (err: unknown, _req: Request, res: Response, _next: NextFunction): void => {
+    sendError(res, err, logger);
+  };
+}
+
+/** One structured line per request, without headers or bodies (they carry keys and secrets). */
+export function accessLog(logger: Logger) {
+  return (req: Request, res: Response, next: NextFunction): void => {
+    const started = process.hrtime.bigint();
+    res.on('finish', () => {
+      const locals = res.locals as Locals;
+      logger.info(
+        {
+          request_id: locals.requestId,
+          method: req.method,
+          route: locals.route ?? null,
+          status: res.statusCode,
+          duration_ms: Number(process.hrtime.bigint() - started) / 1e6,
+        },
+        'request',
+      );
+    });
+    next();
+  };
+}

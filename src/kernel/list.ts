@@ -1,0 +1,65 @@
+import { invalidRequest, parametersExclusive, resourceMissing } from './errors';
+
+// Cursor pagination over any table with a `seq` column (insertion order: newest first, and a
+// stable tie-break for rows created in the same second). Cursors are object ids of this list.
+
+export interface ListObject<T = unknown> {
+  object: 'list';
+  data: T[];
+  has_more: boolean;
+  url: string;
+}
+
+export type CreatedFilter = number | { gt?: number; gte?: number; lt?: number; lte?: number };
+
+/** `created=123` or `created[gte]=…` → a Prisma where fragment for an Int column. */
+export function rangeWhere(filter: CreatedFilter | undefined): number | Record<string, number> | undefined {
+  if (filter === undefined) return undefined;
+  if (typeof filter === 'number') return filter;
+  const out: Record<string, number> = {};
+  for (const op of ['gt', 'gte', 'lt', 'lte'] as const) if (filter[op] !== undefined) out[op] = filter[op]!;
+  return Object.keys(out).length > 0 ? out : undefined;
+}
+
+interface SeqModel<Row> {
+  findFirst(args: { where: Record<string, unknown>; select: { seq: true } }): Promise<{ seq: bigint } | null>;
+  findMany(args: { where: Record<string, unknown>; orderBy: { seq: 'asc' | 'desc' }; take: number }): Promise<Row[]>;
+}
+
+export interface PageOptions<Row> {
+  params: { limit?: number; starting_after?: string; ending_before?: string };
+  url: string;
+  /** The filter that defines the list (owner account and the list's own filters). */
+  where: Record<string, unknown>;
+  model: SeqModel<Row>;
+  /** Human name of the listed object, for the error when a cursor is not in this list. */
+  objectName: string;
+  serialize: (row: Row) => unknown;
+}
+
+export async function paginate<Row extends { seq: bigint }>(opts: PageOptions<Row>): Promise<ListObject> {
+  const { params, where, model } = opts;
+  const limit = params.limit ?? 10;
+  if (params.starting_after !== undefined && params.ending_before !== undefined) {
+    throw parametersExclusive('starting_after', 'ending_before');
+  }
+  const cursorParam = params.starting_after !== undefined ? 'starting_after' : params.ending_before !== undefined ? 'ending_before' : undefined;
+  let seqWhere: Record<string, bigint> | undefined;
+  if (cursorParam) {
+    const id = params[cursorParam]!;
+    if (id === '') throw invalidRequest(`Invalid ${cursorParam}: it must be an object id.`, 'parameter_invalid_empty', cursorParam);
+    const cursor = await model.findFirst({ where: { ...where, id }, select: { seq: true } });
+    if (!cursor) throw resourceMissing(opts.objectName, id, cursorParam, 400);
+    seqWhere = cursorParam === 'starting_after' ? { lt: cursor.seq } : { gt: cursor.seq };
+  }
+  const backwards = cursorParam === 'ending_before';
+  const rows = await model.findMany({
+    where: seqWhere ? { ...where, seq: seqWhere } : where,
+    orderBy: { seq: backwards ? 'asc' : 'desc' },
+    take: limit + 1,
+  });
+  const hasMore = rows.length > limit;
+  const page = hasMore ? rows.slice(0, limit) : rows;
+  if (backwards) page.reverse();
+  return { object: 'list', data: page.map(opts.serialize), has_more: hasMore, url: opts.url };
+}

@@ -1,0 +1,51 @@
+import type { Logger } from '../lib/logger';
+import type { PrismaClient } from '../lib/prisma';
+import type { Clock } from '../lib/clock';
+import type { Config } from '../config';
+import type { Caller } from './auth';
+
+export type HttpMethod = 'get' | 'post' | 'delete';
+
+/** What a resource handler gets: the caller, the validated parameters and the shared clients. */
+export interface RequestContext {
+  readonly requestId: string;
+  readonly caller: Caller;
+  readonly apiVersion: string;
+  readonly idempotencyKey: string | undefined;
+  /** Query and body merged, coerced and validated against the operation's schema. */
+  readonly params: Record<string, any>;
+  readonly pathParams: Record<string, string>;
+  readonly deps: Deps;
+}
+
+export interface Deps {
+  readonly config: Config;
+  readonly prisma: PrismaClient;
+  readonly logger: Logger;
+  readonly clock: Clock;
+}
+
+export type Handler = (ctx: RequestContext) => Promise<unknown>;
+
+/** What an operation answers with: an object of this type, or a list of them (for expand checks). */
+export interface Returns {
+  readonly object: string;
+  readonly list?: boolean;
+}
+
+/** One operation of the public (or sandbox) API. `path` is written as in the OpenAPI document. */
+export interface Route {
+  readonly method: HttpMethod;
+  readonly path: string;
+  readonly operationId: string;
+  readonly returns: Returns;
+  readonly handler: Handler;
+}
+
+export const route = (method: HttpMethod, path: string, operationId: string, returns: Returns, handler: Handler): Route => ({
+  method,
+  path,
+  operationId,
+  returns,
+  handler,
+});

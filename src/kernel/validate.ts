@@ -1,0 +1,136 @@
+import Ajv, { type ErrorObject, type ValidateFunction } from 'ajv';
+import { coerce, type Schema } from './coerce';
+import { ApiError, invalidRequest, parameterMissing, parameterUnknown } from './errors';
+
+const ajv = new Ajv({ allErrors: true, strict: false, coerceTypes: false, useDefaults: false, validateFormats: false });
+
+export interface ParamsValidator {
+  (params: Record<string, unknown>): Record<string, unknown>;
+}
+
+/** Compiled once per operation at boot; returns the coerced parameters or throws the public API's error. */
+export function compileParamsValidator(schema: Schema): ParamsValidator {
+  const validate: ValidateFunction = ajv.compile(schema);
+  return (params) => {
+    const coerced = coerce(schema, params) as Record<string, unknown>;
+    if (!validate(coerced)) throw toApiError(validate.errors ?? [], coerced);
+    return coerced;
+  };
+}
+
+/** `/metadata/foo` → `metadata[foo]`, `/enabled_events/0` → `enabled_events[0]`. */
+export function bracketPath(segments: string[]): string {
+  return segments.map((s, i) => (i === 0 ? s : `[${s}]`)).join('');
+}
+
+function segmentsOf(instancePath: string): string[] {
+  return instancePath === '' ? [] : instancePath.slice(1).split('/').map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~'));
+}
+
+function valueAt(root: unknown, segments: string[]): unknown {
+  let node: any = root;
+  for (const s of segments) node = node == null ? undefined : node[s];
+  return node;
+}
+
+function describe(value: unknown): string {
+  const text = typeof value === 'string' ? value : JSON.stringify(value) ?? String(value);
+  return text.length > 50 ? `${text.slice(0, 50)}…` : text;
+}
+
+/** Errors an anyOf branch for "" reports when the value was meant for another branch. */
+const isEmptyBranchNoise = (e: ErrorObject): boolean =>
+  (e.keyword === 'enum' && Array.isArray(e.params.allowedValues) && e.params.allowedValues.length === 1 && e.params.allowedValues[0] === '') ||
+  e.keyword === 'anyOf';
+
+const KEYWORD_RANK: Record<string, number> = {
+  additionalProperties: 0,
+  required: 1,
+  maxLength: 2,
+  minLength: 2,
+  maxItems: 2,
+  minItems: 2,
+  maxProperties: 2,
+  propertyNames: 2,
+  pattern: 3,
+  enum: 3,
+  minimum: 3,
+  maximum: 3,
+  type: 4,
+};
+
+export function toApiError(errors: ErrorObject[], params: unknown): ApiError {
+  const unknown = errors.find((e) => e.keyword === 'additionalProperties');
+  if (unknown) return parameterUnknown(bracketPath([...segmentsOf(unknown.instancePath), String(unknown.params.additionalProperty)]));
+
+  // An object value that misses a member: only when the value is an object at all (not an anyOf "" branch).
+  const missing = errors.find((e) => e.keyword === 'required');
+  if (missing) return parameterMissing(bracketPath([...segmentsOf(missing.instancePath), String(missing.params.missingProperty)]));
+
+  const candidates = errors.filter((e) => !isEmptyBranchNoise(e));
+  const pool = candidates.length > 0 ? candidates : errors;
+  const depth = (e: ErrorObject) => segmentsOf(e.instancePath).length;
+  const deepest = Math.max(...pool.map(depth));
+  const atDeepest = pool.filter((e) => depth(e) === deepest);
+  atDeepest.sort((a, b) => (KEYWORD_RANK[a.keyword] ?? 5) - (KEYWORD_RANK[b.keyword] ?? 5));
+  const error = atDeepest[0];
+  const segments = segmentsOf(error.instancePath);
+  const param = bracketPath(segments);
+  const value = valueAt(params, segments);
+
+  if (value === '') {
+    return invalidRequest(
+      `You passed an empty string for '${param}'. We assume empty values are an attempt to unset a parameter; however '${param}' cannot be unset. You should remove '${param}' from your request or supply a non-empty value.`,
+      'parameter_invalid_empty',
+      param,
+    );
+  }
+  switch (error.keyword) {
+    case 'maxLength':
+      return invalidRequest(
+        `Invalid string: ${describe(value)}; must be at most ${error.params.limit} characters`,
+        'invalid_string_too_long',
+        param,
+      );
+    case 'minLength':
+      return invalidRequest(`Invalid string: ${param} must be at least ${error.params.limit} characters`, 'parameter_invalid_string_empty', param);
+    case 'maxItems':
+      return invalidRequest(`Invalid array: ${param} must have at most ${error.params.limit} elements`, 'parameter_invalid', param);
+    case 'minItems':
+      return invalidRequest(`Invalid array: ${param} must have at least ${error.params.limit} elements`, 'parameter_invalid', param);
+    case 'maxProperties':
+      return invalidRequest(`Invalid ${param}: it can have at most ${error.params.limit} keys`, 'parameter_invalid', param);
+    case 'propertyNames': {
+      const key = String(error.params.propertyName);
+      return invalidRequest(`Invalid key '${describe(key)}' in ${param}: keys must be at most 40 characters`, 'parameter_invalid', bracketPath([...segments, key]));
+    }
+    case 'enum': {
+      const allowed = (error.params.allowedValues as unknown[]).filter((v) => v !== '').map(String);
+      if (allowed.length > 20) {
+        return invalidRequest(
+          `Invalid ${param}: '${describe(value)}' is not an accepted value. The ${allowed.length} accepted values are listed in the OpenAPI document at /openapi.json.`,
+          'parameter_invalid',
+          param,
+        );
+      }
+      return invalidRequest(`Invalid ${param}: must be one of ${allowed.join(', ')}`, 'parameter_invalid', param);
+    }
+    case 'minimum':
+      return invalidRequest(`Invalid ${param}: must be greater than or equal to ${error.params.limit}`, 'parameter_invalid', param);
+    case 'maximum':
+      return invalidRequest(`Invalid ${param}: must be less than or equal to ${error.params.limit}`, 'parameter_invalid', param);
+    case 'pattern':
+      return invalidRequest(`Invalid ${param}: ${describe(value)} is not in the expected format`, 'parameter_invalid', param);
+    case 'type': {
+      const expected = String(error.params.type);
+      if (expected === 'integer') return invalidRequest(`Invalid integer: ${describe(value)}`, 'parameter_invalid_integer', param);
+      if (expected === 'number') return invalidRequest(`Invalid decimal: ${describe(value)}`, 'parameter_invalid', param);
+      if (expected === 'boolean') return invalidRequest(`Invalid boolean: ${describe(value)}`, 'parameter_invalid', param);
+      if (expected === 'array') return invalidRequest(`Invalid array for ${param}: send it as ${param}[]=… or ${param}[0]=…`, 'parameter_invalid', param);
+      if (expected === 'object') return invalidRequest(`Invalid object for ${param}: send it as ${param}[key]=…`, 'parameter_invalid', param);
+      return invalidRequest(`Invalid ${param}: expected a ${expected}`, 'parameter_invalid', param);
+    }
+    default:
+      return invalidRequest(`Invalid value for ${param}.`, 'parameter_invalid', param);
+  }
+}

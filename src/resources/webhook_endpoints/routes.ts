@@ -1,0 +1,20 @@
+import { route } from '../../kernel/route';
+import { OBJECT } from './serializer';
+import {
+  createWebhookEndpoint,
+  deleteWebhookEndpoint,
+  listWebhookEndpoints,
+  retrieveWebhookEndpoint,
+  updateWebhookEndpoint,
+} from './service';
+
+const one = { object: OBJECT };
+const many = { object: OBJECT, list: true };
+
+export const routes = [
+  route('get', '/v1/webhook_endpoints', 'GetWebhookEndpoints', many, listWebhookEndpoints),
+  route('post', '/v1/webhook_endpoints', 'PostWebhookEndpoints', one, createWebhookEndpoint),
+  route('get', '/v1/webhook_endpoints/{webhook_endpoint}', 'GetWebhookEndpointsWebhookEndpoint', one, retrieveWebhookEndpoint),
+  route('post', '/v1/webhook_endpoints/{webhook_endpoint}', 'PostWebhookEndpointsWebhookEndpoint', one, updateWebhookEndpoint),
+  route('delete', '/v1/webhook_endpoints/{webhook_endpoint}', 'DeleteWebhookEndpointsWebhookEndpoint', one, deleteWebhookEndpoint),
+];

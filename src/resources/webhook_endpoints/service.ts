@@ -1,0 +1,138 @@
+import { unixSeconds } from '../../lib/clock';
+import { newId, randomBase62 } from '../../lib/ids';
+import { invalidRequest, resourceMissing } from '../../kernel/errors';
+import { paginate } from '../../kernel/list';
+import { applyMetadata, type Metadata, type MetadataParam } from '../../kernel/metadata';
+import type { RequestContext } from '../../kernel/route';
+import { serializeDeletedWebhookEndpoint, serializeWebhookEndpoint, type WebhookEndpointRow } from './serializer';
+
+const NAME = 'webhook endpoint';
+const ROW = {
+  id: true,
+  created: true,
+  url: true,
+  enabledEvents: true,
+  apiVersion: true,
+  description: true,
+  metadata: true,
+  status: true,
+  secret: true,
+} as const;
+
+/** Absolute http(s) URLs only; localhost is fine, since receivers in a sandbox are often local. */
+function checkUrl(url: string): void {
+  let parsed: URL | undefined;
+  try {
+    parsed = new URL(url);
+  } catch {
+    parsed = undefined;
+  }
+  if (!parsed || (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') || !parsed.hostname) {
+    throw invalidRequest(`Invalid URL: ${url.slice(0, 200)}. URLs must be absolute and begin with http:// or https://.`, 'url_invalid', 'url');
+  }
+}
+
+/** `*` stands for every event and can't be combined with named types. */
+function checkEnabledEvents(events: string[]): string[] {
+  const unique = [...new Set(events)];
+  if (unique.includes('*') && unique.length > 1) {
+    throw invalidRequest("Invalid enabled_events: '*' enables every event and can't be combined with other event types.", 'parameter_invalid', 'enabled_events');
+  }
+  return unique;
+}
+
+const emptyToNull = (value: string | undefined): string | null | undefined => (value === '' ? null : value);
+
+async function findOwned(ctx: RequestContext, id: string): Promise<WebhookEndpointRow> {
+  const row = await ctx.deps.prisma.webhookEndpoint.findFirst({ where: { id, accountId: ctx.caller.accountId }, select: ROW });
+  if (!row) throw resourceMissing(NAME, id);
+  return row;
+}
+
+export async function createWebhookEndpoint(ctx: RequestContext) {
+  const { params, deps, caller } = ctx;
+  checkUrl(params.url);
+  const row: WebhookEndpointRow = {
+    id: newId('we'),
+    created: unixSeconds(deps.clock),
+    url: params.url,
+    enabledEvents: checkEnabledEvents(params.enabled_events),
+    apiVersion: params.api_version ?? null,
+    description: emptyToNull(params.description) ?? null,
+    metadata: applyMetadata({}, params.metadata as MetadataParam | undefined),
+    status: 'enabled',
+    secret: `whsec_${randomBase62(32)}`,
+  };
+  // One statement takes a slot under the account's limit and inserts, so concurrent creates can't exceed it.
+  const inserted = await deps.prisma.$queryRaw<{ seq: bigint }[]>`
+    WITH slot AS (
+      UPDATE accounts SET webhook_endpoint_count = webhook_endpoint_count + 1
+      WHERE id = ${caller.accountId} AND webhook_endpoint_count < ${deps.config.maxWebhookEndpoints}
+      RETURNING id
+    )
+    INSERT INTO webhook_endpoints (id, account_id, created, url, enabled_events, api_version, connect, description, metadata, status, secret)
+    SELECT ${row.id}, slot.id, ${row.created}, ${row.url}, ${row.enabledEvents}::text[], ${row.apiVersion}, ${params.connect ?? false},
+           ${row.description}, ${JSON.stringify(row.metadata)}::jsonb, ${row.status}, ${row.secret}
+    FROM slot
+    RETURNING seq`;
+  if (inserted.length === 0) {
+    throw invalidRequest(
+      `You have reached the maximum of ${deps.config.maxWebhookEndpoints} test webhook endpoints on this account. Delete one before adding another.`,
+      'webhook_endpoint_limit_reached',
+    );
+  }
+  return serializeWebhookEndpoint(row, { withSecret: true });
+}
+
+export async function retrieveWebhookEndpoint(ctx: RequestContext) {
+  return serializeWebhookEndpoint(await findOwned(ctx, ctx.pathParams.webhook_endpoint));
+}
+
+export async function updateWebhookEndpoint(ctx: RequestContext) {
+  const { params, deps } = ctx;
+  const id = ctx.pathParams.webhook_endpoint;
+  if (params.url !== undefined) checkUrl(params.url);
+  const enabledEvents = params.enabled_events !== undefined ? checkEnabledEvents(params.enabled_events) : undefined;
+  const row = await deps.prisma.$transaction(async (tx) => {
+    // Lock the row so concurrent metadata edits don't overwrite each other.
+    const locked = await tx.$queryRaw<{ metadata: Metadata }[]>`
+      SELECT metadata FROM webhook_endpoints WHERE id = ${id} AND account_id = ${ctx.caller.accountId} FOR UPDATE`;
+    if (locked.length === 0) throw resourceMissing(NAME, id);
+    return tx.webhookEndpoint.update({
+      where: { id },
+      data: {
+        url: params.url,
+        enabledEvents,
+        status: params.disabled === undefined ? undefined : params.disabled ? 'disabled' : 'enabled',
+        description: emptyToNull(params.description),
+        metadata: params.metadata === undefined ? undefined : applyMetadata(locked[0].metadata, params.metadata),
+      },
+      select: ROW,
+    });
+  });
+  return serializeWebhookEndpoint(row);
+}
+
+export async function deleteWebhookEndpoint(ctx: RequestContext) {
+  const id = ctx.pathParams.webhook_endpoint;
+  const deleted = await ctx.deps.prisma.$queryRaw<{ id: string }[]>`
+    WITH gone AS (
+      DELETE FROM webhook_endpoints WHERE id = ${id} AND account_id = ${ctx.caller.accountId} RETURNING account_id
+    )
+    UPDATE accounts SET webhook_endpoint_count = webhook_endpoint_count - 1
+    FROM gone WHERE accounts.id = gone.account_id
+    RETURNING accounts.id`;
+  if (deleted.length === 0) throw resourceMissing(NAME, id);
+  return serializeDeletedWebhookEndpoint(id);
+}
+
+export async function listWebhookEndpoints(ctx: RequestContext) {
+  return paginate<WebhookEndpointRow & { seq: bigint }>({
+    params: ctx.params,
+    url: '/v1/webhook_endpoints',
+    where: { accountId: ctx.caller.accountId },
+    model: ctx.deps.prisma.webhookEndpoint as any,
+    objectName: NAME,
+    serialize: (row: WebhookEndpointRow) => serializeWebhookEndpoint(row),
+  });
+}

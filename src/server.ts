@@ -1,0 +1,51 @@
+import { createServer, type Server } from 'node:http';
+import { buildApp } from './app';
+import { loadConfig } from './config';
+import { onShutdownSignal, openRuntime, prepareDatabase, type Runtime } from './runtime';
+
+export interface RunningApi {
+  readonly server: Server;
+  /** Stops accepting, lets in-flight requests finish (up to the shutdown timeout), then closes sockets. */
+  close(): Promise<void>;
+}
+
+export function startApi(runtime: Runtime): Promise<RunningApi> {
+  const { app } = buildApp(runtime);
+  const server = createServer(app);
+  server.keepAliveTimeout = 65_000;
+  return new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(runtime.config.port, () => {
+      runtime.logger.info({ port: runtime.config.port }, 'api listening');
+      resolve({
+        server,
+        close: () =>
+          new Promise<void>((done) => {
+            const force = setTimeout(() => server.closeAllConnections(), runtime.config.shutdownTimeoutMs);
+            server.close(() => {
+              clearTimeout(force);
+              done();
+            });
+            server.closeIdleConnections();
+          }),
+      });
+    });
+  });
+}
+
+async function main(): Promise<void> {
+  const runtime = openRuntime(loadConfig());
+  await prepareDatabase(runtime.config, runtime.logger);
+  const api = await startApi(runtime);
+  onShutdownSignal(runtime.logger, async () => {
+    await api.close();
+    await runtime.close();
+  });
+}
+
+if (require.main === module) {
+  main().catch((err) => {
+    console.error(err);
+    process.exit(1);
+  });
+}
