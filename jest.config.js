@@ -4,6 +4,8 @@ module.exports = {
   roots: ['<rootDir>/test'],
   testMatch: ['**/*.test.ts'],
   transform: { '^.+\\.ts$': ['@swc/jest', { jsc: { target: 'es2022', parser: { syntax: 'typescript' } }, module: { type: 'commonjs' } }] },
+  // The generated Prisma client imports its own TypeScript files with .js extensions.
+  moduleNameMapper: { '^(\\.{1,2}/.*)\\.js$': '$1' },
   globalSetup: '<rootDir>/test/helpers/globalSetup.ts',
   globalTeardown: '<rootDir>/test/helpers/globalTeardown.ts',
   testTimeout: 30000,

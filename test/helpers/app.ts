@@ -1,0 +1,81 @@
+import type { AddressInfo } from 'node:net';
+import { createServer, type Server } from 'node:http';
+import { Writable } from 'node:stream';
+import request from 'supertest';
+import Stripe from 'stripe';
+import { buildApp, type BuiltApp } from '../../src/app';
+import { loadConfig, type Config } from '../../src/config';
+import { createLogger } from '../../src/lib/logger';
+import { randomBase62 } from '../../src/lib/ids';
+import type { Clock } from '../../src/lib/clock';
+import { openRuntime, type Runtime } from '../../src/runtime';
+
+// The app under test: the real kernel and resources against the test database and Redis,
+// listening on an ephemeral port so the official SDK can reach it too.
+
+export interface TestApp extends BuiltApp {
+  readonly runtime: Runtime;
+  readonly config: Config;
+  readonly server: Server;
+  readonly port: number;
+  /** Every log line the app wrote, parsed. */
+  readonly logs: Record<string, unknown>[];
+  /** The raw log text, to search for things that must never be logged. */
+  logText(): string;
+  /** supertest bound to the app. */
+  http(): ReturnType<typeof request>;
+  /** The official SDK pointed at this app. */
+  stripe(key: string, options?: Stripe.StripeConfig): Stripe;
+  close(): Promise<void>;
+}
+
+export const newTestKey = (): string => `sk_test_${randomBase62(24)}`;
+
+export const bearer = (key: string): { Authorization: string } => ({ Authorization: `Bearer ${key}` });
+
+export async function startTestApp(env: Record<string, string> = {}, options: { clock?: Clock } = {}): Promise<TestApp> {
+  const config = loadConfig({
+    ...process.env,
+    PORT: '0',
+    LOG_LEVEL: 'info',
+    QUEUE_PREFIX: `test${randomBase62(8)}`,
+    DATABASE_POOL_SIZE: '5',
+    ...env,
+  });
+  const chunks: string[] = [];
+  const sink = new Writable({
+    write(chunk, _enc, done) {
+      chunks.push(chunk.toString());
+      done();
+    },
+  });
+  const logger = createLogger(config.logLevel, sink);
+  const runtime = openRuntime(config, { logger, clock: options.clock });
+  const built = buildApp(runtime);
+  const server = createServer(built.app);
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const port = (server.address() as AddressInfo).port;
+  return {
+    ...built,
+    runtime,
+    config,
+    server,
+    port,
+    get logs() {
+      return chunks
+        .join('')
+        .split('\n')
+        .filter(Boolean)
+        .map((line) => JSON.parse(line));
+    },
+    logText: () => chunks.join(''),
+    http: () => request(built.app),
+    stripe: (key, stripeOptions = {}) =>
+      new Stripe(key, { host: '127.0.0.1', port, protocol: 'http', maxNetworkRetries: 0, telemetry: false, ...stripeOptions }),
+    async close() {
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      await runtime.close();
+    },
+  };
+}
