@@ -22,8 +22,11 @@ export function startApi(runtime: Runtime): Promise<RunningApi> {
         close: () =>
           new Promise<void>((done) => {
             const force = setTimeout(() => server.closeAllConnections(), runtime.config.shutdownTimeoutMs);
+            // Keep-alive sockets become idle as their last response ends; close them as they do.
+            const sweep = setInterval(() => server.closeIdleConnections(), 50);
             server.close(() => {
               clearTimeout(force);
+              clearInterval(sweep);
               done();
             });
             server.closeIdleConnections();

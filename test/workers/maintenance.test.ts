@@ -1,0 +1,53 @@
+import type { Queue, Worker } from 'bullmq';
+import { startMaintenance, PRUNE_IDEMPOTENCY } from '../../workers/maintenance';
+import { startTestApp, type TestApp } from '../helpers/app';
+
+let t: TestApp;
+let running: { queue: Queue; worker: Worker } | undefined;
+
+beforeAll(async () => {
+  t = await startTestApp({ MAINTENANCE_INTERVAL_MS: '1000' });
+});
+afterAll(async () => {
+  if (running) {
+    await running.worker.close();
+    await running.queue.obliterate({ force: true });
+    await running.queue.close();
+  }
+  await t.close();
+});
+
+async function until(check: () => Promise<boolean>, timeoutMs = 15000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error('condition not met in time');
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+test('the scheduled job prunes idempotency records past their TTL and keeps fresh ones', async () => {
+  const prisma = t.runtime.prisma;
+  await prisma.idempotencyRecord.createMany({
+    data: [
+      { accountId: 'acct_maint_old', key: 'old', fingerprint: 'f', status: 200, responseBody: '{}', createdAt: new Date(Date.now() - 25 * 3600_000) },
+      { accountId: 'acct_maint_new', key: 'new', fingerprint: 'f', status: 200, responseBody: '{}' },
+    ],
+  });
+  running = await startMaintenance(t.runtime);
+
+  const schedulers = await running.queue.getJobSchedulers();
+  expect(schedulers.map((s) => s.key ?? s.id)).toContain(PRUNE_IDEMPOTENCY);
+
+  await until(async () => (await prisma.idempotencyRecord.count({ where: { accountId: 'acct_maint_old' } })) === 0);
+  expect(await prisma.idempotencyRecord.count({ where: { accountId: 'acct_maint_new' } })).toBe(1);
+});
+
+test('starting again after Redis lost the schedule puts it back', async () => {
+  await running!.queue.removeJobScheduler(PRUNE_IDEMPOTENCY);
+  expect(await running!.queue.getJobSchedulers()).toHaveLength(0);
+  await running!.worker.close();
+  await running!.queue.close();
+  running = await startMaintenance(t.runtime);
+  const schedulers = await running.queue.getJobSchedulers();
+  expect(schedulers).toHaveLength(1);
+});
