@@ -18,6 +18,11 @@ export interface Config {
   readonly maxWebhookEndpoints: number;
   readonly maintenanceIntervalMs: number;
   readonly shutdownTimeoutMs: number;
+  readonly webhookTimeoutMs: number;
+  /** Seconds to wait before each retry; its length is the number of retries. */
+  readonly webhookRetrySchedule: readonly number[];
+  readonly reconcileIntervalMs: number;
+  readonly eventRetentionDays: number;
 }
 
 /** Name, default and one-line meaning of every setting; .env.example and the README table follow it. */
@@ -37,6 +42,10 @@ export const settings = {
   MAX_WEBHOOK_ENDPOINTS: ['16', 'Most webhook endpoints one account may have (the public API allows 16)'],
   MAINTENANCE_INTERVAL_MS: ['3600000', 'How often the worker prunes expired idempotency records'],
   SHUTDOWN_TIMEOUT_MS: ['10000', 'How long SIGTERM waits for in-flight requests and jobs'],
+  WEBHOOK_TIMEOUT_MS: ['10000', 'How long one webhook delivery attempt may take'],
+  WEBHOOK_RETRY_SCHEDULE: ['60,300,1800,3600,7200', 'Seconds before each retry of a failed delivery (jittered); after the last, the delivery fails'],
+  RECONCILE_INTERVAL_MS: ['30000', 'How often the worker re-queues events and deliveries that Redis lost'],
+  EVENT_RETENTION_DAYS: ['30', 'Events older than this are pruned'],
 } as const satisfies Record<string, readonly [string, string]>;
 
 type Env = Record<string, string | undefined>;
@@ -49,6 +58,14 @@ function integer(env: Env, name: keyof typeof settings, min: number, max = Numbe
   const value = Number(raw);
   if (value < min || value > max) throw new ConfigError(`${name} must be between ${min} and ${max}, got ${value}`);
   return value;
+}
+
+function secondsList(env: Env, name: keyof typeof settings): number[] {
+  const raw = env[name] ?? settings[name][0];
+  const values = raw.split(',').map((v) => v.trim());
+  if (raw.trim() === '') return [];
+  if (!values.every((v) => /^\d+$/.test(v))) throw new ConfigError(`${name} must be comma-separated whole seconds, got "${raw}"`);
+  return values.map(Number);
 }
 
 function url(env: Env, name: keyof typeof settings, fallback: string, protocols: string[]): string {
@@ -85,5 +102,9 @@ export function loadConfig(env: Env = process.env): Config {
     maxWebhookEndpoints: integer(env, 'MAX_WEBHOOK_ENDPOINTS', 1),
     maintenanceIntervalMs: integer(env, 'MAINTENANCE_INTERVAL_MS', 1000),
     shutdownTimeoutMs: integer(env, 'SHUTDOWN_TIMEOUT_MS', 0),
+    webhookTimeoutMs: integer(env, 'WEBHOOK_TIMEOUT_MS', 1),
+    webhookRetrySchedule: Object.freeze(secondsList(env, 'WEBHOOK_RETRY_SCHEDULE')),
+    reconcileIntervalMs: integer(env, 'RECONCILE_INTERVAL_MS', 100),
+    eventRetentionDays: integer(env, 'EVENT_RETENTION_DAYS', 1),
   });
 }

@@ -1,19 +1,35 @@
+import type { Queue, Worker } from 'bullmq';
 import { loadConfig } from '../src/config';
+import { EventRelay } from '../src/events/relay';
+import { reconcile } from '../src/events/reconcile';
+import { openQueue } from '../src/lib/queue';
+import { eventFanoutQueue, webhookDeliveryQueue } from '../src/queues';
 import { onShutdownSignal, openRuntime, prepareDatabase, type Runtime } from '../src/runtime';
+import { startEventFanout } from './eventFanout';
 import { startMaintenance } from './maintenance';
+import { startWebhookDelivery } from './webhookDelivery';
 
 export interface RunningWorkers {
   close(): Promise<void>;
 }
 
-/** Starts every queue's worker; `close` lets running jobs finish, then disconnects. */
+/** Starts every queue's worker, reconciles once, and returns a close that lets running jobs finish. */
 export async function startWorkers(runtime: Runtime): Promise<RunningWorkers> {
-  const started = [await startMaintenance(runtime)];
-  runtime.logger.info({ queues: started.map((s) => s.queue.name) }, 'workers started');
+  const relay = new EventRelay(openQueue(eventFanoutQueue, runtime.config), runtime.logger);
+  const deliveryQueue = openQueue(webhookDeliveryQueue, runtime.config);
+  const maintenance = await startMaintenance(runtime, { relay, deliveryQueue });
+  const workers: Worker[] = [
+    maintenance.worker,
+    startEventFanout(runtime, deliveryQueue),
+    startWebhookDelivery(runtime, deliveryQueue),
+  ];
+  const queues: Queue[] = [maintenance.queue, deliveryQueue];
+  const result = await reconcile(runtime.prisma, relay, deliveryQueue);
+  runtime.logger.info({ queues: workers.map((w) => w.name), reconciled: result }, 'workers started');
   return {
     async close() {
-      await Promise.all(started.map((s) => s.worker.close()));
-      await Promise.all(started.map((s) => s.queue.close()));
+      await Promise.all(workers.map((w) => w.close()));
+      await Promise.all([...queues.map((q) => q.close()), relay.close()]);
     },
   };
 }

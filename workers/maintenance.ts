@@ -1,27 +1,52 @@
 import type { Queue, Worker } from 'bullmq';
 import type { Runtime } from '../src/runtime';
+import { unixSeconds } from '../src/lib/clock';
 import { IdempotencyStore } from '../src/kernel/idempotency';
-import { defineQueue, openQueue, openWorker } from './queue';
+import type { EventRelay } from '../src/events/relay';
+import { pruneEvents, reconcile } from '../src/events/reconcile';
+import { openQueue, openWorker } from '../src/lib/queue';
+import { maintenanceQueue } from '../src/queues';
 
-// Periodic housekeeping: prunes idempotency records past their TTL. The schedule is upserted at
-// every worker start, so a Redis that lost it gets it back.
-
-export const maintenanceQueue = defineQueue<Record<string, never>>('maintenance', { concurrency: 1 });
+// Periodic housekeeping: the reconciler, and pruning of expired idempotency records and old
+// events. Schedules are upserted at every worker start, so a Redis that lost them gets them back.
 
 export const PRUNE_IDEMPOTENCY = 'prune-idempotency';
+export const PRUNE_EVENTS = 'prune-events';
+export const RECONCILE = 'reconcile';
 
-export async function startMaintenance(runtime: Runtime): Promise<{ queue: Queue; worker: Worker }> {
-  const store = new IdempotencyStore(runtime.prisma, runtime.config.idempotencyTtlHours);
-  const queue = openQueue(maintenanceQueue, runtime.config);
-  await queue.upsertJobScheduler(PRUNE_IDEMPOTENCY, { every: runtime.config.maintenanceIntervalMs }, { name: PRUNE_IDEMPOTENCY, data: {} });
-  const worker = openWorker(maintenanceQueue, runtime.config, async (job) => {
-    if (job.name === PRUNE_IDEMPOTENCY) {
-      const pruned = await store.prune();
-      if (pruned > 0) runtime.logger.info({ pruned }, 'pruned idempotency records');
-      return { pruned };
+export interface MaintenanceDeps {
+  relay: EventRelay;
+  deliveryQueue: Queue<{ deliveryId: string; attempt: number }>;
+}
+
+export async function startMaintenance(runtime: Runtime, deps: MaintenanceDeps): Promise<{ queue: Queue; worker: Worker }> {
+  const { config, prisma, logger } = runtime;
+  const store = new IdempotencyStore(prisma, config.idempotencyTtlHours);
+  const queue = openQueue(maintenanceQueue, config);
+  await queue.upsertJobScheduler(PRUNE_IDEMPOTENCY, { every: config.maintenanceIntervalMs }, { name: PRUNE_IDEMPOTENCY, data: {} });
+  await queue.upsertJobScheduler(PRUNE_EVENTS, { every: config.maintenanceIntervalMs }, { name: PRUNE_EVENTS, data: {} });
+  await queue.upsertJobScheduler(RECONCILE, { every: config.reconcileIntervalMs }, { name: RECONCILE, data: {} });
+  const worker = openWorker(maintenanceQueue, config, async (job) => {
+    switch (job.name) {
+      case PRUNE_IDEMPOTENCY: {
+        const pruned = await store.prune();
+        if (pruned > 0) logger.info({ pruned }, 'pruned idempotency records');
+        return { pruned };
+      }
+      case PRUNE_EVENTS: {
+        const pruned = await pruneEvents(prisma, config.eventRetentionDays, unixSeconds(runtime.clock));
+        if (pruned > 0) logger.info({ pruned }, 'pruned events');
+        return { pruned };
+      }
+      case RECONCILE: {
+        const result = await reconcile(prisma, deps.relay, deps.deliveryQueue);
+        if (result.events + result.deliveries > 0) logger.info(result, 'reconciled jobs from the database');
+        return result;
+      }
+      default:
+        throw new Error(`Unknown maintenance job ${job.name}`);
     }
-    throw new Error(`Unknown maintenance job ${job.name}`);
   });
-  worker.on('failed', (job, err) => runtime.logger.error({ err, job: job?.name }, 'maintenance job failed'));
+  worker.on('failed', (job, err) => logger.error({ err, job: job?.name }, 'maintenance job failed'));
   return { queue, worker };
 }

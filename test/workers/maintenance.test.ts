@@ -1,12 +1,15 @@
 import type { Queue, Worker } from 'bullmq';
-import { startMaintenance, PRUNE_IDEMPOTENCY } from '../../workers/maintenance';
+import { startMaintenance, PRUNE_EVENTS, PRUNE_IDEMPOTENCY, RECONCILE } from '../../workers/maintenance';
 import { startTestApp, type TestApp } from '../helpers/app';
+import { openTestQueues, until } from '../helpers/queues';
 
 let t: TestApp;
 let running: { queue: Queue; worker: Worker } | undefined;
+let queues: ReturnType<typeof openTestQueues>;
 
 beforeAll(async () => {
   t = await startTestApp({ MAINTENANCE_INTERVAL_MS: '1000' });
+  queues = openTestQueues(t.runtime);
 });
 afterAll(async () => {
   if (running) {
@@ -14,16 +17,9 @@ afterAll(async () => {
     await running.queue.obliterate({ force: true });
     await running.queue.close();
   }
+  await queues.close();
   await t.close();
 });
-
-async function until(check: () => Promise<boolean>, timeoutMs = 15000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error('condition not met in time');
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
 
 test('the scheduled job prunes idempotency records past their TTL and keeps fresh ones', async () => {
   const prisma = t.runtime.prisma;
@@ -33,10 +29,10 @@ test('the scheduled job prunes idempotency records past their TTL and keeps fres
       { accountId: 'acct_maint_new', key: 'new', fingerprint: 'f', status: 200, responseBody: '{}' },
     ],
   });
-  running = await startMaintenance(t.runtime);
+  running = await startMaintenance(t.runtime, queues);
 
   const schedulers = await running.queue.getJobSchedulers();
-  expect(schedulers.map((s) => s.key ?? s.id)).toContain(PRUNE_IDEMPOTENCY);
+  expect(schedulers.map((s) => s.key ?? s.id)).toEqual(expect.arrayContaining([PRUNE_IDEMPOTENCY, PRUNE_EVENTS, RECONCILE]));
 
   await until(async () => (await prisma.idempotencyRecord.count({ where: { accountId: 'acct_maint_old' } })) === 0);
   expect(await prisma.idempotencyRecord.count({ where: { accountId: 'acct_maint_new' } })).toBe(1);
@@ -44,10 +40,10 @@ test('the scheduled job prunes idempotency records past their TTL and keeps fres
 
 test('starting again after Redis lost the schedule puts it back', async () => {
   await running!.queue.removeJobScheduler(PRUNE_IDEMPOTENCY);
-  expect(await running!.queue.getJobSchedulers()).toHaveLength(0);
+  expect(await running!.queue.getJobSchedulers()).toHaveLength(2);
   await running!.worker.close();
   await running!.queue.close();
-  running = await startMaintenance(t.runtime);
+  running = await startMaintenance(t.runtime, queues);
   const schedulers = await running.queue.getJobSchedulers();
-  expect(schedulers).toHaveLength(1);
+  expect(schedulers).toHaveLength(3);
 });

@@ -1,5 +1,5 @@
 import { Queue, Worker, type ConnectionOptions, type Processor, type WorkerOptions } from 'bullmq';
-import type { Config } from '../src/config';
+import type { Config } from '../config';
 
 // A queue is defined once (name, payload type, options) and used by both producer and consumer.
 // Payloads carry ids only; processors re-read the database, which is the source of truth.

@@ -1,0 +1,45 @@
+import type { PrismaClient } from '../lib/prisma';
+import { EXPLICIT_SELECTION_EVENT_TYPES } from './types';
+
+/**
+ * Turns one event into one pending delivery per matching endpoint, in one statement, and marks
+ * the event fanned out. Runs at most once per event: the row lock and the `fanned_out_at IS NULL`
+ * condition make a second run (relay and reconciler racing) find nothing to do.
+ *
+ * An endpoint matches when it is enabled, it belongs to the event's account (connect=false) or to
+ * that account's platform (connect=true), and its enabled_events name the type, or are `*` and
+ * the type doesn't need explicit selection.
+ */
+export async function fanOutEvent(prisma: PrismaClient, eventId: string): Promise<string[]> {
+  const type = await prisma.event.findUnique({ where: { id: eventId }, select: { type: true, fannedOutAt: true } });
+  if (!type || type.fannedOutAt) return [];
+  const explicitOnly = EXPLICIT_SELECTION_EVENT_TYPES.has(type.type);
+  const rows = await prisma.$queryRaw<{ id: string }[]>`
+    WITH ev AS (
+      SELECT e.id, e.account_id, e.type, a.parent_account_id
+      FROM events e JOIN accounts a ON a.id = e.account_id
+      WHERE e.id = ${eventId} AND e.fanned_out_at IS NULL
+      FOR UPDATE OF e
+    ),
+    targets AS (
+      SELECT ev.id AS event_id, w.id AS endpoint_id
+      FROM ev JOIN webhook_endpoints w
+        ON w.status = 'enabled'
+       AND ((w.account_id = ev.account_id AND NOT w.connect) OR (w.account_id = ev.parent_account_id AND w.connect))
+       AND (ev.type = ANY (w.enabled_events) OR ('*' = ANY (w.enabled_events) AND NOT ${explicitOnly}))
+    ),
+    inserted AS (
+      INSERT INTO webhook_deliveries (id, event_id, endpoint_id, status, next_attempt_at)
+      SELECT 'whdel_' || replace(gen_random_uuid()::text, '-', ''), event_id, endpoint_id, 'pending', CURRENT_TIMESTAMP
+      FROM targets
+      ON CONFLICT (event_id, endpoint_id) DO NOTHING
+      RETURNING id
+    ),
+    marked AS (
+      UPDATE events SET fanned_out_at = CURRENT_TIMESTAMP, pending_webhooks = (SELECT count(*) FROM inserted)
+      FROM ev WHERE events.id = ev.id
+      RETURNING events.id
+    )
+    SELECT id FROM inserted`;
+  return rows.map((r) => r.id);
+}
