@@ -1,12 +1,18 @@
 import { randomBytes } from 'node:crypto';
 
 const ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
+/** Bytes at or above this would favour the first characters (256 % 62 = 8), so they are redrawn. */
+const UNBIASED_LIMIT = 248;
 
-/** Random base62 string; 62 ≤ 64 so `byte % 62` has a negligible bias for identifiers. */
+/** Uniform random base62 string, for ids and secrets. */
 export function randomBase62(length: number): string {
-  const bytes = randomBytes(length);
   let out = '';
-  for (let i = 0; i < length; i++) out += ALPHABET[bytes[i] % 62];
+  while (out.length < length) {
+    const bytes = randomBytes(length - out.length + 8);
+    for (let i = 0; i < bytes.length && out.length < length; i++) {
+      if (bytes[i] < UNBIASED_LIMIT) out += ALPHABET[bytes[i] % 62];
+    }
+  }
   return out;
 }
 
