@@ -1,0 +1,169 @@
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import path from 'node:path';
+import { ConfigError, loadConfig, settings, type Config } from '../src/config';
+
+// The typed config, and the two documents that follow `settings`: .env.example (checked here
+// line for line) and the README's configuration table.
+
+const root = path.join(__dirname, '..');
+const names = Object.keys(settings) as (keyof typeof settings)[];
+
+interface Entry {
+  name: string;
+  value: string;
+  commentedOut: boolean;
+  comments: string[];
+}
+
+/** .env.example as blocks separated by blank lines: comment lines, then one `NAME=value` (maybe commented out). */
+function readEnvExample(): Entry[] {
+  const text = readFileSync(path.join(root, '.env.example'), 'utf8');
+  const entries: Entry[] = [];
+  for (const block of text.split(/\n\s*\n/)) {
+    const lines = block.split('\n').filter((l) => l.trim() !== '');
+    const assignments = lines.filter((l) => /^(#\s*)?[A-Z][A-Z0-9_]*=/.test(l));
+    if (assignments.length === 0) continue; // the header
+    expect(assignments).toHaveLength(1);
+    const last = lines[lines.length - 1];
+    expect(last).toBe(assignments[0]);
+    const match = /^(#\s*)?([A-Z][A-Z0-9_]*)=(.*)$/.exec(last)!;
+    entries.push({
+      name: match[2],
+      value: match[3],
+      commentedOut: match[1] !== undefined,
+      comments: lines.slice(0, -1).map((l) => l.replace(/^#\s?/, '')),
+    });
+  }
+  return entries;
+}
+
+/** The Config field a setting fills: its name in camelCase (PUBLIC_URL → publicUrl). */
+const field = (name: string): keyof Config =>
+  name.toLowerCase().replace(/_([a-z])/g, (_m, c: string) => c.toUpperCase()) as keyof Config;
+
+describe('.env.example', () => {
+  const entries = readEnvExample();
+
+  test('lists exactly the settings, in their order', () => {
+    expect(entries.map((e) => e.name)).toEqual(names);
+  });
+
+  test('gives every setting its default and its meaning', () => {
+    for (const entry of entries) {
+      const [fallback, meaning] = settings[entry.name as keyof typeof settings];
+      expect({ name: entry.name, value: entry.value }).toEqual({ name: entry.name, value: fallback });
+      expect({ name: entry.name, meaning: entry.comments[0] }).toEqual({ name: entry.name, meaning });
+    }
+  });
+
+  test('only leaves commented out what has no literal default', () => {
+    // PUBLIC_URL's default is derived from PORT; every other line is live and equal to the default.
+    expect(entries.filter((e) => e.commentedOut).map((e) => e.name)).toEqual(['PUBLIC_URL']);
+  });
+
+  test('its live lines load to exactly the defaults', () => {
+    const env = Object.fromEntries(entries.filter((e) => !e.commentedOut).map((e) => [e.name, e.value]));
+    expect(loadConfig(env)).toEqual(loadConfig({}));
+  });
+});
+
+describe('loadConfig', () => {
+  test('gives the documented defaults', () => {
+    const config = loadConfig({});
+    expect(config).toMatchObject({
+      port: 12111,
+      databaseUrl: 'postgresql://postgres@127.0.0.1:5432/sandbank',
+      redisUrl: 'redis://127.0.0.1:6379',
+      publicUrl: 'http://localhost:12111',
+      authMode: 'open',
+    });
+  });
+
+  test('has one field per setting, named after it, each equal to the default in `settings`', () => {
+    const config = loadConfig({});
+    expect(Object.keys(config).sort()).toEqual(names.map(field).sort());
+    for (const name of names) {
+      if (name === 'PUBLIC_URL') continue; // derived, checked below
+      // Lists (WEBHOOK_RETRY_SCHEDULE, say) print back as their comma-separated default.
+      expect({ name, value: String(config[field(name)]) }).toEqual({ name, value: settings[name][0] });
+    }
+    expect(settings.PUBLIC_URL[0].replace('<PORT>', settings.PORT[0])).toBe(config.publicUrl);
+  });
+
+  test('PUBLIC_URL follows PORT when unset, and wins when set', () => {
+    expect(loadConfig({ PORT: '8080' }).publicUrl).toBe('http://localhost:8080');
+    expect(loadConfig({ PORT: '8080', PUBLIC_URL: '' }).publicUrl).toBe('http://localhost:8080');
+    expect(loadConfig({ PORT: '8080', PUBLIC_URL: 'https://sandbank.example.test/' }).publicUrl).toBe('https://sandbank.example.test');
+  });
+
+  test('reads the values it is given', () => {
+    const config = loadConfig({
+      PORT: '3000',
+      DATABASE_URL: 'postgres://u:p@db:5433/other',
+      REDIS_URL: 'rediss://cache:6380',
+      AUTH_MODE: 'registered',
+      QUEUE_PREFIX: 'sb1',
+      MAX_WEBHOOK_ENDPOINTS: '3',
+    });
+    expect(config).toMatchObject({
+      port: 3000,
+      databaseUrl: 'postgres://u:p@db:5433/other',
+      redisUrl: 'rediss://cache:6380',
+      authMode: 'registered',
+      queuePrefix: 'sb1',
+      maxWebhookEndpoints: 3,
+    });
+  });
+
+  test('returns a frozen object', () => {
+    const config = loadConfig({});
+    expect(Object.isFrozen(config)).toBe(true);
+    expect(() => {
+      (config as { port: number }).port = 1;
+    }).toThrow(TypeError);
+    expect(config.port).toBe(12111);
+  });
+
+  test.each([
+    ['PORT', 'abc'],
+    ['PORT', '70000'],
+    ['PORT', '-1'],
+    ['AUTH_MODE', 'x'],
+    ['DATABASE_URL', 'notaurl'],
+    ['DATABASE_URL', 'mysql://127.0.0.1/sandbank'],
+    ['REDIS_URL', 'notaurl'],
+    ['PUBLIC_URL', 'ftp://example.com'],
+    ['QUEUE_PREFIX', 'a:b'],
+    ['DATABASE_POOL_SIZE', '0'],
+    ['BODY_LIMIT_BYTES', '1.5'],
+    ['WEBHOOK_RETRY_SCHEDULE', '60,soon'],
+  ])('%s=%s throws a ConfigError naming the variable', (name, value) => {
+    let thrown: unknown;
+    try {
+      loadConfig({ [name]: value });
+    } catch (err) {
+      thrown = err;
+    }
+    expect(thrown).toBeInstanceOf(ConfigError);
+    expect((thrown as Error).message).toContain(name);
+  });
+});
+
+describe('reading the environment', () => {
+  test('nothing but src/config.ts reads process.env', () => {
+    const offenders: string[] = [];
+    const walk = (dir: string): void => {
+      for (const name of readdirSync(dir)) {
+        const file = path.join(dir, name);
+        if (statSync(file).isDirectory()) {
+          if (file !== path.join(root, 'src', 'generated')) walk(file);
+        } else if (file.endsWith('.ts') && file !== path.join(root, 'src', 'config.ts')) {
+          if (readFileSync(file, 'utf8').includes('process.env')) offenders.push(path.relative(root, file));
+        }
+      }
+    };
+    walk(path.join(root, 'src'));
+    walk(path.join(root, 'workers'));
+    expect(offenders).toEqual([]);
+  });
+});
