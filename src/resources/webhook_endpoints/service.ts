@@ -19,11 +19,14 @@ const ROW = {
   secret: true,
 } as const;
 
+/** C0 controls and DEL: the URL parser drops or escapes them, and PostgreSQL can't store NUL. */
+const CONTROL_CHARACTERS = /[\u0000-\u001f\u007f]/;
+
 /** Absolute http(s) URLs only; localhost is fine, since receivers in a sandbox are often local. */
 function checkUrl(url: string): void {
   let parsed: URL | undefined;
   try {
-    parsed = new URL(url);
+    parsed = CONTROL_CHARACTERS.test(url) ? undefined : new URL(url);
   } catch {
     parsed = undefined;
   }
@@ -41,9 +44,17 @@ function checkEnabledEvents(events: string[]): string[] {
   return unique;
 }
 
+/** Anything not shaped like one of our ids can't exist: answer 404 without asking the database. */
+const ID_SHAPE = /^we_[A-Za-z0-9]{1,64}$/;
+
+function checkId(id: string): void {
+  if (!ID_SHAPE.test(id)) throw resourceMissing(NAME, id);
+}
+
 const emptyToNull = (value: string | undefined): string | null | undefined => (value === '' ? null : value);
 
 async function findOwned(ctx: RequestContext, id: string): Promise<WebhookEndpointRow> {
+  checkId(id);
   const row = await ctx.deps.prisma.webhookEndpoint.findFirst({ where: { id, accountId: ctx.caller.accountId }, select: ROW });
   if (!row) throw resourceMissing(NAME, id);
   return row;
@@ -93,6 +104,7 @@ export async function updateWebhookEndpoint(ctx: RequestContext) {
   const id = ctx.pathParams.webhook_endpoint;
   if (params.url !== undefined) checkUrl(params.url);
   const enabledEvents = params.enabled_events !== undefined ? checkEnabledEvents(params.enabled_events) : undefined;
+  checkId(id);
   const row = await deps.prisma.$transaction(async (tx) => {
     // Lock the row so concurrent metadata edits don't overwrite each other.
     const locked = await tx.$queryRaw<{ metadata: Metadata }[]>`
@@ -115,6 +127,7 @@ export async function updateWebhookEndpoint(ctx: RequestContext) {
 
 export async function deleteWebhookEndpoint(ctx: RequestContext) {
   const id = ctx.pathParams.webhook_endpoint;
+  checkId(id);
   const deleted = await ctx.deps.prisma.$queryRaw<{ id: string }[]>`
     WITH gone AS (
       DELETE FROM webhook_endpoints WHERE id = ${id} AND account_id = ${ctx.caller.accountId} RETURNING account_id

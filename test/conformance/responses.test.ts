@@ -1,0 +1,174 @@
+import { bearer, newTestKey, startTestApp, type TestApp } from '../helpers/app';
+import { createWebhookEndpoint, form, WEBHOOK_URL } from '../helpers/fixtures';
+import {
+  documentedOperations,
+  expectMatchesResponseSchema,
+  responseSchema,
+  responseSchemaErrors,
+} from '../helpers/responseSchemas';
+
+// Successful (and error) responses of every documented operation, checked against the schemas
+// openapi/ declares, so the document and the implementation can't drift apart. An area that
+// adds operations adds a scenario for each of them below.
+
+let t: TestApp;
+beforeAll(async () => {
+  t = await startTestApp();
+});
+afterAll(() => t.close());
+
+interface Answer {
+  readonly label: string;
+  readonly status: number;
+  readonly body: unknown;
+}
+
+type Scenario = (key: string) => Promise<Answer[]>;
+
+const answer = (label: string, res: { status: number; body: unknown }): Answer => ({ label, status: res.status, body: res.body });
+
+const post = (key: string, path: string, body: string | Record<string, unknown>) =>
+  t
+    .http()
+    .post(path)
+    .set(bearer(key))
+    .type('form')
+    .send(typeof body === 'string' ? body : form(body));
+const get = (key: string, path: string) => t.http().get(path).set(bearer(key));
+const del = (key: string, path: string) => t.http().delete(path).set(bearer(key));
+
+const WE = '/v1/webhook_endpoints';
+
+/** For each operationId: requests that succeed, in the variety of shapes the operation can answer. */
+const scenarios: Record<string, Scenario> = {
+  GetWebhookEndpoints: async (key) => {
+    const out = [answer('empty list', await get(key, WE))];
+    for (let i = 0; i < 4; i++) await createWebhookEndpoint(t, key, { url: `${WEBHOOK_URL}/${i}`, metadata: { i: String(i) } });
+    out.push(answer('full list', await get(key, WE)));
+    const first = await get(key, `${WE}?limit=2`);
+    out.push(answer('first page', first));
+    out.push(answer('next page', await get(key, `${WE}?limit=2&starting_after=${first.body.data[1].id}`)));
+    out.push(answer('previous page', await get(key, `${WE}?limit=1&ending_before=${first.body.data[1].id}`)));
+    return out;
+  },
+  PostWebhookEndpoints: async (key) => [
+    answer('minimal', await post(key, WE, { url: WEBHOOK_URL, enabled_events: ['charge.succeeded'] })),
+    answer('all events', await post(key, WE, 'url=https://example.com/all&enabled_events[]=*')),
+    answer(
+      'every parameter',
+      await post(key, WE, {
+        url: WEBHOOK_URL,
+        enabled_events: ['account.updated', 'capability.updated'],
+        api_version: '2026-08-26.dahlia',
+        connect: true,
+        description: 'All of it',
+        metadata: { a: '1' },
+      }),
+    ),
+  ],
+  GetWebhookEndpointsWebhookEndpoint: async (key) => {
+    const plain = await createWebhookEndpoint(t, key);
+    const full = await createWebhookEndpoint(t, key, { api_version: '2024-06-20', description: 'd', metadata: { a: '1' }, enabled_events: ['*'] });
+    return [answer('defaults', await get(key, `${WE}/${plain.id}`)), answer('every field set', await get(key, `${WE}/${full.id}`))];
+  },
+  PostWebhookEndpointsWebhookEndpoint: async (key) => {
+    const { id } = await createWebhookEndpoint(t, key, { description: 'd', metadata: { a: '1' } });
+    const path = `${WE}/${id}`;
+    return [
+      answer('no change', await post(key, path, '')),
+      answer('disabled', await post(key, path, 'disabled=true')),
+      answer('url and events', await post(key, path, { url: 'https://example.org/x', enabled_events: ['*'] })),
+      answer('description unset', await post(key, path, 'description=')),
+      answer('metadata unset', await post(key, path, 'metadata=')),
+      answer('enabled again', await post(key, path, 'disabled=false')),
+    ];
+  },
+  DeleteWebhookEndpointsWebhookEndpoint: async (key) => {
+    const { id } = await createWebhookEndpoint(t, key);
+    return [answer('deleted', await del(key, `${WE}/${id}`))];
+  },
+};
+
+/** For each operationId: requests that fail, to check the error body against `default`. */
+const errorScenarios: Record<string, Scenario> = {
+  GetWebhookEndpoints: async (key) => [answer('bad limit', await get(key, `${WE}?limit=0`))],
+  PostWebhookEndpoints: async (key) => [answer('missing url', await post(key, WE, 'enabled_events[]=*'))],
+  GetWebhookEndpointsWebhookEndpoint: async (key) => [answer('unknown id', await get(key, `${WE}/we_nope`))],
+  PostWebhookEndpointsWebhookEndpoint: async (key) => [answer('unknown id', await post(key, `${WE}/we_nope`, 'disabled=true'))],
+  DeleteWebhookEndpointsWebhookEndpoint: async (key) => [answer('unknown id', await del(key, `${WE}/we_nope`))],
+};
+
+const operations = documentedOperations();
+
+describe('openapi/ declares every response', () => {
+  test.each(operations.map((o) => [o.operationId]))('%s has a JSON 200 schema and the default error response', (operationId) => {
+    expect(() => responseSchema(operationId, 200)).not.toThrow();
+    expect(responseSchema(operationId, 400)).toEqual(responseSchema(operationId, 500));
+    expect(Object.keys(responseSchema(operationId, 404)).sort()).toEqual(['additionalProperties', 'properties', 'required', 'type']);
+  });
+
+  test('every operation has a success scenario and an error scenario in this file', () => {
+    const ids = operations.map((o) => o.operationId);
+    expect(ids.filter((id) => !scenarios[id])).toEqual([]);
+    expect(ids.filter((id) => !errorScenarios[id])).toEqual([]);
+    // …and no scenario is left over from an operation that is gone.
+    expect(Object.keys(scenarios).filter((id) => !ids.includes(id))).toEqual([]);
+  });
+});
+
+describe.each(operations.filter((o) => scenarios[o.operationId]).map((o) => [o.operationId] as const))('%s', (operationId) => {
+  test('successful responses match the declared 200 schema', async () => {
+    const answers = await scenarios[operationId](newTestKey());
+    expect(answers.length).toBeGreaterThan(0);
+    for (const a of answers) {
+      expect({ label: a.label, status: a.status }).toEqual({ label: a.label, status: 200 });
+      expectMatchesResponseSchema(operationId, 200, a.body);
+    }
+  });
+
+  test('error responses match the declared default schema', async () => {
+    const answers = await errorScenarios[operationId](newTestKey());
+    for (const a of answers) {
+      expect(a.status).toBeGreaterThanOrEqual(400);
+      expect(a.status).toBeLessThan(500);
+      expectMatchesResponseSchema(operationId, a.status, a.body);
+    }
+  });
+});
+
+describe('the schemas are strict enough to catch drift', () => {
+  test('a webhook endpoint with a missing, extra or mistyped member is refused', async () => {
+    const key = newTestKey();
+    const { secret: _secret, ...endpoint } = await createWebhookEndpoint(t, key);
+    const op = 'GetWebhookEndpointsWebhookEndpoint';
+    expect(responseSchemaErrors(op, 200, endpoint)).toEqual([]);
+    const { url: _url, ...withoutUrl } = endpoint;
+    expect(responseSchemaErrors(op, 200, withoutUrl).length).toBeGreaterThan(0);
+    expect(responseSchemaErrors(op, 200, { ...endpoint, connect: false }).length).toBeGreaterThan(0);
+    expect(responseSchemaErrors(op, 200, { ...endpoint, created: '123' }).length).toBeGreaterThan(0);
+    expect(responseSchemaErrors(op, 200, { ...endpoint, status: 'paused' }).length).toBeGreaterThan(0);
+    expect(responseSchemaErrors(op, 200, { ...endpoint, object: 'webhook' }).length).toBeGreaterThan(0);
+    expect(responseSchemaErrors(op, 200, { ...endpoint, metadata: { a: 1 } }).length).toBeGreaterThan(0);
+  });
+
+  test('a list with a wrong envelope or a wrong item is refused', async () => {
+    const key = newTestKey();
+    await createWebhookEndpoint(t, key);
+    const { body } = await get(key, WE);
+    const op = 'GetWebhookEndpoints';
+    expect(responseSchemaErrors(op, 200, body)).toEqual([]);
+    expect(responseSchemaErrors(op, 200, { ...body, object: 'array' }).length).toBeGreaterThan(0);
+    expect(responseSchemaErrors(op, 200, { ...body, url: '/v1/other' }).length).toBeGreaterThan(0);
+    const { has_more: _h, ...noHasMore } = body;
+    expect(responseSchemaErrors(op, 200, noHasMore).length).toBeGreaterThan(0);
+    expect(responseSchemaErrors(op, 200, { ...body, data: [{ ...body.data[0], livemode: 'no' }] }).length).toBeGreaterThan(0);
+  });
+
+  test('an error body in another shape is refused', () => {
+    const op = 'PostWebhookEndpoints';
+    expect(responseSchemaErrors(op, 400, { error: { type: 'invalid_request_error', message: 'm' } })).toEqual([]);
+    expect(responseSchemaErrors(op, 400, { message: 'm' }).length).toBeGreaterThan(0);
+    expect(responseSchemaErrors(op, 400, { error: { type: 'oops', message: 'm' } }).length).toBeGreaterThan(0);
+    expect(responseSchemaErrors(op, 400, { error: { message: 'm' } }).length).toBeGreaterThan(0);
+  });
+});

@@ -1,0 +1,42 @@
+import qs from 'qs';
+import { bearer, type TestApp } from './app';
+
+// Objects the conformance tests need, per area. When an area adds an operation with a path
+// parameter, add a factory for that parameter here; when its create operation has required
+// parameters, add a valid body to `validParams` so malformed inputs are tried one at a time.
+
+/** Form encoding as the official SDKs send it: bracketed keys, indexed arrays. */
+export const form = (params: Record<string, unknown>): string => qs.stringify(params, { arrayFormat: 'indices' });
+
+export const WEBHOOK_URL = 'https://example.com/hooks';
+
+/** Creates a webhook endpoint over HTTP and returns the response body; fails on a non-200. */
+export async function createWebhookEndpoint(app: TestApp, key: string, params: Record<string, unknown> = {}): Promise<Record<string, any>> {
+  const res = await app
+    .http()
+    .post('/v1/webhook_endpoints')
+    .set(bearer(key))
+    .type('form')
+    .send(form({ url: WEBHOOK_URL, enabled_events: ['charge.succeeded'], ...params }));
+  if (res.status !== 200) throw new Error(`creating a webhook endpoint failed: ${res.status} ${JSON.stringify(res.body)}`);
+  return res.body;
+}
+
+/** Creates `n` webhook endpoints one after another; ids oldest first. */
+export async function createWebhookEndpoints(app: TestApp, key: string, n: number): Promise<string[]> {
+  const ids: string[] = [];
+  for (let i = 0; i < n; i++) ids.push((await createWebhookEndpoint(app, key, { url: `${WEBHOOK_URL}/${i}` })).id);
+  return ids;
+}
+
+export type FixtureFactory = (app: TestApp, key: string) => Promise<string>;
+
+/** An existing object for each path parameter name used in openapi/ (`{webhook_endpoint}` …). */
+export const pathFixtures: Record<string, FixtureFactory> = {
+  webhook_endpoint: async (app, key) => (await createWebhookEndpoint(app, key)).id,
+};
+
+/** A body or query that passes validation, for operations with required parameters. */
+export const validParams: Record<string, Record<string, unknown>> = {
+  PostWebhookEndpoints: { url: WEBHOOK_URL, enabled_events: ['charge.succeeded'] },
+};
