@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { Agent, request } from 'undici';
 import { Prisma } from '../generated/prisma/client';
 import type { PrismaClient } from '../lib/prisma';
@@ -8,6 +9,9 @@ import { signatureHeader } from './signature';
 
 // One HTTP attempt of one delivery: claim it, sign the payload afresh, POST it without following
 // redirects, record the attempt, and either finish the delivery or schedule its next attempt.
+
+/** Delivery ids; fan-out makes the same shape in SQL (`'whdel_' || replace(gen_random_uuid()::text, '-', '')`). */
+export const newDeliveryId = (): string => `whdel_${randomUUID().replace(/-/g, '')}`;
 
 export const USER_AGENT = 'Stripe/1.0 (+https://stripe.com/docs/webhooks)';
 const EXCERPT_LIMIT = 1000;

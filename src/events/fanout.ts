@@ -32,7 +32,7 @@ export async function fanOutEvent(prisma: PrismaClient, eventId: string): Promis
       INSERT INTO webhook_deliveries (id, event_id, endpoint_id, status, next_attempt_at)
       SELECT 'whdel_' || replace(gen_random_uuid()::text, '-', ''), event_id, endpoint_id, 'pending', CURRENT_TIMESTAMP
       FROM targets
-      ON CONFLICT (event_id, endpoint_id) DO NOTHING
+      ON CONFLICT (event_id, endpoint_id, resend_number) DO NOTHING
       RETURNING id
     ),
     marked AS (

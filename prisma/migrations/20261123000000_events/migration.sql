@@ -20,6 +20,7 @@ CREATE TABLE "webhook_deliveries" (
     "id" TEXT NOT NULL,
     "event_id" TEXT NOT NULL,
     "endpoint_id" TEXT NOT NULL,
+    "resend_number" INTEGER NOT NULL DEFAULT 0,
     "status" TEXT NOT NULL,
     "attempts" INTEGER NOT NULL DEFAULT 0,
     "next_attempt_at" TIMESTAMPTZ(3),
@@ -67,7 +68,7 @@ CREATE INDEX "webhook_deliveries_status_next_attempt_at_idx" ON "webhook_deliver
 CREATE INDEX "webhook_deliveries_endpoint_id_status_idx" ON "webhook_deliveries"("endpoint_id", "status");
 
 -- CreateIndex
-CREATE UNIQUE INDEX "webhook_deliveries_event_id_endpoint_id_key" ON "webhook_deliveries"("event_id", "endpoint_id");
+CREATE UNIQUE INDEX "webhook_deliveries_event_id_endpoint_id_resend_number_key" ON "webhook_deliveries"("event_id", "endpoint_id", "resend_number");
 
 -- CreateIndex
 CREATE UNIQUE INDEX "webhook_attempts_seq_key" ON "webhook_attempts"("seq");
