@@ -38,6 +38,21 @@ function fits(schema: Schema, value: unknown): boolean {
   }
 }
 
+const INDEX = /^(0|[1-9]\d*)$/;
+
+/** Form arrays arrive indexed, as objects keyed 0..n-1 (see params.ts); sparse or other keys stay an object. */
+function denseArray(value: unknown): unknown[] | undefined {
+  if (!isPlainObject(value)) return undefined;
+  const keys = Object.keys(value);
+  if (keys.length === 0) return undefined;
+  const out: unknown[] = new Array(keys.length);
+  for (const key of keys) {
+    if (!INDEX.test(key) || Number(key) >= keys.length) return undefined;
+    out[Number(key)] = value[key];
+  }
+  return out;
+}
+
 export function coerce(schema: Schema | undefined, value: unknown): unknown {
   if (!schema) return value;
   if (schema.anyOf) {
@@ -54,8 +69,10 @@ export function coerce(schema: Schema | undefined, value: unknown): unknown {
       return typeof value === 'string' && NUMBER.test(value) ? Number(value) : value;
     case 'boolean':
       return value === 'true' ? true : value === 'false' ? false : value;
-    case 'array':
-      return Array.isArray(value) ? value.map((item) => coerce(schema.items, item)) : value;
+    case 'array': {
+      const items = Array.isArray(value) ? value : denseArray(value);
+      return items ? items.map((item) => coerce(schema.items, item)) : value;
+    }
     case 'object': {
       if (!isPlainObject(value)) return value;
       const out: Record<string, unknown> = {};

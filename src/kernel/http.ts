@@ -63,11 +63,15 @@ function send(res: Response, status: number, body: string): void {
   res.end(body);
 }
 
-/** Status and body of an error as the client sees it; unexpected errors are logged, never shown. */
-function renderError(err: unknown, requestId: string, logger: Logger): { status: number; body: string; error: ApiError } {
+/**
+ * Status and body of an error as the client sees it; unexpected errors are logged, never shown.
+ * A 4xx `status` on a foreign error is trusted only from Express itself (outside an operation):
+ * inside one, an error with a status (from a client library, say) is still an unexpected failure.
+ */
+function renderError(err: unknown, requestId: string, logger: Logger, fromExpress: boolean): { status: number; body: string; error: ApiError } {
   let error: ApiError;
   if (err instanceof ApiError) error = err;
-  else if (isBodyParserError(err)) error = new ApiError({ status: err.status, message: 'The request could not be read.' });
+  else if (fromExpress && isBodyParserError(err)) error = new ApiError({ status: err.status, message: 'The request could not be read.' });
   else {
     logger.error({ err, request_id: requestId }, 'unexpected error');
     error = internalError();
@@ -78,9 +82,9 @@ function renderError(err: unknown, requestId: string, logger: Logger): { status:
 const isBodyParserError = (err: unknown): err is { status: number } =>
   typeof err === 'object' && err !== null && typeof (err as any).status === 'number' && (err as any).status >= 400 && (err as any).status < 500;
 
-export function sendError(res: Response, err: unknown, logger: Logger): { status: number; body: string } {
+export function sendError(res: Response, err: unknown, logger: Logger, fromExpress = false): { status: number; body: string } {
   const requestId = (res.locals as Locals).requestId;
-  const rendered = renderError(err, requestId, logger);
+  const rendered = renderError(err, requestId, logger, fromExpress);
   if (rendered.error.headers) for (const [k, v] of Object.entries(rendered.error.headers)) res.setHeader(k, v);
   if (!res.headersSent) send(res, rendered.status, rendered.body);
   return rendered;
@@ -127,7 +131,8 @@ async function runOperation(
     const expandPaths = (params.expand as string[] | undefined) ?? [];
     kernel.expand.check(expandPaths, r.returns.object, r.returns.list ?? false);
 
-    const idempotencyKey = r.method === 'post' ? header(req, 'idempotency-key') : undefined;
+    // An empty key is no key: stored, it would tie every later keyless-looking POST to the first.
+    const idempotencyKey = r.method === 'post' ? header(req, 'idempotency-key') || undefined : undefined;
     if (idempotencyKey !== undefined) {
       checkKey(idempotencyKey);
       const claim = await kernel.idempotency.claim(caller.accountId, idempotencyKey, fingerprintOf(r.method, req.path, raw));
@@ -172,7 +177,7 @@ export function notFound(logger: Logger) {
 /** Errors thrown outside an operation (malformed URLs and the like) still get the error shape. */
 export function errorMiddleware(logger: Logger) {
   return (err: unknown, _req: Request, res: Response, _next: NextFunction): void => {
-    sendError(res, err, logger);
+    sendError(res, err, logger, true);
   };
 }
 

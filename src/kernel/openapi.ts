@@ -77,7 +77,8 @@ export function deref(doc: OpenApiDocument, node: any, depth = 0): any {
   }
   const out: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(node)) {
-    if (k === 'description' || k === 'x-stripeBypassValidation') continue;
+    // Drop documentation (a string), never a property that happens to be called `description`.
+    if ((k === 'description' && typeof v === 'string') || k === 'x-stripeBypassValidation') continue;
     out[k] = deref(doc, v, depth + 1);
   }
   return out;

@@ -1,6 +1,6 @@
 import type { IncomingMessage } from 'node:http';
 import qs from 'qs';
-import { ApiError, invalidRequest } from './errors';
+import { ApiError, invalidRequest, parameterUnknown } from './errors';
 
 export interface ParamLimits {
   bodyLimitBytes: number;
@@ -36,22 +36,73 @@ function bodyTooLarge(limit: number): ApiError {
   return new ApiError({ status: 413, message: `The request body is too large: the limit is ${limit} bytes.`, code: 'request_too_large' });
 }
 
-/** qs parses bracketed objects and `a[]`/indexed arrays; past a limit it throws rather than silently dropping input. */
+/**
+ * `a[]=x&a[]=y` becomes `a[0]=x&a[1]=y` before parsing. qs then runs with parseArrays off, so a
+ * numeric segment stays an object key (`metadata[0]=…` is a metadata key, as the SDKs send it) and
+ * coerce turns objects keyed 0..n-1 into arrays where the schema wants an array.
+ */
+function indexPushes(text: string): string {
+  if (!text.includes('[]') && !/%5B%5D/i.test(text)) return text;
+  const counters = new Map<string, number>();
+  // qs makes the same bracket replacement before it splits keys, so nothing else changes meaning.
+  return text
+    .replace(/%5B/gi, '[')
+    .replace(/%5D/gi, ']')
+    .split('&')
+    .map((part) => {
+      const bracketEquals = part.indexOf(']=');
+      const equals = part.indexOf('=');
+      const end = bracketEquals !== -1 ? bracketEquals + 1 : equals !== -1 ? equals : part.length;
+      let key = part.slice(0, end);
+      for (let at = key.indexOf('[]'); at !== -1; at = key.indexOf('[]')) {
+        const prefix = key.slice(0, at);
+        const n = counters.get(prefix) ?? 0;
+        counters.set(prefix, n + 1);
+        key = `${prefix}[${n}]${key.slice(at + 2)}`;
+      }
+      return key + part.slice(end);
+    })
+    .join('&');
+}
+
+const PROTO_SEGMENT = /(^|\[)__proto__(\]|(?=\[)|$)/;
+const printable = (name: string): string => name.replace(/\u0000/g, '\\0').slice(0, 200);
+
+/** qs parses bracketed objects and indexed arrays; past a limit it throws rather than silently dropping input. */
 export function parseForm(text: string, limits: ParamLimits, source: 'query string' | 'request body'): Record<string, unknown> {
   if (text === '') return {};
+  let lastKey = '';
   try {
-    return qs.parse(text, {
+    return qs.parse(indexPushes(text), {
       depth: limits.depthLimit,
       strictDepth: true,
       parameterLimit: limits.countLimit,
       arrayLimit: limits.countLimit,
       throwOnLimitExceeded: true,
       allowPrototypes: false,
+      // Null-prototype objects, so keys such as metadata[constructor] are kept, not dropped as prototype names.
+      plainObjects: true,
       allowDots: false,
-      parseArrays: true,
+      parseArrays: false,
       charset: 'utf-8',
+      decoder(str, defaultDecoder, charset, type) {
+        const decoded: string = defaultDecoder(str, defaultDecoder, charset);
+        if (type === 'key') {
+          lastKey = decoded;
+          // qs would drop a __proto__ segment in silence; name it as the unknown parameter it is.
+          const proto = PROTO_SEGMENT.exec(decoded);
+          if (proto) throw parameterUnknown(decoded.slice(0, proto.index + proto[0].length));
+        }
+        // PostgreSQL text can't hold NUL, and no parameter needs one.
+        if (decoded.includes('\u0000')) {
+          const param = printable(lastKey);
+          throw invalidRequest(`Invalid ${source}: ${param} must not contain NUL characters.`, 'parameter_invalid', param);
+        }
+        return decoded;
+      },
     }) as Record<string, unknown>;
   } catch (err) {
+    if (err instanceof ApiError) throw err;
     const reason = err instanceof RangeError ? err.message : 'it could not be parsed';
     if (/depth/i.test(reason)) {
       throw invalidRequest(`Invalid ${source}: parameters may be nested at most ${limits.depthLimit} levels deep.`, 'parameter_invalid');

@@ -59,6 +59,14 @@ const KEYWORD_RANK: Record<string, number> = {
   type: 4,
 };
 
+const isPlainObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+const SCALAR_TYPES = new Set(['string', 'integer', 'number', 'boolean']);
+const SCALAR_KEYWORDS = new Set(['enum', 'const', 'maxLength', 'minLength', 'pattern', 'format', 'minimum', 'maximum']);
+/** An error that only a scalar schema reports (so the value was meant to be a scalar). */
+const isScalarError = (e: ErrorObject): boolean =>
+  SCALAR_KEYWORDS.has(e.keyword) || (e.keyword === 'type' && [e.params.type].flat().every((t) => SCALAR_TYPES.has(String(t))));
+
 export function toApiError(errors: ErrorObject[], params: unknown): ApiError {
   const unknown = errors.find((e) => e.keyword === 'additionalProperties');
   if (unknown) return parameterUnknown(bracketPath([...segmentsOf(unknown.instancePath), String(unknown.params.additionalProperty)]));
@@ -67,7 +75,8 @@ export function toApiError(errors: ErrorObject[], params: unknown): ApiError {
   const missing = errors.find((e) => e.keyword === 'required');
   if (missing) return parameterMissing(bracketPath([...segmentsOf(missing.instancePath), String(missing.params.missingProperty)]));
 
-  const candidates = errors.filter((e) => !isEmptyBranchNoise(e));
+  // Errors inside propertyNames carry `propertyName`; the propertyNames error itself names the key.
+  const candidates = errors.filter((e) => !isEmptyBranchNoise(e) && (e as { propertyName?: string }).propertyName === undefined);
   const pool = candidates.length > 0 ? candidates : errors;
   const depth = (e: ErrorObject) => segmentsOf(e.instancePath).length;
   const deepest = Math.max(...pool.map(depth));
@@ -78,6 +87,10 @@ export function toApiError(errors: ErrorObject[], params: unknown): ApiError {
   const param = bracketPath(segments);
   const value = valueAt(params, segments);
 
+  // Brackets under a scalar (`metadata[foo][bar]=x`): the bracketed name is an unknown parameter.
+  if (isPlainObject(value) && Object.keys(value).length > 0 && atDeepest.every(isScalarError)) {
+    return parameterUnknown(bracketPath([...segments, Object.keys(value)[0]]));
+  }
   if (value === '') {
     return invalidRequest(
       `You passed an empty string for '${param}'. We assume empty values are an attempt to unset a parameter; however '${param}' cannot be unset. You should remove '${param}' from your request or supply a non-empty value.`,
@@ -102,7 +115,10 @@ export function toApiError(errors: ErrorObject[], params: unknown): ApiError {
       return invalidRequest(`Invalid ${param}: it can have at most ${error.params.limit} keys`, 'parameter_invalid', param);
     case 'propertyNames': {
       const key = String(error.params.propertyName);
-      return invalidRequest(`Invalid key '${describe(key)}' in ${param}: keys must be at most 40 characters`, 'parameter_invalid', bracketPath([...segments, key]));
+      // The limit comes from the inner maxLength error on the same key (metadata keys: 40).
+      const inner = errors.find((e) => (e as { propertyName?: string }).propertyName === key && e.keyword === 'maxLength');
+      const limit = inner?.params.limit ?? 40;
+      return invalidRequest(`Invalid key '${describe(key)}' in ${param}: keys must be at most ${limit} characters`, 'parameter_invalid', bracketPath([...segments, key]));
     }
     case 'enum': {
       const allowed = (error.params.allowedValues as unknown[]).filter((v) => v !== '').map(String);

@@ -1,0 +1,298 @@
+import Stripe from 'stripe';
+import { bearer, newTestKey, startTestApp, type TestApp } from '../helpers/app';
+import { createPlatformAccount, extractKey, generateKey, hashKey, maskKey } from '../../src/kernel/auth';
+import { systemClock } from '../../src/lib/clock';
+import { newId } from '../../src/lib/ids';
+import { accountOf, CREATE_BODY, createEndpoint, ENDPOINTS, expectError, mustCreate } from './util';
+
+let t: TestApp;
+beforeAll(async () => {
+  t = await startTestApp();
+});
+afterAll(() => t.close());
+
+const NO_KEY =
+  "You did not provide an API key. You need to provide your API key in the Authorization header, using Bearer auth (e.g. 'Authorization: Bearer YOUR_SECRET_KEY'). See https://stripe.com/docs/api#authentication for details, or we can help at https://support.stripe.com/.";
+
+const basic = (user: string, password = '') => ({ Authorization: `Basic ${Buffer.from(`${user}:${password}`).toString('base64')}` });
+
+/** A connected account of the key's platform, inserted directly. */
+async function connectedAccountOf(app: TestApp, platformKey: string): Promise<string> {
+  const platform = await accountOf(app, platformKey);
+  const id = newId('acct', 16);
+  await app.runtime.prisma.account.create({ data: { id, parentAccountId: platform, created: Math.floor(Date.now() / 1000), defaultApiVersion: '2026-08-26.dahlia' } });
+  return id;
+}
+
+describe('how the key is sent', () => {
+  test('Bearer', async () => {
+    const res = await t.http().get(ENDPOINTS).set(bearer(newTestKey()));
+    expect(res.status).toBe(200);
+  });
+
+  test('HTTP Basic with the key as user name and an empty password reaches the same account', async () => {
+    const key = newTestKey();
+    const created = await mustCreate(t, key);
+    const res = await t.http().get(`${ENDPOINTS}/${created.id}`).set(basic(key));
+    expect(res.status).toBe(200);
+    expect(res.body.id).toBe(created.id);
+  });
+
+  test('the SDK authenticates', async () => {
+    const key = newTestKey();
+    const created = await t.stripe(key).webhookEndpoints.create({ url: 'https://example.com/sdk', enabled_events: ['*'] });
+    expect(created.id).toMatch(/^we_/);
+    expect((await t.runtime.prisma.webhookEndpoint.findUnique({ where: { id: created.id } }))?.accountId).toBe(await accountOf(t, key));
+  });
+
+  test('extractKey reads Bearer (any case), Basic, and a bare key', () => {
+    expect(extractKey('Bearer sk_test_abc')).toBe('sk_test_abc');
+    expect(extractKey('bearer sk_test_abc')).toBe('sk_test_abc');
+    expect(extractKey(basic('sk_test_abc').Authorization)).toBe('sk_test_abc');
+    expect(extractKey(`Basic ${Buffer.from('sk_test_abc').toString('base64')}`)).toBe('sk_test_abc');
+    expect(extractKey('sk_test_abc')).toBe('sk_test_abc');
+    expect(extractKey(undefined)).toBeUndefined();
+    expect(extractKey('Bearer ')).toBe('');
+  });
+});
+
+describe('refusals', () => {
+  test('no key: 401 with the public message', async () => {
+    const res = await t.http().get(ENDPOINTS);
+    expectError(res, 401, { message: NO_KEY });
+    expect(res.headers['www-authenticate']).toMatch(/^Bearer/);
+  });
+
+  test('an empty Bearer value is "no key"', async () => {
+    expectError(await t.http().get(ENDPOINTS).set('Authorization', 'Bearer '), 401, { message: NO_KEY });
+  });
+
+  test('a malformed key: 401, masked, last four shown', async () => {
+    const key = 'sk_test_abc-def!wxyz';
+    const res = await t.http().get(ENDPOINTS).set(bearer(key));
+    expectError(res, 401, { message: `Invalid API Key provided: sk_test_${'*'.repeat(8)}wxyz` });
+    expect(res.text).not.toContain('abc-def');
+  });
+
+  test('a restricted key in open mode is refused, masked', async () => {
+    const key = `rk_test_${'r'.repeat(20)}abcd`;
+    const res = await t.http().get(ENDPOINTS).set(bearer(key));
+    expectError(res, 401, { message: `Invalid API Key provided: rk_test_${'*'.repeat(20)}abcd` });
+  });
+
+  test('a live key: 401 saying live mode is disabled', async () => {
+    const key = `sk_live_${'L'.repeat(20)}9876`;
+    const res = await t.http().get(ENDPOINTS).set(bearer(key));
+    const error = expectError(res, 401, {});
+    expect(error.message).toMatch(/live mode is disabled/i);
+    expect(error.message).toContain(`sk_live_${'*'.repeat(20)}9876`);
+    expect(res.text).not.toContain('L'.repeat(20));
+  });
+
+  test('maskKey keeps the prefix and the last four', () => {
+    expect(maskKey('sk_test_1234567890abcd')).toBe('sk_test_**********abcd');
+    expect(maskKey('rk_live_xyzabcd')).toBe('rk_live_***abcd');
+    expect(maskKey('sk_test_abc')).toBe('sk_test_***');
+    expect(maskKey('garbage1234')).toBe('*******1234');
+  });
+
+  test('the SDK raises StripeAuthenticationError for a 401', async () => {
+    const err = await t.stripe(`sk_live_${'x'.repeat(24)}`).webhookEndpoints.list().catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(Stripe.errors.StripeAuthenticationError);
+    expect((err as Stripe.errors.StripeError).statusCode).toBe(401);
+  });
+});
+
+describe('open mode', () => {
+  test('a new key gets its own acct_, stored by hash only', async () => {
+    const key = newTestKey();
+    await mustCreate(t, key);
+    const row = await t.runtime.prisma.apiKey.findUnique({ where: { keyHash: hashKey(key) } });
+    expect(row).toMatchObject({ keyHash: hashKey(key), hint: maskKey(key), origin: 'open' });
+    expect(row!.accountId).toMatch(/^acct_[A-Za-z0-9]{16}$/);
+    expect(JSON.stringify(row)).not.toContain(key);
+    const account = await t.runtime.prisma.account.findUnique({ where: { id: row!.accountId } });
+    expect(account).toMatchObject({ parentAccountId: null, defaultApiVersion: '2026-08-26.dahlia' });
+  });
+
+  test('two keys get two accounts', async () => {
+    const a = newTestKey();
+    const b = newTestKey();
+    await t.http().get(ENDPOINTS).set(bearer(a));
+    await t.http().get(ENDPOINTS).set(bearer(b));
+    expect(await accountOf(t, a)).not.toBe(await accountOf(t, b));
+  });
+
+  test('the key keeps its account across a restart', async () => {
+    const key = newTestKey();
+    const created = await mustCreate(t, key);
+    const account = await accountOf(t, key);
+    const restarted = await startTestApp();
+    try {
+      const res = await restarted.http().get(`${ENDPOINTS}/${created.id}`).set(bearer(key));
+      expect(res.status).toBe(200);
+      expect(res.body.id).toBe(created.id);
+      expect(await accountOf(restarted, key)).toBe(account);
+      expect(await restarted.runtime.prisma.apiKey.count({ where: { accountId: account } })).toBe(1);
+    } finally {
+      await restarted.close();
+    }
+  });
+
+  test("two keys never see each other's objects", async () => {
+    const owner = newTestKey();
+    const other = newTestKey();
+    const created = await mustCreate(t, owner);
+    await mustCreate(t, other, 'url=https://example.com/other&enabled_events[]=*');
+    const missing = { code: 'resource_missing', param: 'id', message: `No such webhook endpoint: '${created.id}'` };
+
+    expectError(await t.http().get(`${ENDPOINTS}/${created.id}`).set(bearer(other)), 404, missing);
+    expectError(await t.http().post(`${ENDPOINTS}/${created.id}`).set(bearer(other)).type('form').send('description=stolen'), 404, missing);
+    expectError(await t.http().delete(`${ENDPOINTS}/${created.id}`).set(bearer(other)), 404, missing);
+    const listed = await t.http().get(`${ENDPOINTS}?limit=100`).set(bearer(other));
+    expect(listed.body.data.map((e: any) => e.id)).not.toContain(created.id);
+    expect(listed.body.data).toHaveLength(1);
+
+    // Still there and untouched for its owner.
+    const mine = await t.http().get(`${ENDPOINTS}/${created.id}`).set(bearer(owner));
+    expect(mine.status).toBe(200);
+    expect(mine.body.description).toBeNull();
+  });
+});
+
+describe('registered mode', () => {
+  let r: TestApp;
+  beforeAll(async () => {
+    r = await startTestApp({ AUTH_MODE: 'registered' });
+  });
+  afterAll(() => r.close());
+
+  test('an unknown key is refused with the masked message and no account is made', async () => {
+    const key = `sk_test_${'u'.repeat(20)}abcd`;
+    const res = await r.http().get(ENDPOINTS).set(bearer(key));
+    expectError(res, 401, { message: `Invalid API Key provided: sk_test_${'*'.repeat(20)}abcd` });
+    expect(await r.runtime.prisma.apiKey.findUnique({ where: { keyHash: hashKey(key) } })).toBeNull();
+  });
+
+  test('a key made as `npm run keys -- create` does works, and only its hash is stored', async () => {
+    const key = generateKey();
+    expect(key).toMatch(/^sk_test_[A-Za-z0-9]{99}$/);
+    const account = await createPlatformAccount(r.runtime.prisma, systemClock, { keyHash: hashKey(key), hint: maskKey(key), origin: 'registered' });
+    const res = await r.http().post(ENDPOINTS).set(bearer(key)).type('form').send(CREATE_BODY);
+    expect(res.status).toBe(200);
+    const row = await r.runtime.prisma.webhookEndpoint.findUnique({ where: { id: res.body.id } });
+    expect(row?.accountId).toBe(account.id);
+    const stored = await r.runtime.prisma.$queryRaw<Record<string, unknown>[]>`SELECT * FROM api_keys WHERE account_id = ${account.id}`;
+    expect(stored).toHaveLength(1);
+    expect(stored[0].key_hash).toBe(hashKey(key));
+    expect(stored[0].origin).toBe('registered');
+    expect(JSON.stringify(stored)).not.toContain(key);
+    expect(JSON.stringify(stored)).not.toContain(key.slice(8, 40));
+  });
+
+  test('a key an open-mode app registered earlier still works (the table is shared)', async () => {
+    const key = newTestKey();
+    await mustCreate(t, key);
+    expect((await r.http().get(ENDPOINTS).set(bearer(key))).status).toBe(200);
+  });
+});
+
+describe('Stripe-Account', () => {
+  const PERMISSION = (key: string, account: string) =>
+    `The provided key '${maskKey(key)}' does not have access to account '${account}' (or that account does not exist). Application access may have been revoked.`;
+
+  test('a connected account of this platform works and scopes objects to it', async () => {
+    const platform = newTestKey();
+    await t.http().get(ENDPOINTS).set(bearer(platform));
+    const connected = await connectedAccountOf(t, platform);
+    const asConnected = { ...bearer(platform), 'Stripe-Account': connected };
+
+    const created = await createEndpoint(t, platform, CREATE_BODY, { 'Stripe-Account': connected });
+    expect(created.status).toBe(200);
+    const row = await t.runtime.prisma.webhookEndpoint.findUnique({ where: { id: created.body.id } });
+    expect(row?.accountId).toBe(connected);
+
+    expect((await t.http().get(`${ENDPOINTS}/${created.body.id}`).set(asConnected)).status).toBe(200);
+    expectError(await t.http().get(`${ENDPOINTS}/${created.body.id}`).set(bearer(platform)), 404, { code: 'resource_missing' });
+    expect((await t.http().get(ENDPOINTS).set(bearer(platform))).body.data).toEqual([]);
+    expect((await t.http().get(ENDPOINTS).set(asConnected)).body.data.map((e: any) => e.id)).toEqual([created.body.id]);
+
+    const own = await mustCreate(t, platform);
+    expectError(await t.http().get(`${ENDPOINTS}/${own.id}`).set(asConnected), 404, { code: 'resource_missing' });
+  });
+
+  test('the platform id itself acts as the platform', async () => {
+    const platform = newTestKey();
+    const own = await mustCreate(t, platform);
+    const res = await t.http().get(`${ENDPOINTS}/${own.id}`).set(bearer(platform)).set('Stripe-Account', await accountOf(t, platform));
+    expect(res.status).toBe(200);
+  });
+
+  test('the SDK sends stripeAccount', async () => {
+    const platform = newTestKey();
+    await t.http().get(ENDPOINTS).set(bearer(platform));
+    const connected = await connectedAccountOf(t, platform);
+    const created = await t.stripe(platform).webhookEndpoints.create({ url: 'https://example.com/c', enabled_events: ['*'] }, { stripeAccount: connected });
+    expect((await t.runtime.prisma.webhookEndpoint.findUnique({ where: { id: created.id } }))?.accountId).toBe(connected);
+  });
+
+  test('an unknown account is a 403 with the public message', async () => {
+    const key = newTestKey();
+    const res = await t.http().get(ENDPOINTS).set(bearer(key)).set('Stripe-Account', 'acct_doesnotexist1');
+    expectError(res, 403, { message: PERMISSION(key, 'acct_doesnotexist1') });
+    expect(res.text).not.toContain(key);
+  });
+
+  test("another platform's connected account is a 403, for every operation", async () => {
+    const owner = newTestKey();
+    await t.http().get(ENDPOINTS).set(bearer(owner));
+    const connected = await connectedAccountOf(t, owner);
+    const created = await createEndpoint(t, owner, CREATE_BODY, { 'Stripe-Account': connected });
+    expect(created.status).toBe(200);
+
+    const intruder = newTestKey();
+    const headers = { ...bearer(intruder), 'Stripe-Account': connected };
+    const expected = { message: PERMISSION(intruder, connected) };
+    expectError(await t.http().get(ENDPOINTS).set(headers), 403, expected);
+    expectError(await t.http().get(`${ENDPOINTS}/${created.body.id}`).set(headers), 403, expected);
+    expectError(await t.http().post(ENDPOINTS).set(headers).type('form').send(CREATE_BODY), 403, expected);
+    expectError(await t.http().delete(`${ENDPOINTS}/${created.body.id}`).set(headers), 403, expected);
+    expect(await t.runtime.prisma.webhookEndpoint.count({ where: { accountId: connected } })).toBe(1);
+  });
+
+  test('a platform account is not a connected account of another platform', async () => {
+    const a = newTestKey();
+    const b = newTestKey();
+    await t.http().get(ENDPOINTS).set(bearer(b));
+    const res = await t.http().get(ENDPOINTS).set(bearer(a)).set('Stripe-Account', await accountOf(t, b));
+    expectError(res, 403, {});
+  });
+
+  test('a malformed account id is a 403, its echo bounded', async () => {
+    const key = newTestKey();
+    const res = await t.http().get(ENDPOINTS).set(bearer(key)).set('Stripe-Account', `not_an_account${'x'.repeat(300)}`);
+    const error = expectError(res, 403, {});
+    expect(error.message.length).toBeLessThan(400);
+  });
+
+  test('the SDK raises StripePermissionError for a 403', async () => {
+    const err = await t.stripe(newTestKey()).webhookEndpoints.list({}, { stripeAccount: 'acct_nobodyhere1' }).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(Stripe.errors.StripePermissionError);
+    expect((err as Stripe.errors.StripeError).statusCode).toBe(403);
+  });
+});
+
+describe('SDK error classes for the rest', () => {
+  test('400 and 404 are StripeInvalidRequestError', async () => {
+    const stripe = t.stripe(newTestKey());
+    const bad = await stripe.webhookEndpoints.create({ url: 'https://example.com/x', enabled_events: ['*'], bogus: 1 } as any).catch((e: unknown) => e);
+    expect(bad).toBeInstanceOf(Stripe.errors.StripeInvalidRequestError);
+    expect((bad as Stripe.errors.StripeError).statusCode).toBe(400);
+    expect((bad as Stripe.errors.StripeError).code).toBe('parameter_unknown');
+    expect((bad as Stripe.errors.StripeError).param).toBe('bogus');
+    const missing = await stripe.webhookEndpoints.retrieve('we_nothere').catch((e: unknown) => e);
+    expect(missing).toBeInstanceOf(Stripe.errors.StripeInvalidRequestError);
+    expect((missing as Stripe.errors.StripeError).statusCode).toBe(404);
+    expect((missing as Stripe.errors.StripeError).code).toBe('resource_missing');
+  });
+});

@@ -1,0 +1,149 @@
+import Stripe from 'stripe';
+import { bearer, newTestKey, startTestApp, type TestApp } from '../helpers/app';
+import { ApiError, internalError, invalidRequest, parametersExclusive, resourceMissing, unrecognizedUrl } from '../../src/kernel/errors';
+import { ENDPOINTS, expectError, mustCreate } from './util';
+
+let t: TestApp;
+beforeAll(async () => {
+  t = await startTestApp();
+});
+afterAll(() => t.close());
+afterEach(() => jest.restoreAllMocks());
+
+const UNRECOGNIZED = (method: string, path: string) =>
+  `Unrecognized request URL (${method}: ${path}). Please see https://stripe.com/docs or we can help at https://support.stripe.com/.`;
+
+describe('unknown paths and methods', () => {
+  test('an unknown path is a 404 in the error shape', async () => {
+    const res = await t.http().get('/v1/foo').set(bearer(newTestKey()));
+    const error = expectError(res, 404, { message: UNRECOGNIZED('GET', '/v1/foo') });
+    expect(error.code).toBeUndefined();
+    expect(error.doc_url).toBeUndefined();
+    expect(res.headers['request-id']).toMatch(/^req_/);
+  });
+
+  test('the query string is not part of the message', async () => {
+    const res = await t.http().get('/v1/foo?limit=3').set(bearer(newTestKey()));
+    expectError(res, 404, { message: UNRECOGNIZED('GET', '/v1/foo') });
+  });
+
+  test('an unknown path answers 404 even without a key', async () => {
+    expectError(await t.http().post('/v1/nothing_here'), 404, { message: UNRECOGNIZED('POST', '/v1/nothing_here') });
+  });
+
+  test.each([
+    ['put', ENDPOINTS],
+    ['patch', `${ENDPOINTS}/we_123`],
+    ['delete', ENDPOINTS],
+  ] as const)('an unknown method (%s %s) is a 404', async (method, path) => {
+    const res = await t.http()[method](path).set(bearer(newTestKey()));
+    expectError(res, 404, { message: UNRECOGNIZED(method.toUpperCase(), path) });
+  });
+
+  test('through the SDK an unknown path is an invalid request error', async () => {
+    const stripe = t.stripe(newTestKey());
+    const err = await stripe.rawRequest('GET', '/v1/foo').catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(Stripe.errors.StripeInvalidRequestError);
+    expect((err as Stripe.errors.StripeError).statusCode).toBe(404);
+  });
+
+  test('a path that cannot be decoded is a 400 in the error shape', async () => {
+    const res = await t.http().get(`${ENDPOINTS}/%E0%A4%A`).set(bearer(newTestKey()));
+    expectError(res, 400, { message: 'The request could not be read.' });
+  });
+});
+
+describe('unexpected failures', () => {
+  test('become a 500 api_error without internals, and the log has the cause with the request id', async () => {
+    const key = newTestKey();
+    const created = await mustCreate(t, key);
+    jest.spyOn(t.runtime.prisma.webhookEndpoint, 'findFirst').mockRejectedValue(new Error('boom secret detail'));
+    const res = await t.http().get(`${ENDPOINTS}/${created.id}`).set(bearer(key));
+    const error = expectError(res, 500, {
+      type: 'api_error',
+      message: 'An unknown error occurred while processing your request. Please try again later.',
+    });
+    expect(error.code).toBeUndefined();
+    expect(res.text).not.toContain('boom');
+    expect(res.text).not.toMatch(/at .*\.ts:\d+/);
+    expect(res.headers['stripe-should-retry']).toBe('true');
+
+    const requestId = res.headers['request-id'];
+    expect(requestId).toMatch(/^req_[A-Za-z0-9]{14,}$/);
+    const logged = t.logs.find((l) => l.msg === 'unexpected error' && l.request_id === requestId);
+    expect(logged).toBeDefined();
+    expect(logged!.level).toBe(50);
+    expect((logged!.err as any).message).toBe('boom secret detail');
+    expect((logged!.err as any).stack).toContain('boom secret detail');
+  });
+
+  test('a thrown non-Error value is handled the same way', async () => {
+    const key = newTestKey();
+    const created = await mustCreate(t, key);
+    jest.spyOn(t.runtime.prisma.webhookEndpoint, 'findFirst').mockRejectedValue({ status: 'weird', detail: 'internal' });
+    const res = await t.http().get(`${ENDPOINTS}/${created.id}`).set(bearer(key));
+    expectError(res, 500, { type: 'api_error' });
+    expect(res.text).not.toContain('internal');
+  });
+
+  test('an object with an HTTP-like status from deep inside is still a 500, not its status', async () => {
+    const key = newTestKey();
+    const created = await mustCreate(t, key);
+    jest.spyOn(t.runtime.prisma.webhookEndpoint, 'findFirst').mockRejectedValue(Object.assign(new Error('upstream said 404'), { status: 404 }));
+    const res = await t.http().get(`${ENDPOINTS}/${created.id}`).set(bearer(key));
+    expectError(res, 500, { type: 'api_error' });
+    expect(res.text).not.toContain('upstream');
+  });
+
+  test('through the SDK a 500 is an API error', async () => {
+    const key = newTestKey();
+    const created = await mustCreate(t, key);
+    jest.spyOn(t.runtime.prisma.webhookEndpoint, 'findFirst').mockRejectedValue(new Error('boom'));
+    const err = await t.stripe(key).webhookEndpoints.retrieve(created.id).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(Stripe.errors.StripeAPIError);
+    expect((err as Stripe.errors.StripeError).statusCode).toBe(500);
+  });
+});
+
+describe('coded errors', () => {
+  test('a missing object: 404 resource_missing with param id and doc_url', async () => {
+    const res = await t.http().get(`${ENDPOINTS}/we_123`).set(bearer(newTestKey()));
+    const error = expectError(res, 404, { code: 'resource_missing', param: 'id', message: "No such webhook endpoint: 'we_123'" });
+    expect(error.doc_url).toBe('https://stripe.com/docs/error-codes/resource-missing');
+    expect(error.request_log_url).toBe(`https://dashboard.stripe.com/test/logs/${res.headers['request-id']}`);
+  });
+
+  test('toBody: doc_url only with a code, underscores become hyphens', () => {
+    expect(invalidRequest('x', 'parameter_invalid_integer', 'limit').toBody().error).toEqual({
+      type: 'invalid_request_error',
+      message: 'x',
+      code: 'parameter_invalid_integer',
+      doc_url: 'https://stripe.com/docs/error-codes/parameter-invalid-integer',
+      param: 'limit',
+    });
+    expect(invalidRequest('plain').toBody('req_abc').error).toEqual({
+      type: 'invalid_request_error',
+      message: 'plain',
+      request_log_url: 'https://dashboard.stripe.com/test/logs/req_abc',
+    });
+  });
+
+  test('extra members are added to the body', () => {
+    const err = new ApiError({ status: 402, type: 'card_error', code: 'card_declined', message: 'declined', extra: { decline_code: 'insufficient_funds' } });
+    expect(err.toBody().error).toMatchObject({ type: 'card_error', code: 'card_declined', decline_code: 'insufficient_funds' });
+  });
+
+  test('the type follows the status unless given', () => {
+    expect(new ApiError({ status: 400, message: 'x' }).type).toBe('invalid_request_error');
+    expect(new ApiError({ status: 503, message: 'x' }).type).toBe('api_error');
+    expect(internalError().status).toBe(500);
+    expect(internalError().type).toBe('api_error');
+  });
+
+  test('helpers build the compat.md messages', () => {
+    expect(resourceMissing('webhook endpoint', 'we_1').toBody().error).toMatchObject({ code: 'resource_missing', param: 'id', message: "No such webhook endpoint: 'we_1'" });
+    expect(resourceMissing('webhook endpoint', 'we_1', 'starting_after', 400).status).toBe(400);
+    expect(parametersExclusive('a', 'b').message).toContain('a, b');
+    expect(unrecognizedUrl('GET', '/v1/x').message).toBe(UNRECOGNIZED('GET', '/v1/x'));
+  });
+});

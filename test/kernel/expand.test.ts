@@ -1,0 +1,217 @@
+import { bearer, newTestKey, startTestApp, type TestApp } from '../helpers/app';
+import { ApiError } from '../../src/kernel/errors';
+import { ExpandRegistry, MAX_EXPAND_DEPTH } from '../../src/kernel/expand';
+import type { RequestContext } from '../../src/kernel/route';
+import { accountOf, createEndpoint, ENDPOINTS, endpointCount, expectError, mustCreate } from './util';
+
+// Fake object graph: charge.customer → customer, customer.default_source → source,
+// source.owner → person, person.employer → company, company.parent → company;
+// invoice.lines is an array of line ids; customer.provided_details is shown only when expanded.
+
+const ctx = { requestId: 'req_test' } as unknown as RequestContext;
+
+function fakeRegistry() {
+  const calls: { field: string; value: unknown; parent: unknown; ctx: unknown }[] = [];
+  const fetcher =
+    (field: string, object: string, extra: Record<string, unknown> = {}) =>
+    async (value: unknown, parent: Record<string, unknown>, c: RequestContext) => {
+      calls.push({ field, value, parent, ctx: c });
+      if (value === null || value === undefined) return value ?? null;
+      return { id: value, object, ...extra };
+    };
+  const registry = new ExpandRegistry();
+  registry.register('charge', { customer: { type: 'customer', expand: fetcher('customer', 'customer', { default_source: 'src_1' }) } });
+  registry.register('customer', {
+    default_source: { type: 'source', expand: fetcher('default_source', 'source', { owner: 'per_1' }) },
+    provided_details: {
+      type: 'details',
+      expand: async (_v, parent) => ({ object: 'details', of: parent.id }),
+    },
+  });
+  registry.register('source', { owner: { type: 'person', expand: fetcher('owner', 'person', { employer: 'co_1' }) } });
+  registry.register('person', { employer: { type: 'company', expand: fetcher('employer', 'company', { parent: 'co_0' }) } });
+  registry.register('company', { parent: { type: 'company', expand: fetcher('parent', 'company', { parent: null }) } });
+  registry.register('invoice', { lines: { type: 'line', expand: fetcher('lines', 'line') } });
+  registry.register('line', {});
+  return { registry, calls };
+}
+
+function checkError(registry: ExpandRegistry, paths: string[], rootType: string, isList: boolean): ApiError {
+  try {
+    registry.check(paths, rootType, isList);
+  } catch (err) {
+    if (err instanceof ApiError) return err;
+    throw err;
+  }
+  throw new Error('expected the check to fail');
+}
+
+describe('ExpandRegistry.check', () => {
+  const { registry } = fakeRegistry();
+
+  test('accepts declared fields and nested paths', () => {
+    expect(() => registry.check(['customer', 'customer.default_source', 'customer.provided_details'], 'charge', false)).not.toThrow();
+    expect(() => registry.check([], 'charge', false)).not.toThrow();
+  });
+
+  test('an undeclared field: "This property cannot be expanded (x)."', () => {
+    const err = checkError(registry, ['amount'], 'charge', false);
+    expect(err.status).toBe(400);
+    expect(err.message).toBe('This property cannot be expanded (amount).');
+    expect(err.param).toBe('expand');
+    expect(checkError(registry, ['customer.bogus'], 'charge', false).message).toBe('This property cannot be expanded (bogus).');
+  });
+
+  test('names that exist on every JavaScript object are not fields', () => {
+    expect(checkError(registry, ['toString'], 'charge', false).message).toBe('This property cannot be expanded (toString).');
+    expect(checkError(registry, ['constructor'], 'charge', false).message).toBe('This property cannot be expanded (constructor).');
+  });
+
+  test('a type with nothing declared expands nothing', () => {
+    expect(checkError(registry, ['anything'], 'line', false).message).toBe('This property cannot be expanded (anything).');
+    expect(checkError(registry, ['anything'], 'unregistered_type', false).message).toBe('This property cannot be expanded (anything).');
+  });
+
+  test(`paths may nest ${MAX_EXPAND_DEPTH} levels, not more`, () => {
+    expect(MAX_EXPAND_DEPTH).toBe(4);
+    expect(() => registry.check(['customer.default_source.owner.employer'], 'charge', false)).not.toThrow();
+    const err = checkError(registry, ['customer.default_source.owner.employer.parent'], 'charge', false);
+    expect(err.status).toBe(400);
+    expect(err.message).toBe('You cannot expand more than 4 levels of a property. Property: customer.default_source.owner.employer.parent');
+  });
+
+  test('on a list, paths start with data.', () => {
+    expect(() => registry.check(['data.customer', 'data.customer.default_source'], 'charge', true)).not.toThrow();
+    expect(() => registry.check(['data.customer.default_source.owner.employer'], 'charge', true)).not.toThrow();
+    expect(checkError(registry, ['data.customer.default_source.owner.employer.parent'], 'charge', true).message).toMatch(/more than 4 levels/);
+    expect(checkError(registry, ['data.amount'], 'charge', true).message).toBe('This property cannot be expanded (amount).');
+  });
+
+  test("on a list, a path that would work on each item suggests 'data.x'", () => {
+    const err = checkError(registry, ['customer'], 'charge', true);
+    expect(err.message).toBe("This property cannot be expanded (customer). You may want to try expanding 'data.customer' instead.");
+    const nested = checkError(registry, ['customer.default_source'], 'charge', true);
+    expect(nested.message).toBe(
+      "This property cannot be expanded (customer). You may want to try expanding 'data.customer.default_source' instead.",
+    );
+  });
+
+  test('on a list, an invalid path gets no hint', () => {
+    expect(checkError(registry, ['amount'], 'charge', true).message).toBe('This property cannot be expanded (amount).');
+  });
+
+  test('every path is checked, not only the first', () => {
+    expect(checkError(registry, ['customer', 'nope'], 'charge', false).message).toBe('This property cannot be expanded (nope).');
+  });
+
+  test('declaring one type twice is a programming error', () => {
+    expect(() => registry.register('charge', {})).toThrow('Expandable fields of charge are declared twice');
+  });
+});
+
+describe('ExpandRegistry.apply', () => {
+  test('expands an id into its object and passes the parent and the request context', async () => {
+    const { registry, calls } = fakeRegistry();
+    const charge = { id: 'ch_1', object: 'charge', customer: 'cus_1' };
+    const out = (await registry.apply(charge, ['customer'], ctx)) as any;
+    expect(out.customer).toEqual({ id: 'cus_1', object: 'customer', default_source: 'src_1' });
+    expect(calls).toHaveLength(1);
+    expect(calls[0]).toMatchObject({ field: 'customer', value: 'cus_1', ctx });
+    expect((calls[0].parent as any).id).toBe('ch_1');
+  });
+
+  test('nested paths expand level by level', async () => {
+    const { registry } = fakeRegistry();
+    const charge = { id: 'ch_1', object: 'charge', customer: 'cus_1' };
+    const out = (await registry.apply(charge, ['customer.default_source.owner.employer'], ctx)) as any;
+    expect(out.customer.default_source.owner.employer).toEqual({ id: 'co_1', object: 'company', parent: 'co_0' });
+    expect(out.customer.default_source.owner.id).toBe('per_1');
+  });
+
+  test('two paths sharing a prefix expand the prefix once', async () => {
+    const { registry, calls } = fakeRegistry();
+    const charge = { id: 'ch_1', object: 'charge', customer: 'cus_1' };
+    const out = (await registry.apply(charge, ['customer', 'customer.default_source'], ctx)) as any;
+    expect(out.customer.default_source.object).toBe('source');
+    expect(calls.filter((c) => c.field === 'customer')).toHaveLength(1);
+  });
+
+  test('arrays of ids expand element by element; objects already there are kept', async () => {
+    const { registry } = fakeRegistry();
+    const kept = { id: 'il_0', object: 'line', note: 'already expanded' };
+    const invoice = { id: 'in_1', object: 'invoice', lines: [kept, 'il_1', 'il_2'] };
+    const out = (await registry.apply(invoice, ['lines'], ctx)) as any;
+    expect(out.lines).toEqual([kept, { id: 'il_1', object: 'line' }, { id: 'il_2', object: 'line' }]);
+  });
+
+  test('a field shown only when expanded is computed from the parent', async () => {
+    const { registry } = fakeRegistry();
+    const customer = { id: 'cus_9', object: 'customer' };
+    const out = (await registry.apply(customer, ['provided_details'], ctx)) as any;
+    expect(out.provided_details).toEqual({ object: 'details', of: 'cus_9' });
+  });
+
+  test('a null reference stays null and deeper segments are skipped', async () => {
+    const { registry } = fakeRegistry();
+    const charge = { id: 'ch_1', object: 'charge', customer: null };
+    const out = (await registry.apply(charge, ['customer.default_source'], ctx)) as any;
+    expect(out.customer).toBeNull();
+  });
+
+  test('on a list, data.x expands every item', async () => {
+    const { registry } = fakeRegistry();
+    const page = {
+      object: 'list',
+      url: '/v1/charges',
+      has_more: false,
+      data: [
+        { id: 'ch_1', object: 'charge', customer: 'cus_1' },
+        { id: 'ch_2', object: 'charge', customer: 'cus_2' },
+      ],
+    };
+    const out = (await registry.apply(page, ['data.customer.default_source'], ctx)) as any;
+    expect(out.data.map((c: any) => c.customer.id)).toEqual(['cus_1', 'cus_2']);
+    expect(out.data.map((c: any) => c.customer.default_source.object)).toEqual(['source', 'source']);
+  });
+
+  test('no paths: the object is returned unchanged', async () => {
+    const { registry, calls } = fakeRegistry();
+    const charge = { id: 'ch_1', object: 'charge', customer: 'cus_1' };
+    expect(await registry.apply(charge, [], ctx)).toEqual({ id: 'ch_1', object: 'charge', customer: 'cus_1' });
+    expect(calls).toHaveLength(0);
+  });
+});
+
+describe('expand over HTTP', () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await startTestApp();
+  });
+  afterAll(() => t.close());
+
+  test('expand[]=foo on a webhook endpoint is a 400', async () => {
+    const key = newTestKey();
+    const created = await mustCreate(t, key);
+    const res = await t.http().get(`${ENDPOINTS}/${created.id}?expand[]=foo`).set(bearer(key));
+    expectError(res, 400, { param: 'expand', message: 'This property cannot be expanded (foo).' });
+  });
+
+  test('on the list, expand[]=data.foo names foo, and expand[]=foo gets no hint', async () => {
+    const key = newTestKey();
+    expectError(await t.http().get(`${ENDPOINTS}?expand[]=data.foo`).set(bearer(key)), 400, { message: 'This property cannot be expanded (foo).' });
+    expectError(await t.http().get(`${ENDPOINTS}?expand[]=foo`).set(bearer(key)), 400, { message: 'This property cannot be expanded (foo).' });
+  });
+
+  test('a create with a bad expand creates nothing', async () => {
+    const key = newTestKey();
+    await mustCreate(t, key);
+    const res = await createEndpoint(t, key, 'url=https://example.com/h&enabled_events[]=*&expand[]=secret');
+    expectError(res, 400, { message: 'This property cannot be expanded (secret).' });
+    expect(await endpointCount(t, await accountOf(t, key))).toBe(1);
+  });
+
+  test('expand must be an array', async () => {
+    const res = await t.http().get(`${ENDPOINTS}?expand=foo`).set(bearer(newTestKey()));
+    expectError(res, 400, { code: 'parameter_invalid', param: 'expand' });
+  });
+});

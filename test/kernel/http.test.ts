@@ -1,0 +1,172 @@
+import { bearer, newTestKey, startTestApp, type TestApp } from '../helpers/app';
+import { resolveApiVersion } from '../../src/kernel/http';
+import { API_VERSIONS, DEFAULT_API_VERSION } from '../../src/kernel/versions';
+import { resources } from '../../src/resources';
+import { CREATE_BODY, createEndpoint, ENDPOINTS, expectError, mustCreate } from './util';
+
+let t: TestApp;
+beforeAll(async () => {
+  t = await startTestApp();
+});
+afterAll(() => t.close());
+
+const REQUEST_ID = /^req_[A-Za-z0-9]{14,}$/;
+
+describe('Request-Id', () => {
+  test('on successes, errors, unknown URLs and kernel endpoints, different every time', async () => {
+    const key = newTestKey();
+    const responses = [
+      await createEndpoint(t, key),
+      await t.http().get(ENDPOINTS).set(bearer(key)),
+      await t.http().get(ENDPOINTS),
+      await t.http().get(`${ENDPOINTS}?limit=abc`).set(bearer(key)),
+      await t.http().get('/v1/foo'),
+      await t.http().get('/healthz'),
+    ];
+    expect(responses.map((r) => r.status)).toEqual([200, 200, 401, 400, 404, 200]);
+    for (const r of responses) expect(r.headers['request-id']).toMatch(REQUEST_ID);
+    expect(new Set(responses.map((r) => r.headers['request-id'])).size).toBe(responses.length);
+  });
+
+  test('the error body links the same request id', async () => {
+    const res = await t.http().get(`${ENDPOINTS}/we_nope`).set(bearer(newTestKey()));
+    expect(res.body.error.request_log_url).toBe(`https://dashboard.stripe.com/test/logs/${res.headers['request-id']}`);
+  });
+
+  test('the SDK sees it', async () => {
+    const list = await t.stripe(newTestKey()).webhookEndpoints.list();
+    expect(list.lastResponse.requestId).toMatch(REQUEST_ID);
+  });
+});
+
+describe('Idempotency-Key echo', () => {
+  test('echoed on POST, and on errors', async () => {
+    const key = newTestKey();
+    const ok = await createEndpoint(t, key, CREATE_BODY, { 'Idempotency-Key': 'echo-me-1' });
+    expect(ok.headers['idempotency-key']).toBe('echo-me-1');
+    const bad = await createEndpoint(t, key, 'url=https://example.com/h', { 'Idempotency-Key': 'echo-me-2' });
+    expect(bad.status).toBe(400);
+    expect(bad.headers['idempotency-key']).toBe('echo-me-2');
+  });
+
+  test('absent when none was sent', async () => {
+    const res = await t.http().get(ENDPOINTS).set(bearer(newTestKey()));
+    expect(res.headers['idempotency-key']).toBeUndefined();
+  });
+});
+
+describe('Stripe-Version', () => {
+  test(`the default (${DEFAULT_API_VERSION}) is echoed when none is sent`, async () => {
+    expect(DEFAULT_API_VERSION).toBe('2026-08-26.dahlia');
+    const res = await t.http().get(ENDPOINTS).set(bearer(newTestKey()));
+    expect(res.headers['stripe-version']).toBe('2026-08-26.dahlia');
+  });
+
+  test('the version stripe@23 sends is accepted and echoed', async () => {
+    const res = await t.http().get(ENDPOINTS).set(bearer(newTestKey())).set('Stripe-Version', '2026-10-28.endive');
+    expect(res.status).toBe(200);
+    expect(res.headers['stripe-version']).toBe('2026-10-28.endive');
+    const list = await t.stripe(newTestKey()).webhookEndpoints.list();
+    expect(list.lastResponse.apiVersion).toBe('2026-10-28.endive');
+  });
+
+  test('a version applies to its request only', async () => {
+    const key = newTestKey();
+    const first = await t.http().get(ENDPOINTS).set(bearer(key)).set('Stripe-Version', '2024-06-20');
+    expect(first.headers['stripe-version']).toBe('2024-06-20');
+    const next = await t.http().get(ENDPOINTS).set(bearer(key));
+    expect(next.headers['stripe-version']).toBe(DEFAULT_API_VERSION);
+  });
+
+  test('beta flags after ";" are accepted', async () => {
+    const res = await t.http().get(ENDPOINTS).set(bearer(newTestKey())).set('Stripe-Version', '2026-10-28.endive; some_beta=v1');
+    expect(res.status).toBe(200);
+    expect(res.headers['stripe-version']).toBe('2026-10-28.endive');
+  });
+
+  test.each(['2099-01-01.zebra', 'latest', '2026-08-26'])('an unknown version (%s) is a 400', async (version) => {
+    const res = await t.http().get(ENDPOINTS).set(bearer(newTestKey())).set('Stripe-Version', version);
+    expectError(res, 400, { message: `Invalid Stripe API version: ${version}` });
+  });
+
+  test('an unknown version creates nothing', async () => {
+    const key = newTestKey();
+    await mustCreate(t, key);
+    const res = await createEndpoint(t, key, CREATE_BODY, { 'Stripe-Version': 'bogus' });
+    expect(res.status).toBe(400);
+    const list = await t.http().get(ENDPOINTS).set(bearer(key));
+    expect(list.body.data).toHaveLength(1);
+  });
+
+  test('resolveApiVersion', () => {
+    expect(resolveApiVersion(undefined, 'fallback')).toBe('fallback');
+    expect(resolveApiVersion(' 2025-03-31.basil ', DEFAULT_API_VERSION)).toBe('2025-03-31.basil');
+    expect(() => resolveApiVersion('x'.repeat(500), DEFAULT_API_VERSION)).toThrow(`Invalid Stripe API version: ${'x'.repeat(100)}`);
+    expect(API_VERSIONS).toContain('2026-10-28.endive');
+  });
+});
+
+describe('response basics', () => {
+  test('JSON, not cached', async () => {
+    const res = await t.http().get(ENDPOINTS).set(bearer(newTestKey()));
+    expect(res.headers['content-type']).toMatch(/^application\/json/);
+    expect(res.headers['cache-control']).toBe('no-cache, no-store');
+    expect(res.headers['x-powered-by']).toBeUndefined();
+  });
+});
+
+describe('kernel endpoints', () => {
+  test('/healthz is 200 without a key', async () => {
+    const res = await t.http().get('/healthz');
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({ status: 'ok' });
+  });
+
+  test('/readyz is 200 when PostgreSQL and Redis answer', async () => {
+    const res = await t.http().get('/readyz');
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({ status: 'ready', postgres: true, redis: true });
+  });
+
+  test('/readyz is 503 when Redis cannot be reached', async () => {
+    const down = await startTestApp({ REDIS_URL: 'redis://127.0.0.1:1' });
+    try {
+      const res = await down.http().get('/readyz');
+      expect(res.status).toBe(503);
+      expect(res.body).toEqual({ status: 'unavailable', postgres: true, redis: false });
+      expect(res.headers['request-id']).toMatch(REQUEST_ID);
+    } finally {
+      down.runtime.redis.disconnect();
+      await down.close();
+    }
+  });
+
+  test('/readyz is 503 when PostgreSQL cannot be reached', async () => {
+    const down = await startTestApp({ DATABASE_URL: 'postgresql://postgres@127.0.0.1:1/nowhere' });
+    try {
+      const res = await down.http().get('/readyz');
+      expect(res.status).toBe(503);
+      expect(res.body).toEqual({ status: 'unavailable', postgres: false, redis: true });
+    } finally {
+      await down.close();
+    }
+  });
+
+  test('/openapi.json serves the document with every routed operation', async () => {
+    const res = await t.http().get('/openapi.json');
+    expect(res.status).toBe(200);
+    expect(res.headers['content-type']).toMatch(/^application\/json/);
+    const doc = res.body;
+    expect(doc.openapi).toBe('3.1.0');
+    const routes = resources.flatMap((r) => r.routes);
+    expect(routes.length).toBeGreaterThanOrEqual(5);
+    for (const r of routes) {
+      expect(doc.paths[r.path]?.[r.method]?.operationId).toBe(r.operationId);
+    }
+    for (const p of ['/healthz', '/readyz', '/openapi.json']) expect(doc.paths[p].get['x-kernel']).toBe(true);
+    const ids = Object.values<any>(doc.paths).flatMap((item) => ['get', 'post', 'delete'].filter((m) => item[m]).map((m) => item[m].operationId));
+    expect(new Set(ids).size).toBe(ids.length);
+    // Schemas generated from code are in the document too.
+    expect(doc.components.schemas.api_version.enum).toContain(DEFAULT_API_VERSION);
+  });
+});

@@ -1,0 +1,317 @@
+import { Client } from 'pg';
+import request from 'supertest';
+import Stripe from 'stripe';
+import { bearer, newTestKey, startTestApp, type TestApp } from '../helpers/app';
+import { accountOf, CREATE_BODY, createEndpoint, ENDPOINTS, endpointCount, expectError, mustCreate } from './util';
+
+let t: TestApp;
+beforeAll(async () => {
+  t = await startTestApp();
+});
+afterAll(() => t.close());
+afterEach(() => jest.restoreAllMocks());
+
+let counter = 0;
+const newIdemKey = () => `idem-${process.pid}-${Date.now()}-${++counter}`;
+
+const records = (key: string) => t.runtime.prisma.idempotencyRecord.findMany({ where: { key } });
+
+const mismatchMessage = (key: string) =>
+  `Keys for idempotent requests can only be used with the same parameters they were first used with. Try using a key other than '${key}' if you meant to execute a different request.`;
+
+describe('replay', () => {
+  test('the same request again returns the same status and body, marked as replayed, and creates nothing new', async () => {
+    const key = newTestKey();
+    const idem = newIdemKey();
+    const first = await createEndpoint(t, key, CREATE_BODY, { 'Idempotency-Key': idem });
+    expect(first.status).toBe(200);
+    expect(first.headers['idempotent-replayed']).toBeUndefined();
+    const second = await createEndpoint(t, key, CREATE_BODY, { 'Idempotency-Key': idem });
+    expect(second.status).toBe(200);
+    expect(second.headers['idempotent-replayed']).toBe('true');
+    expect(second.text).toBe(first.text);
+    expect(second.body.secret).toBe(first.body.secret);
+    expect(second.headers['request-id']).not.toBe(first.headers['request-id']);
+    expect(second.headers['idempotency-key']).toBe(idem);
+    expect(await endpointCount(t, await accountOf(t, key))).toBe(1);
+  });
+
+  test('the SDK retrying with its key gets the same object', async () => {
+    const key = newTestKey();
+    const stripe = t.stripe(key);
+    const params = { url: 'https://example.com/sdk', enabled_events: ['*'] as Stripe.WebhookEndpointCreateParams.EnabledEvent[] };
+    const a = await stripe.webhookEndpoints.create(params, { idempotencyKey: 'sdk-key-1' });
+    const b = await stripe.webhookEndpoints.create(params, { idempotencyKey: 'sdk-key-1' });
+    expect(b.id).toBe(a.id);
+    expect(b.lastResponse.headers['idempotent-replayed']).toBe('true');
+    expect(await endpointCount(t, await accountOf(t, key))).toBe(1);
+  });
+
+  test('an update replays too', async () => {
+    const key = newTestKey();
+    const created = await mustCreate(t, key);
+    const idem = newIdemKey();
+    const update = () => t.http().post(`${ENDPOINTS}/${created.id}`).set(bearer(key)).set('Idempotency-Key', idem).type('form').send('description=v1');
+    const first = await update();
+    expect(first.body.description).toBe('v1');
+    // Change the object behind the key's back: the replay still answers with the first result.
+    await t.http().post(`${ENDPOINTS}/${created.id}`).set(bearer(key)).type('form').send('description=v2');
+    const again = await update();
+    expect(again.headers['idempotent-replayed']).toBe('true');
+    expect(again.body.description).toBe('v1');
+  });
+});
+
+describe('mismatches', () => {
+  test('the same key with other parameters is an idempotency_error', async () => {
+    const key = newTestKey();
+    const idem = newIdemKey();
+    await mustCreate(t, key, CREATE_BODY, { 'Idempotency-Key': idem });
+    const res = await createEndpoint(t, key, 'url=https://example.com/other&enabled_events[]=*', { 'Idempotency-Key': idem });
+    expectError(res, 400, { type: 'idempotency_error', message: mismatchMessage(idem) });
+    expect(res.headers['idempotent-replayed']).toBeUndefined();
+    expect(await endpointCount(t, await accountOf(t, key))).toBe(1);
+  });
+
+  test('the same key on another path is an idempotency_error', async () => {
+    const key = newTestKey();
+    const idem = newIdemKey();
+    const created = await mustCreate(t, key, CREATE_BODY, { 'Idempotency-Key': idem });
+    const res = await t.http().post(`${ENDPOINTS}/${created.id}`).set(bearer(key)).set('Idempotency-Key', idem).type('form').send(CREATE_BODY);
+    expectError(res, 400, { type: 'idempotency_error', message: mismatchMessage(idem) });
+  });
+
+  test('the SDK raises StripeIdempotencyError for a mismatch', async () => {
+    const stripe = t.stripe(newTestKey());
+    await stripe.webhookEndpoints.create({ url: 'https://example.com/a', enabled_events: ['*'] }, { idempotencyKey: 'sdk-mismatch' });
+    const err = await stripe.webhookEndpoints
+      .create({ url: 'https://example.com/b', enabled_events: ['*'] }, { idempotencyKey: 'sdk-mismatch' })
+      .catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(Stripe.errors.StripeIdempotencyError);
+    expect((err as Stripe.errors.StripeError).message).toBe(mismatchMessage('sdk-mismatch'));
+  });
+});
+
+describe('a request still running', () => {
+  test('another request with its key gets 409 idempotency_key_in_use; the first one then completes', async () => {
+    const key = newTestKey();
+    await mustCreate(t, key);
+    const account = await accountOf(t, key);
+    const idem = newIdemKey();
+    // Hold the account row: the create waits on it after claiming the key.
+    const blocker = new Client({ connectionString: t.config.databaseUrl });
+    await blocker.connect();
+    try {
+      await blocker.query('BEGIN');
+      await blocker.query('SELECT 1 FROM accounts WHERE id = $1 FOR UPDATE', [account]);
+      const firstDone = createEndpoint(t, key, CREATE_BODY, { 'Idempotency-Key': idem }).then((r) => r);
+      for (let i = 0; i < 200 && (await records(idem)).length === 0; i++) await new Promise((r) => setTimeout(r, 10));
+      expect((await records(idem))[0]).toMatchObject({ status: null, responseBody: null });
+
+      const second = await createEndpoint(t, key, CREATE_BODY, { 'Idempotency-Key': idem });
+      expectError(second, 409, { code: 'idempotency_key_in_use' });
+      expect(second.body.error.message).toContain(idem);
+      expect(second.headers['stripe-should-retry']).toBe('true');
+
+      await blocker.query('COMMIT');
+      const first = await firstDone;
+      expect(first.status).toBe(200);
+      const third = await createEndpoint(t, key, CREATE_BODY, { 'Idempotency-Key': idem });
+      expect(third.headers['idempotent-replayed']).toBe('true');
+      expect(third.body.id).toBe(first.body.id);
+      expect(await endpointCount(t, account)).toBe(2);
+    } finally {
+      await blocker.query('ROLLBACK').catch(() => undefined);
+      await blocker.end();
+    }
+  });
+
+  test('20 concurrent requests with one key (and a brand-new API key) create exactly one object', async () => {
+    const key = newTestKey();
+    const idem = newIdemKey();
+    const agent = request(`http://127.0.0.1:${t.port}`);
+    const responses = await Promise.all(
+      Array.from({ length: 20 }, () => agent.post(ENDPOINTS).set(bearer(key)).set('Idempotency-Key', idem).type('form').send(CREATE_BODY)),
+    );
+    const statuses = responses.map((r) => r.status);
+    expect(statuses.every((s) => s === 200 || s === 409)).toBe(true);
+    const ok = responses.filter((r) => r.status === 200);
+    expect(ok.length).toBeGreaterThanOrEqual(1);
+    expect(new Set(ok.map((r) => r.body.id)).size).toBe(1);
+    for (const r of responses.filter((x) => x.status === 409)) expect(r.body.error.code).toBe('idempotency_key_in_use');
+
+    const account = await accountOf(t, key);
+    expect(await endpointCount(t, account)).toBe(1);
+    expect(await t.runtime.prisma.apiKey.count({ where: { accountId: account } })).toBe(1);
+    expect(await records(idem)).toHaveLength(1);
+  });
+});
+
+describe('errors are results too', () => {
+  test('the endpoint limit error is replayed even after a slot frees up', async () => {
+    const key = newTestKey();
+    const ids: string[] = [];
+    for (let i = 0; i < t.config.maxWebhookEndpoints; i++) ids.push((await mustCreate(t, key)).id);
+    const idem = newIdemKey();
+    const refused = await createEndpoint(t, key, CREATE_BODY, { 'Idempotency-Key': idem });
+    expectError(refused, 400, { code: 'webhook_endpoint_limit_reached' });
+
+    expect((await t.http().delete(`${ENDPOINTS}/${ids[0]}`).set(bearer(key))).status).toBe(200);
+    const replay = await createEndpoint(t, key, CREATE_BODY, { 'Idempotency-Key': idem });
+    expect(replay.status).toBe(400);
+    expect(replay.headers['idempotent-replayed']).toBe('true');
+    expect(replay.text).toBe(refused.text);
+    // A fresh key does get the freed slot.
+    expect((await createEndpoint(t, key, CREATE_BODY, { 'Idempotency-Key': newIdemKey() })).status).toBe(200);
+  });
+
+  test('a 404 on update is replayed as that 404', async () => {
+    const key = newTestKey();
+    const idem = newIdemKey();
+    const send = () => t.http().post(`${ENDPOINTS}/we_missing`).set(bearer(key)).set('Idempotency-Key', idem).type('form').send('description=x');
+    const first = await send();
+    expectError(first, 404, { code: 'resource_missing' });
+    const again = await send();
+    expect(again.status).toBe(404);
+    expect(again.headers['idempotent-replayed']).toBe('true');
+    expect(again.text).toBe(first.text);
+  });
+
+  test('a 500 is stored and replayed', async () => {
+    const key = newTestKey();
+    const created = await mustCreate(t, key);
+    const idem = newIdemKey();
+    const send = () => t.http().post(`${ENDPOINTS}/${created.id}`).set(bearer(key)).set('Idempotency-Key', idem).type('form').send('description=x');
+    const spy = jest.spyOn(t.runtime.prisma, '$transaction').mockRejectedValueOnce(new Error('database went away'));
+    const first = await send();
+    expectError(first, 500, { type: 'api_error' });
+    spy.mockRestore();
+    const again = await send();
+    expect(again.status).toBe(500);
+    expect(again.headers['idempotent-replayed']).toBe('true');
+    expect(again.text).toBe(first.text);
+  });
+});
+
+describe('what stores nothing', () => {
+  test('requests rejected by auth store nothing', async () => {
+    const idem = newIdemKey();
+    const live = await t.http().post(ENDPOINTS).set(bearer(`sk_live_${'a'.repeat(24)}`)).set('Idempotency-Key', idem).type('form').send(CREATE_BODY);
+    expect(live.status).toBe(401);
+    const none = await t.http().post(ENDPOINTS).set('Idempotency-Key', idem).type('form').send(CREATE_BODY);
+    expect(none.status).toBe(401);
+    expect(await records(idem)).toHaveLength(0);
+  });
+
+  test('requests rejected by validation, expand or version checks store nothing, and the key stays usable', async () => {
+    const key = newTestKey();
+    const idem = newIdemKey();
+    expect((await createEndpoint(t, key, 'url=https://example.com/h', { 'Idempotency-Key': idem })).status).toBe(400);
+    expect((await createEndpoint(t, key, `${CREATE_BODY}&expand[]=nope`, { 'Idempotency-Key': idem })).status).toBe(400);
+    expect((await createEndpoint(t, key, CREATE_BODY, { 'Idempotency-Key': idem, 'Stripe-Version': '1999-01-01' })).status).toBe(400);
+    const json = await t.http().post(ENDPOINTS).set(bearer(key)).set('Idempotency-Key', idem).set('Content-Type', 'application/json').send('{"url":"x"}');
+    expect(json.status).toBe(400);
+    expect(await records(idem)).toHaveLength(0);
+    const ok = await createEndpoint(t, key, CREATE_BODY, { 'Idempotency-Key': idem });
+    expect(ok.status).toBe(200);
+    expect(ok.headers['idempotent-replayed']).toBeUndefined();
+    expect(await records(idem)).toHaveLength(1);
+  });
+
+  test('GET and DELETE ignore keys', async () => {
+    const key = newTestKey();
+    const created = await mustCreate(t, key);
+    const idem = newIdemKey();
+    const get = await t.http().get(ENDPOINTS).set(bearer(key)).set('Idempotency-Key', idem);
+    expect(get.status).toBe(200);
+    const del = await t.http().delete(`${ENDPOINTS}/${created.id}`).set(bearer(key)).set('Idempotency-Key', idem);
+    expect(del.status).toBe(200);
+    const delAgain = await t.http().delete(`${ENDPOINTS}/${created.id}`).set(bearer(key)).set('Idempotency-Key', idem);
+    expect(delAgain.status).toBe(404);
+    expect(delAgain.headers['idempotent-replayed']).toBeUndefined();
+    expect(await records(idem)).toHaveLength(0);
+    // The key is still free for a POST.
+    expect((await createEndpoint(t, key, CREATE_BODY, { 'Idempotency-Key': idem })).status).toBe(200);
+  });
+});
+
+describe('key rules', () => {
+  test('keys longer than 255 characters are a 400; 255 is fine', async () => {
+    const key = newTestKey();
+    await mustCreate(t, key);
+    const long = 'k'.repeat(256);
+    const res = await createEndpoint(t, key, CREATE_BODY, { 'Idempotency-Key': long });
+    expectError(res, 400, { code: 'idempotency_key_too_long', message: 'Idempotency keys can be at most 255 characters long.' });
+    expect(await records(long)).toHaveLength(0);
+    expect(await endpointCount(t, await accountOf(t, key))).toBe(1);
+    const max = `${newIdemKey()}-`.padEnd(255, 'x');
+    expect((await createEndpoint(t, key, CREATE_BODY, { 'Idempotency-Key': max })).status).toBe(200);
+    expect(await records(max)).toHaveLength(1);
+  });
+
+  test('an empty key is no key: nothing is stored and distinct requests both go through', async () => {
+    const key = newTestKey();
+    const a = await createEndpoint(t, key, 'url=https://example.com/a&enabled_events[]=*', { 'Idempotency-Key': '' });
+    const b = await createEndpoint(t, key, 'url=https://example.com/b&enabled_events[]=*', { 'Idempotency-Key': '' });
+    expect([a.status, b.status]).toEqual([200, 200]);
+    expect(b.body.id).not.toBe(a.body.id);
+    expect(await records('')).toHaveLength(0);
+  });
+
+  test('keys are scoped per account', async () => {
+    const idem = newIdemKey();
+    const a = await createEndpoint(t, newTestKey(), 'url=https://example.com/a&enabled_events[]=*', { 'Idempotency-Key': idem });
+    const b = await createEndpoint(t, newTestKey(), 'url=https://example.com/b&enabled_events[]=*', { 'Idempotency-Key': idem });
+    expect(a.status).toBe(200);
+    expect(b.status).toBe(200);
+    expect(b.headers['idempotent-replayed']).toBeUndefined();
+    expect(b.body.id).not.toBe(a.body.id);
+    expect(b.body.url).toBe('https://example.com/b');
+    expect(await records(idem)).toHaveLength(2);
+  });
+});
+
+describe('expiry', () => {
+  const age = (key: string, hours: number) =>
+    t.runtime.prisma.$executeRaw`UPDATE idempotency_records SET created_at = CURRENT_TIMESTAMP - make_interval(hours => ${hours}) WHERE key = ${key}`;
+
+  test('prune() deletes records past the TTL, keeps fresh ones, and a pruned key can be reused', async () => {
+    const key = newTestKey();
+    const old = newIdemKey();
+    const fresh = newIdemKey();
+    await mustCreate(t, key, CREATE_BODY, { 'Idempotency-Key': old });
+    await mustCreate(t, key, CREATE_BODY, { 'Idempotency-Key': fresh });
+    await age(old, t.config.idempotencyTtlHours + 1);
+    await age(fresh, t.config.idempotencyTtlHours - 1);
+
+    expect(await t.kernel.idempotency.prune()).toBeGreaterThanOrEqual(1);
+    expect(await records(old)).toHaveLength(0);
+    expect(await records(fresh)).toHaveLength(1);
+
+    const reused = await createEndpoint(t, key, 'url=https://example.com/new&enabled_events[]=*', { 'Idempotency-Key': old });
+    expect(reused.status).toBe(200);
+    expect(reused.headers['idempotent-replayed']).toBeUndefined();
+    expect(reused.body.url).toBe('https://example.com/new');
+    expect(await endpointCount(t, await accountOf(t, key))).toBe(3);
+  });
+
+  test('an expired record that was not pruned yet does not block its key either', async () => {
+    const key = newTestKey();
+    const idem = newIdemKey();
+    const first = await mustCreate(t, key, CREATE_BODY, { 'Idempotency-Key': idem });
+    await age(idem, t.config.idempotencyTtlHours + 1);
+    const res = await createEndpoint(t, key, 'url=https://example.com/other&enabled_events[]=*', { 'Idempotency-Key': idem });
+    expect(res.status).toBe(200);
+    expect(res.body.id).not.toBe(first.id);
+  });
+
+  test('a record just inside the TTL still replays', async () => {
+    const key = newTestKey();
+    const idem = newIdemKey();
+    const first = await mustCreate(t, key, CREATE_BODY, { 'Idempotency-Key': idem });
+    await age(idem, t.config.idempotencyTtlHours - 1);
+    const res = await createEndpoint(t, key, CREATE_BODY, { 'Idempotency-Key': idem });
+    expect(res.headers['idempotent-replayed']).toBe('true');
+    expect(res.body.id).toBe(first.id);
+  });
+});
