@@ -7,6 +7,7 @@ import { accessLog, errorMiddleware, mountRoutes, notFound, requestIdentity, typ
 import { IdempotencyStore } from './kernel/idempotency';
 import { checkRoutesAgainstDocument, loadOpenApiDocument, operationsOf } from './kernel/openapi';
 import { generatedSchemas, resources } from './resources';
+import { renderMetrics, watchQueueDepth } from './lib/metrics';
 
 export interface AppDeps extends Deps {
   readonly redis: Redis;
@@ -26,7 +27,7 @@ export function buildApp(deps: AppDeps): BuiltApp {
   checkRoutesAgainstDocument(routes, operations);
 
   const expand = new ExpandRegistry();
-  for (const r of resources) expand.register(r.object, r.expandable);
+  for (const r of resources) for (const [object, fields] of Object.entries(r.expandable)) expand.register(object, fields);
   const kernel: Kernel = {
     deps,
     authenticator: new Authenticator(prisma, config.authMode, clock),
@@ -45,6 +46,12 @@ export function buildApp(deps: AppDeps): BuiltApp {
   const documentJson = JSON.stringify(document);
   app.get('/openapi.json', (_req, res) => {
     res.type('application/json').send(documentJson);
+  });
+  watchQueueDepth(deps.jobs.relay.queue);
+  watchQueueDepth(deps.jobs.deliveryQueue);
+  app.get('/metrics', async (_req, res) => {
+    const metrics = await renderMetrics();
+    res.type(metrics.contentType).send(metrics.body);
   });
   app.get('/healthz', (_req, res) => {
     res.json({ status: 'ok' });

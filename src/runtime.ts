@@ -5,6 +5,7 @@ import { createLogger, type Logger } from './lib/logger';
 import { createPrisma } from './lib/prisma';
 import { createRedis } from './lib/redis';
 import { applyMigrations, ensureDatabase } from './db/migrate';
+import { EventJobs } from './events/jobs';
 
 export interface Runtime extends AppDeps {
   close(): Promise<void>;
@@ -16,14 +17,16 @@ export function openRuntime(config: Config, options: { logger?: Logger; clock?: 
   const prisma = createPrisma(config.databaseUrl, config.databasePoolSize);
   const redis = createRedis(config.redisUrl);
   redis.on('error', (err) => logger.warn({ err: err.message }, 'redis connection error'));
+  const jobs = new EventJobs(config, logger);
   return {
     config,
     logger,
     clock: options.clock ?? systemClock,
     prisma,
     redis,
+    jobs,
     async close() {
-      await Promise.allSettled([prisma.$disconnect(), redis.quit()]);
+      await Promise.allSettled([jobs.close(), prisma.$disconnect(), redis.quit()]);
     },
   };
 }

@@ -1,9 +1,6 @@
 import type { Queue, Worker } from 'bullmq';
 import { loadConfig } from '../src/config';
-import { EventRelay } from '../src/events/relay';
 import { reconcile } from '../src/events/reconcile';
-import { openQueue } from '../src/lib/queue';
-import { eventFanoutQueue, webhookDeliveryQueue } from '../src/queues';
 import { onShutdownSignal, openRuntime, prepareDatabase, type Runtime } from '../src/runtime';
 import { startEventFanout } from './eventFanout';
 import { startMaintenance } from './maintenance';
@@ -15,21 +12,20 @@ export interface RunningWorkers {
 
 /** Starts every queue's worker, reconciles once, and returns a close that lets running jobs finish. */
 export async function startWorkers(runtime: Runtime): Promise<RunningWorkers> {
-  const relay = new EventRelay(openQueue(eventFanoutQueue, runtime.config), runtime.logger);
-  const deliveryQueue = openQueue(webhookDeliveryQueue, runtime.config);
+  const { relay, deliveryQueue } = runtime.jobs;
   const maintenance = await startMaintenance(runtime, { relay, deliveryQueue });
   const workers: Worker[] = [
     maintenance.worker,
     startEventFanout(runtime, deliveryQueue),
     startWebhookDelivery(runtime, deliveryQueue),
   ];
-  const queues: Queue[] = [maintenance.queue, deliveryQueue];
+  const queues: Queue[] = [maintenance.queue];
   const result = await reconcile(runtime.prisma, relay, deliveryQueue);
   runtime.logger.info({ queues: workers.map((w) => w.name), reconciled: result }, 'workers started');
   return {
     async close() {
       await Promise.all(workers.map((w) => w.close()));
-      await Promise.all([...queues.map((q) => q.close()), relay.close()]);
+      await Promise.all(queues.map((q) => q.close()));
     },
   };
 }

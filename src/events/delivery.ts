@@ -27,9 +27,9 @@ export interface DeliverySettings {
 export type AttemptOutcome =
   | { kind: 'skipped' }
   | { kind: 'canceled' }
-  | { kind: 'succeeded'; statusCode: number; durationMs: number; eventCreated: number }
-  | { kind: 'retry'; nextAttempt: number; delayMs: number; statusCode: number | null; error: string | null }
-  | { kind: 'failed'; statusCode: number | null; error: string | null };
+  | { kind: 'succeeded'; statusCode: number; durationMs: number }
+  | { kind: 'retry'; nextAttempt: number; delayMs: number; statusCode: number | null; error: string | null; durationMs: number }
+  | { kind: 'failed'; statusCode: number | null; error: string | null; durationMs: number };
 
 interface ClaimedDelivery {
   id: string;
@@ -151,9 +151,9 @@ export async function attemptDelivery(
     UPDATE events SET pending_webhooks = GREATEST(pending_webhooks - 1, 0)
     FROM delivery WHERE events.id = delivery.event_id AND ${status} <> 'pending'`;
 
-  if (succeeded) return { kind: 'succeeded', statusCode: statusCode!, durationMs, eventCreated: d.created };
-  if (retryable) return { kind: 'retry', nextAttempt: attemptsMade, delayMs, statusCode, error };
-  return { kind: 'failed', statusCode, error };
+  if (succeeded) return { kind: 'succeeded', statusCode: statusCode!, durationMs };
+  if (retryable) return { kind: 'retry', nextAttempt: attemptsMade, delayMs, statusCode, error, durationMs };
+  return { kind: 'failed', statusCode, error, durationMs };
 }
 
 /**

@@ -1,5 +1,6 @@
 import type { Prisma } from '../generated/prisma/client';
 import { newId } from '../lib/ids';
+import { eventsEmitted } from '../lib/metrics';
 import type { RequestContext } from '../kernel/route';
 import type { EventType } from './types';
 
@@ -47,6 +48,7 @@ export async function emit(tx: Tx, type: EventType, object: Record<string, unkno
     },
     select: { id: true },
   });
+  eventsEmitted.inc({ type });
   return id;
 }
 

@@ -7,7 +7,7 @@ import type { Logger } from '../lib/logger';
  */
 export class EventRelay {
   constructor(
-    private readonly queue: Queue<{ eventId: string }>,
+    readonly queue: Queue<{ eventId: string }>,
     private readonly logger: Logger,
   ) {}
 

@@ -1,5 +1,6 @@
 import type { Express, NextFunction, Request, Response } from 'express';
 import type { Logger } from '../lib/logger';
+import { httpDuration, httpRequests } from '../lib/metrics';
 import { newRequestId } from '../lib/ids';
 import { ApiError, internalError, invalidRequest, unrecognizedUrl } from './errors';
 import type { Authenticator } from './auth';
@@ -187,13 +188,18 @@ export function accessLog(logger: Logger) {
     const started = process.hrtime.bigint();
     res.on('finish', () => {
       const locals = res.locals as Locals;
+      const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+      // Unmatched paths share one label, so probing random URLs can't grow the metric without bound.
+      const route = locals.route ?? 'unmatched';
+      httpRequests.inc({ route, method: req.method, status: res.statusCode });
+      httpDuration.observe({ route, method: req.method }, seconds);
       logger.info(
         {
           request_id: locals.requestId,
           method: req.method,
           route: locals.route ?? null,
           status: res.statusCode,
-          duration_ms: Number(process.hrtime.bigint() - started) / 1e6,
+          duration_ms: seconds * 1000,
         },
         'request',
       );

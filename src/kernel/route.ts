@@ -2,6 +2,7 @@ import type { Logger } from '../lib/logger';
 import type { PrismaClient } from '../lib/prisma';
 import type { Clock } from '../lib/clock';
 import type { Config } from '../config';
+import type { EventJobs } from '../events/jobs';
 import type { Caller } from './auth';
 
 export type HttpMethod = 'get' | 'post' | 'delete';
@@ -23,6 +24,8 @@ export interface Deps {
   readonly prisma: PrismaClient;
   readonly logger: Logger;
   readonly clock: Clock;
+  /** Hands committed events and delivery attempts to the workers. */
+  readonly jobs: EventJobs;
 }
 
 export type Handler = (ctx: RequestContext) => Promise<unknown>;

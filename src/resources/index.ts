@@ -4,17 +4,29 @@ import { API_VERSIONS } from '../kernel/versions';
 import { EVENT_TYPES } from '../events/types';
 import * as webhookEndpoints from './webhook_endpoints/routes';
 import * as webhookEndpointSerializer from './webhook_endpoints/serializer';
+import * as events from './events/routes';
+import * as eventSerializer from './events/serializer';
+import * as webhookDeliveries from './webhook_deliveries/routes';
+import * as webhookDeliverySerializer from './webhook_deliveries/serializer';
 
 // The registry app.ts mounts: every resource's routes and expandable fields, in order.
 
 export interface Resource {
   readonly routes: readonly Route[];
-  readonly object: string;
-  readonly expandable: ExpandableFields;
+  /** Expandable fields per object type this resource answers with. */
+  readonly expandable: Readonly<Record<string, ExpandableFields>>;
 }
 
 export const resources: readonly Resource[] = [
-  { routes: webhookEndpoints.routes, object: webhookEndpointSerializer.OBJECT, expandable: webhookEndpointSerializer.expandable },
+  { routes: webhookEndpoints.routes, expandable: { [webhookEndpointSerializer.OBJECT]: webhookEndpointSerializer.expandable } },
+  { routes: events.routes, expandable: { [eventSerializer.OBJECT]: eventSerializer.expandable } },
+  {
+    routes: webhookDeliveries.routes,
+    expandable: {
+      [webhookDeliverySerializer.DELIVERY_OBJECT]: webhookDeliverySerializer.deliveryExpandable,
+      [webhookDeliverySerializer.ATTEMPT_OBJECT]: webhookDeliverySerializer.attemptExpandable,
+    },
+  },
 ];
 
 /** Component schemas whose one list lives in code; the OpenAPI document takes them from here. */

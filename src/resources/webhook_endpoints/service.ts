@@ -2,6 +2,7 @@ import { unixSeconds } from '../../lib/clock';
 import { newId, randomBase62 } from '../../lib/ids';
 import { invalidRequest, resourceMissing } from '../../kernel/errors';
 import { paginate } from '../../kernel/list';
+import { cancelPendingDeliveries } from '../../events/delivery';
 import { applyMetadata, type Metadata, type MetadataParam } from '../../kernel/metadata';
 import type { RequestContext } from '../../kernel/route';
 import { serializeDeletedWebhookEndpoint, serializeWebhookEndpoint, type WebhookEndpointRow } from './serializer';
@@ -110,6 +111,8 @@ export async function updateWebhookEndpoint(ctx: RequestContext) {
     const locked = await tx.$queryRaw<{ metadata: Metadata }[]>`
       SELECT metadata FROM webhook_endpoints WHERE id = ${id} AND account_id = ${ctx.caller.accountId} FOR UPDATE`;
     if (locked.length === 0) throw resourceMissing(NAME, id);
+    // A disabled endpoint gets nothing more: its pending deliveries and retries stop here.
+    if (params.disabled === true) await cancelPendingDeliveries(tx, { endpointId: id });
     return tx.webhookEndpoint.update({
       where: { id },
       data: {
@@ -128,14 +131,17 @@ export async function updateWebhookEndpoint(ctx: RequestContext) {
 export async function deleteWebhookEndpoint(ctx: RequestContext) {
   const id = ctx.pathParams.webhook_endpoint;
   checkId(id);
-  const deleted = await ctx.deps.prisma.$queryRaw<{ id: string }[]>`
-    WITH gone AS (
-      DELETE FROM webhook_endpoints WHERE id = ${id} AND account_id = ${ctx.caller.accountId} RETURNING account_id
-    )
-    UPDATE accounts SET webhook_endpoint_count = webhook_endpoint_count - 1
-    FROM gone WHERE accounts.id = gone.account_id
-    RETURNING accounts.id`;
-  if (deleted.length === 0) throw resourceMissing(NAME, id);
+  await ctx.deps.prisma.$transaction(async (tx) => {
+    const deleted = await tx.$queryRaw<{ id: string }[]>`
+      WITH gone AS (
+        DELETE FROM webhook_endpoints WHERE id = ${id} AND account_id = ${ctx.caller.accountId} RETURNING account_id
+      )
+      UPDATE accounts SET webhook_endpoint_count = webhook_endpoint_count - 1
+      FROM gone WHERE accounts.id = gone.account_id
+      RETURNING accounts.id`;
+    if (deleted.length === 0) throw resourceMissing(NAME, id);
+    await cancelPendingDeliveries(tx, { endpointId: id });
+  });
   return serializeDeletedWebhookEndpoint(id);
 }
 

@@ -1,0 +1,66 @@
+import { invalidRequest, resourceMissing } from '../../kernel/errors';
+import { paginate } from '../../kernel/list';
+import type { RequestContext } from '../../kernel/route';
+import type { WebhookAttempt } from '../../generated/prisma/client';
+import { newDeliveryId } from '../../events/delivery';
+import { serializeAttempt, serializeDelivery } from './serializer';
+
+/** Every attempt to one of the caller's endpoints, newest first. */
+export async function listDeliveryAttempts(ctx: RequestContext) {
+  const endpointId = ctx.pathParams.webhook_endpoint;
+  const endpoint = await ctx.deps.prisma.webhookEndpoint.findFirst({
+    where: { id: endpointId, accountId: ctx.caller.accountId },
+    select: { id: true },
+  });
+  if (!endpoint) throw resourceMissing('webhook endpoint', endpointId);
+  return paginate<WebhookAttempt>({
+    params: ctx.params,
+    url: `/sandbox/v1/webhook_endpoints/${endpointId}/deliveries`,
+    where: { endpointId },
+    model: ctx.deps.prisma.webhookAttempt as any,
+    objectName: 'webhook delivery attempt',
+    serialize: serializeAttempt,
+  });
+}
+
+/**
+ * Queues one more delivery of an event to one endpoint, as `stripe events resend` does. The event
+ * must be the caller's, or a connected account's when the endpoint is a connect endpoint.
+ */
+export async function resendEvent(ctx: RequestContext) {
+  const { prisma } = ctx.deps;
+  const eventId = ctx.pathParams.id;
+  const endpointId: string = ctx.params.webhook_endpoint;
+  const endpoint = await prisma.webhookEndpoint.findFirst({
+    where: { id: endpointId, accountId: ctx.caller.accountId },
+    select: { id: true, status: true, connect: true },
+  });
+  if (!endpoint) throw resourceMissing('webhook endpoint', endpointId, 'webhook_endpoint', 400);
+  const event = await prisma.event.findFirst({
+    where: endpoint.connect ? { id: eventId, account: { parentAccountId: ctx.caller.accountId } } : { id: eventId, accountId: ctx.caller.accountId },
+    select: { id: true },
+  });
+  if (!event) throw resourceMissing('event', eventId);
+  if (endpoint.status !== 'enabled') {
+    throw invalidRequest(`The webhook endpoint ${endpointId} is disabled; enable it before resending events to it.`, 'resource_invalid_state', 'webhook_endpoint');
+  }
+  const delivery = await prisma.$transaction(async (tx) => {
+    // Serialises resends of one event, so each gets its own resend number.
+    await tx.$queryRaw`SELECT id FROM events WHERE id = ${eventId} FOR UPDATE`;
+    const previous = await tx.webhookDelivery.aggregate({ where: { eventId, endpointId }, _max: { resendNumber: true } });
+    const created = await tx.webhookDelivery.create({
+      data: {
+        id: newDeliveryId(),
+        eventId,
+        endpointId,
+        resendNumber: (previous._max.resendNumber ?? -1) + 1,
+        status: 'pending',
+        nextAttemptAt: new Date(ctx.deps.clock.nowMs()),
+      },
+    });
+    await tx.event.update({ where: { id: eventId }, data: { pendingWebhooks: { increment: 1 } } });
+    return created;
+  });
+  await ctx.deps.jobs.queueDeliveries([{ id: delivery.id, attempts: 0 }]);
+  return serializeDelivery(delivery);
+}
