@@ -3,7 +3,7 @@ import type { Redis } from './lib/redis';
 import type { Deps } from './kernel/route';
 import { Authenticator } from './kernel/auth';
 import { ExpandRegistry } from './kernel/expand';
-import { accessLog, errorMiddleware, mountRoutes, notFound, requestIdentity, type Kernel } from './kernel/http';
+import { accessLog, errorMiddleware, InFlight, mountRoutes, notFound, requestIdentity, type Kernel } from './kernel/http';
 import { IdempotencyStore } from './kernel/idempotency';
 import { checkRoutesAgainstDocument, loadOpenApiDocument, operationsOf } from './kernel/openapi';
 import { generatedSchemas, resources } from './resources';
@@ -34,12 +34,14 @@ export function buildApp(deps: AppDeps): BuiltApp {
     idempotency: new IdempotencyStore(prisma, config.idempotencyTtlHours),
     expand,
     limits: { bodyLimitBytes: config.bodyLimitBytes, depthLimit: config.paramDepthLimit, countLimit: config.paramCountLimit },
+    inFlight: new InFlight(),
   };
 
   const app = express();
   app.disable('x-powered-by');
   app.disable('etag');
   app.set('query parser', false);
+  app.set('case sensitive routing', true);
   app.use(requestIdentity);
   app.use(accessLog(logger));
 

@@ -1,5 +1,6 @@
 import { createServer, type Server } from 'node:http';
 import { buildApp } from './app';
+import { answerClientErrors } from './kernel/http';
 import { loadConfig } from './config';
 import { onShutdownSignal, openRuntime, prepareDatabase, type Runtime } from './runtime';
 
@@ -10,8 +11,9 @@ export interface RunningApi {
 }
 
 export function startApi(runtime: Runtime): Promise<RunningApi> {
-  const { app } = buildApp(runtime);
+  const { app, kernel } = buildApp(runtime);
   const server = createServer(app);
+  answerClientErrors(server);
   server.keepAliveTimeout = 65_000;
   return new Promise((resolve, reject) => {
     server.once('error', reject);
@@ -19,18 +21,20 @@ export function startApi(runtime: Runtime): Promise<RunningApi> {
       runtime.logger.info({ port: runtime.config.port }, 'api listening');
       resolve({
         server,
-        close: () =>
-          new Promise<void>((done) => {
-            const force = setTimeout(() => server.closeAllConnections(), runtime.config.shutdownTimeoutMs);
-            // Keep-alive sockets become idle as their last response ends; close them as they do.
-            const sweep = setInterval(() => server.closeIdleConnections(), 50);
-            server.close(() => {
-              clearTimeout(force);
-              clearInterval(sweep);
-              done();
-            });
-            server.closeIdleConnections();
-          }),
+        close: async () => {
+          // Keep-alive sockets become idle as their last response ends; close them as they do.
+          const sweep = setInterval(() => server.closeIdleConnections(), 50);
+          const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+          server.closeIdleConnections();
+          // Handlers whose client hung up may still be running; let them finish their writes.
+          const drained = closed.then(() => kernel.inFlight.idle());
+          let timer: NodeJS.Timeout | undefined;
+          const timeout = new Promise<void>((resolve) => (timer = setTimeout(resolve, runtime.config.shutdownTimeoutMs)));
+          await Promise.race([drained, timeout]);
+          clearTimeout(timer);
+          clearInterval(sweep);
+          server.closeAllConnections();
+        },
       });
     });
   });

@@ -114,20 +114,22 @@ export class Authenticator {
     this.connected.delete(`${platformAccountId}:${accountId}`);
   }
 
+  /** Cached by the key itself, so a known key costs no hashing; only misses are hashed and looked up. */
   private async ownerOf(key: string): Promise<KeyOwner> {
-    const hash = hashKey(key);
-    const cached = this.keys.get(hash);
+    const cached = this.keys.get(key);
     if (cached) return cached;
+    const hash = hashKey(key);
     const row = await this.prisma.apiKey.findUnique({
       where: { keyHash: hash },
       select: { accountId: true, account: { select: { defaultApiVersion: true } } },
     });
     let owner: KeyOwner | undefined = row ? { accountId: row.accountId, defaultApiVersion: row.account.defaultApiVersion } : undefined;
     if (!owner) {
+      // Restricted keys belong to an existing account, which an open-mode key can't name.
       if (this.mode !== 'open' || !key.startsWith('sk_test_')) throw invalidKey(key);
       owner = await this.registerOpenKey(key, hash);
     }
-    this.keys.set(hash, owner);
+    this.keys.set(key, owner);
     return owner;
   }
 

@@ -1,3 +1,5 @@
+import type { Server } from 'node:http';
+import type { Duplex } from 'node:stream';
 import type { Express, NextFunction, Request, Response } from 'express';
 import type { Logger } from '../lib/logger';
 import { httpDuration, httpRequests } from '../lib/metrics';
@@ -21,6 +23,46 @@ export interface Kernel {
   readonly idempotency: IdempotencyStore;
   readonly expand: ExpandRegistry;
   readonly limits: ParamLimits;
+  readonly inFlight: InFlight;
+}
+
+/**
+ * Counts operations still running. A handler goes on after its client hangs up, so shutdown
+ * waits for this, not only for sockets, before it disconnects the database.
+ */
+export class InFlight {
+  private count = 0;
+  private waiters: (() => void)[] = [];
+
+  enter(): void {
+    this.count++;
+  }
+
+  leave(): void {
+    this.count--;
+    if (this.count === 0) for (const wake of this.waiters.splice(0)) wake();
+  }
+
+  idle(): Promise<void> {
+    return this.count === 0 ? Promise.resolve() : new Promise((resolve) => this.waiters.push(resolve));
+  }
+}
+
+/** Requests Node refuses before Express sees them (oversized headers, bad HTTP) still get the error shape. */
+export function answerClientErrors(server: Server): void {
+  server.on('clientError', (err: NodeJS.ErrnoException, socket: Duplex) => {
+    if (!socket.writable) return socket.destroy();
+    const tooLarge = err.code === 'HPE_HEADER_OVERFLOW';
+    const error = new ApiError({
+      status: tooLarge ? 431 : 400,
+      message: tooLarge ? 'The request headers (or the URL) are too large.' : 'The request could not be parsed as HTTP.',
+    });
+    const body = JSON.stringify(error.toBody());
+    socket.end(
+      `HTTP/1.1 ${error.status} ${tooLarge ? 'Request Header Fields Too Large' : 'Bad Request'}\r\n` +
+        `Content-Type: ${JSON_TYPE}\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+    );
+  });
 }
 
 interface Locals {
@@ -114,6 +156,21 @@ export function mountRoutes(app: Express, routes: readonly Route[], operations: 
 }
 
 async function runOperation(
+  r: Route,
+  validate: ReturnType<typeof compileParamsValidator>,
+  kernel: Kernel,
+  req: Request,
+  res: Response,
+): Promise<void> {
+  kernel.inFlight.enter();
+  try {
+    await runPipeline(r, validate, kernel, req, res);
+  } finally {
+    kernel.inFlight.leave();
+  }
+}
+
+async function runPipeline(
   r: Route,
   validate: ReturnType<typeof compileParamsValidator>,
   kernel: Kernel,

@@ -4,14 +4,25 @@ const ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789
 /** Bytes at or above this would favour the first characters (256 % 62 = 8), so they are redrawn. */
 const UNBIASED_LIMIT = 248;
 
+// Random bytes are drawn in blocks: one randomBytes call per id costs more than the id itself.
+const POOL_SIZE = 4096;
+let pool = randomBytes(POOL_SIZE);
+let offset = 0;
+
+function nextByte(): number {
+  if (offset === POOL_SIZE) {
+    pool = randomBytes(POOL_SIZE);
+    offset = 0;
+  }
+  return pool[offset++];
+}
+
 /** Uniform random base62 string, for ids and secrets. */
 export function randomBase62(length: number): string {
   let out = '';
   while (out.length < length) {
-    const bytes = randomBytes(length - out.length + 8);
-    for (let i = 0; i < bytes.length && out.length < length; i++) {
-      if (bytes[i] < UNBIASED_LIMIT) out += ALPHABET[bytes[i] % 62];
-    }
+    const byte = nextByte();
+    if (byte < UNBIASED_LIMIT) out += ALPHABET[byte % 62];
   }
   return out;
 }

@@ -4,6 +4,7 @@ import { Writable } from 'node:stream';
 import request from 'supertest';
 import Stripe from 'stripe';
 import { buildApp, type BuiltApp } from '../../src/app';
+import { answerClientErrors } from '../../src/kernel/http';
 import { loadConfig, type Config } from '../../src/config';
 import { createLogger } from '../../src/lib/logger';
 import { randomBase62 } from '../../src/lib/ids';
@@ -53,6 +54,7 @@ export async function startTestApp(env: Record<string, string> = {}, options: { 
   const runtime = openRuntime(config, { logger, clock: options.clock });
   const built = buildApp(runtime);
   const server = createServer(built.app);
+  answerClientErrors(server);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const port = (server.address() as AddressInfo).port;
   return {
