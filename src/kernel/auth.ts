@@ -152,7 +152,7 @@ export class Authenticator {
     const cached = this.connected.get(cacheKey);
     if (cached && cached.until > now) return;
     const row = /^acct_[A-Za-z0-9]{1,64}$/.test(accountId)
-      ? await this.prisma.account.findFirst({ where: { id: accountId, parentAccountId: platformAccountId }, select: { id: true } })
+      ? await this.prisma.account.findUnique({ where: { id: accountId, parentAccountId: platformAccountId }, select: { id: true } })
       : null;
     if (!row) {
       throw new ApiError({

@@ -22,7 +22,7 @@ export function rangeWhere(filter: CreatedFilter | undefined): number | Record<s
 }
 
 interface SeqModel<Row> {
-  findFirst(args: { where: Record<string, unknown>; select: { seq: true } }): Promise<{ seq: bigint } | null>;
+  findUnique(args: { where: Record<string, unknown>; select: { seq: true } }): Promise<{ seq: bigint } | null>;
   findMany(args: { where: Record<string, unknown>; orderBy: { seq: 'asc' | 'desc' }; take: number }): Promise<Row[]>;
 }
 
@@ -48,7 +48,8 @@ export async function paginate<Row extends { seq: bigint }>(opts: PageOptions<Ro
   if (cursorParam) {
     const id = params[cursorParam]!;
     if (id === '') throw invalidRequest(`Invalid ${cursorParam}: it must be an object id.`, 'parameter_invalid_empty', cursorParam);
-    const cursor = await model.findFirst({ where: { ...where, id }, select: { seq: true } });
+    // findUnique by id (with the list's filters) is far cheaper in Prisma than findFirst.
+    const cursor = await model.findUnique({ where: { ...where, id }, select: { seq: true } });
     if (!cursor) throw resourceMissing(opts.objectName, id, cursorParam, 400);
     seqWhere = cursorParam === 'starting_after' ? { lt: cursor.seq } : { gt: cursor.seq };
   }

@@ -172,7 +172,7 @@ describe('pure helpers', () => {
       params: { limit: 2 },
       url: '/v1/things',
       where: { accountId: 'acct_1' },
-      model: { findFirst: jest.fn(), findMany },
+      model: { findUnique: jest.fn(), findMany },
       objectName: 'thing',
       serialize: (r: { id: string }) => r.id,
     });

@@ -56,7 +56,8 @@ const emptyToNull = (value: string | undefined): string | null | undefined => (v
 
 async function findOwned(ctx: RequestContext, id: string): Promise<WebhookEndpointRow> {
   checkId(id);
-  const row = await ctx.deps.prisma.webhookEndpoint.findFirst({ where: { id, accountId: ctx.caller.accountId }, select: ROW });
+  // findUnique (by id, filtered by owner) costs Prisma a fraction of what findFirst does.
+  const row = await ctx.deps.prisma.webhookEndpoint.findUnique({ where: { id, accountId: ctx.caller.accountId }, select: ROW });
   if (!row) throw resourceMissing(NAME, id);
   return row;
 }
