@@ -134,7 +134,9 @@ export async function attemptDelivery(
   const delayMs = retryable ? retryDelayMs(settings.retrySchedule, attemptsMade, settings.jitter ?? 0.1) : 0;
   const status = succeeded ? 'succeeded' : retryable ? 'pending' : 'failed';
 
-  await prisma.$executeRaw`
+  // The attempt is always recorded; the delivery only changes while still pending: an endpoint
+  // disabled or deleted during the request canceled it (and counted it off pending_webhooks).
+  const updated = await prisma.$queryRaw<{ id: string }[]>`
     WITH attempt AS (
       INSERT INTO webhook_attempts (id, delivery_id, endpoint_id, event_id, attempt, attempted_at, duration_ms, status_code, error, response_excerpt, succeeded)
       VALUES (${newId('whatt')}, ${d.id}, ${d.endpoint_id}, ${d.event_id}, ${attemptsMade}, ${new Date(started)}, ${durationMs},
@@ -145,11 +147,15 @@ export async function attemptDelivery(
       SET status = ${status}, attempts = ${attemptsMade}, locked_until = NULL,
           next_attempt_at = CASE WHEN ${status} = 'pending' THEN CURRENT_TIMESTAMP + make_interval(secs => ${delayMs / 1000}) END,
           completed_at = CASE WHEN ${status} = 'pending' THEN NULL ELSE CURRENT_TIMESTAMP END
-      WHERE id = ${d.id}
-      RETURNING event_id
+      WHERE id = ${d.id} AND status = 'pending'
+      RETURNING id, event_id
+    ),
+    counted AS (
+      UPDATE events SET pending_webhooks = GREATEST(pending_webhooks - 1, 0)
+      FROM delivery WHERE events.id = delivery.event_id AND ${status} <> 'pending'
     )
-    UPDATE events SET pending_webhooks = GREATEST(pending_webhooks - 1, 0)
-    FROM delivery WHERE events.id = delivery.event_id AND ${status} <> 'pending'`;
+    SELECT id FROM delivery`;
+  if (updated.length === 0) return { kind: 'canceled' };
 
   if (succeeded) return { kind: 'succeeded', statusCode: statusCode!, durationMs };
   if (retryable) return { kind: 'retry', nextAttempt: attemptsMade, delayMs, statusCode, error, durationMs };

@@ -35,8 +35,9 @@ export async function fanOutEvent(prisma: PrismaClient, eventId: string): Promis
       ON CONFLICT (event_id, endpoint_id, resend_number) DO NOTHING
       RETURNING id
     ),
+    -- Added to, not set: a resend made before fan-out already counted its own delivery.
     marked AS (
-      UPDATE events SET fanned_out_at = CURRENT_TIMESTAMP, pending_webhooks = (SELECT count(*) FROM inserted)
+      UPDATE events SET fanned_out_at = CURRENT_TIMESTAMP, pending_webhooks = pending_webhooks + (SELECT count(*) FROM inserted)
       FROM ev WHERE events.id = ev.id
       RETURNING events.id
     )

@@ -17,6 +17,10 @@ export class EventJobs {
   constructor(config: Config, private readonly logger: Logger) {
     this.relay = new EventRelay(openQueue(eventFanoutQueue, config), logger);
     this.deliveryQueue = openQueue(webhookDeliveryQueue, config);
+    // Without a listener BullMQ prints every failed reconnect to stderr; these go to the log.
+    for (const queue of [this.relay.queue, this.deliveryQueue]) {
+      queue.on('error', (err) => logger.warn({ err: err.message, queue: queue.name }, 'queue connection error'));
+    }
   }
 
   handOffEvents(eventIds: readonly string[]): Promise<void> {

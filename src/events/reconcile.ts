@@ -24,7 +24,9 @@ export async function enqueueDeliveries(
     deliveries.map((d) => ({
       name: 'deliver',
       data: { deliveryId: d.id, attempt: d.attempts },
-      opts: { jobId: deliveryJobId(d.id, d.attempts), delay: d.delayMs, removeOnComplete: true, removeOnFail: 1000 },
+      // A failed job is removed too: while its id exists, adding that id again does nothing,
+      // and the reconciler could never re-queue the delivery.
+      opts: { jobId: deliveryJobId(d.id, d.attempts), delay: d.delayMs, removeOnComplete: true, removeOnFail: true },
     })),
   );
 }

@@ -18,7 +18,8 @@ export class EventRelay {
         eventIds.map((eventId) => ({
           name: 'fanout',
           data: { eventId },
-          opts: { jobId: eventId, removeOnComplete: true, removeOnFail: 1000 },
+          // Failed jobs go too, so the reconciler can hand the event over again under its id.
+          opts: { jobId: eventId, removeOnComplete: true, removeOnFail: true },
         })),
       );
     } catch (err) {

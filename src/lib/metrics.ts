@@ -58,11 +58,24 @@ export function watchQueueDepth(queue: Queue): () => void {
   return () => watchedQueues.delete(queue);
 }
 
+/** Queue connections wait for Redis without limit; a scrape must answer anyway. */
+const QUEUE_DEPTH_TIMEOUT_MS = 1000;
+
 export async function renderMetrics(): Promise<{ contentType: string; body: string }> {
   queueDepth.reset();
   await Promise.all(
     [...watchedQueues].map(async (queue) => {
-      const counts = await queue.getJobCounts('waiting', 'delayed', 'active', 'failed').catch(() => null);
+      // A closed queue (an app or runtime that shut down) has nothing more to report.
+      if (queue.closing) {
+        watchedQueues.delete(queue);
+        return;
+      }
+      let timer: NodeJS.Timeout | undefined;
+      const timeout = new Promise<null>((resolve) => {
+        timer = setTimeout(() => resolve(null), QUEUE_DEPTH_TIMEOUT_MS);
+      });
+      const counts = await Promise.race([queue.getJobCounts('waiting', 'delayed', 'active', 'failed').catch(() => null), timeout]);
+      clearTimeout(timer);
       if (!counts) return;
       for (const [state, n] of Object.entries(counts)) queueDepth.set({ queue: queue.name, state }, n);
     }),

@@ -1,5 +1,7 @@
 import { bearer, newTestKey, startTestApp, type TestApp } from '../helpers/app';
+import { accountOfKey, createConnectedAccount, emitTestEvent } from '../helpers/events';
 import { createWebhookEndpoint, form, WEBHOOK_URL } from '../helpers/fixtures';
+import { deleteQueueKeys } from '../helpers/isolation';
 import {
   documentedOperations,
   expectMatchesResponseSchema,
@@ -15,7 +17,11 @@ let t: TestApp;
 beforeAll(async () => {
   t = await startTestApp();
 });
-afterAll(() => t.close());
+afterAll(async () => {
+  await t.close();
+  // Resends queue delivery jobs (no worker runs here); leave nothing behind in Redis.
+  await deleteQueueKeys(t.config.redisUrl, t.config.queuePrefix);
+});
 
 interface Answer {
   readonly label: string;
@@ -87,7 +93,74 @@ const scenarios: Record<string, Scenario> = {
     const { id } = await createWebhookEndpoint(t, key);
     return [answer('deleted', await del(key, `${WE}/${id}`))];
   },
+  GetEvents: async (key) => {
+    const out = [answer('empty list', await get(key, EV))];
+    const { connected } = await eventsOf(key);
+    out.push(answer('full list', await get(key, EV)));
+    out.push(answer('filtered by type', await get(key, `${EV}?type=account.*&limit=2`)));
+    out.push(answer('filtered by types', await get(key, `${EV}?types[]=capability.updated&delivery_success=true`)));
+    const first = await get(key, `${EV}?limit=1`);
+    out.push(answer('next page', await get(key, `${EV}?limit=1&starting_after=${first.body.data[0].id}`)));
+    out.push(answer('connected account', await get(key, EV).set('Stripe-Account', connected)));
+    return out;
+  },
+  GetEventsId: async (key) => {
+    const { plain, updated, ofConnected, connected } = await eventsOf(key);
+    return [
+      answer('plain', await get(key, `${EV}/${plain}`)),
+      answer('with previous_attributes', await get(key, `${EV}/${updated}`)),
+      answer('of a connected account', await get(key, `${EV}/${ofConnected}`).set('Stripe-Account', connected)),
+    ];
+  },
+  PostSandboxEventsIdResend: async (key) => {
+    const { plain } = await eventsOf(key);
+    const { id } = await createWebhookEndpoint(t, key);
+    return [answer('resent', await post(key, `/sandbox/v1/events/${plain}/resend`, { webhook_endpoint: id }))];
+  },
+  GetSandboxWebhookEndpointsWebhookEndpointDeliveries: async (key) => {
+    const { id } = await createWebhookEndpoint(t, key);
+    const path = `/sandbox/v1/webhook_endpoints/${id}/deliveries`;
+    const out = [answer('empty list', await get(key, path))];
+    await recordAttempts(key, id);
+    out.push(answer('attempts', await get(key, path)));
+    out.push(answer('a page', await get(key, `${path}?limit=1`)));
+    return out;
+  },
 };
+
+const EV = '/v1/events';
+
+/** Events of the key's account (one with previous_attributes) and of a connected account. */
+async function eventsOf(key: string) {
+  await createWebhookEndpoint(t, key);
+  const account = await accountOfKey(t.runtime, key);
+  const connected = await createConnectedAccount(t.runtime, account);
+  const quiet = { handOff: false };
+  const plain = await emitTestEvent(t.runtime, account, 'account.updated', undefined, quiet);
+  await emitTestEvent(t.runtime, account, 'capability.updated', { id: 'card_payments', object: 'capability' }, quiet);
+  const updated = await emitTestEvent(t.runtime, account, 'account.updated', { id: account, object: 'account', email: 'new@example.com' }, {
+    ...quiet,
+    previousAttributes: { email: null },
+  });
+  const ofConnected = await emitTestEvent(t.runtime, connected, 'account.updated', { id: connected, object: 'account' }, quiet);
+  return { account, connected, plain, updated, ofConnected };
+}
+
+/** The attempts a worker would record: one that succeeded, one that failed with a network error. */
+async function recordAttempts(key: string, endpointId: string): Promise<void> {
+  const { plain } = await eventsOf(key);
+  const prisma = t.runtime.prisma;
+  const delivery = await prisma.webhookDelivery.create({
+    data: { id: `whdel_${plain.slice(4)}`, eventId: plain, endpointId, status: 'succeeded', attempts: 2, completedAt: new Date() },
+  });
+  const base = { deliveryId: delivery.id, endpointId, eventId: plain, attemptedAt: new Date() };
+  await prisma.webhookAttempt.create({
+    data: { ...base, id: `whatt_${plain.slice(4)}1`, attempt: 1, durationMs: 300, statusCode: null, error: 'ECONNREFUSED: connect ECONNREFUSED', succeeded: false },
+  });
+  await prisma.webhookAttempt.create({
+    data: { ...base, id: `whatt_${plain.slice(4)}2`, attempt: 2, durationMs: 12, statusCode: 200, responseExcerpt: '{"received":true}', succeeded: true },
+  });
+}
 
 /** For each operationId: requests that fail, to check the error body against `default`. */
 const errorScenarios: Record<string, Scenario> = {
@@ -96,6 +169,22 @@ const errorScenarios: Record<string, Scenario> = {
   GetWebhookEndpointsWebhookEndpoint: async (key) => [answer('unknown id', await get(key, `${WE}/we_nope`))],
   PostWebhookEndpointsWebhookEndpoint: async (key) => [answer('unknown id', await post(key, `${WE}/we_nope`, 'disabled=true'))],
   DeleteWebhookEndpointsWebhookEndpoint: async (key) => [answer('unknown id', await del(key, `${WE}/we_nope`))],
+  GetEvents: async (key) => [
+    answer('type and types', await get(key, `${EV}?type=account.updated&types[]=account.updated`)),
+    answer('21 types', await get(key, `${EV}?${Array.from({ length: 21 }, () => 'types[]=account.updated').join('&')}`)),
+  ],
+  GetEventsId: async (key) => [answer('unknown id', await get(key, `${EV}/evt_nope`))],
+  PostSandboxEventsIdResend: async (key) => {
+    const { plain } = await eventsOf(key);
+    const { id } = await createWebhookEndpoint(t, key);
+    return [
+      answer('unknown endpoint', await post(key, `/sandbox/v1/events/${plain}/resend`, { webhook_endpoint: 'we_nope' })),
+      answer('unknown event', await post(key, '/sandbox/v1/events/evt_nope/resend', { webhook_endpoint: id })),
+    ];
+  },
+  GetSandboxWebhookEndpointsWebhookEndpointDeliveries: async (key) => [
+    answer('unknown endpoint', await get(key, '/sandbox/v1/webhook_endpoints/we_nope/deliveries')),
+  ],
 };
 
 const operations = documentedOperations();
@@ -162,6 +251,19 @@ describe('the schemas are strict enough to catch drift', () => {
     const { has_more: _h, ...noHasMore } = body;
     expect(responseSchemaErrors(op, 200, noHasMore).length).toBeGreaterThan(0);
     expect(responseSchemaErrors(op, 200, { ...body, data: [{ ...body.data[0], livemode: 'no' }] }).length).toBeGreaterThan(0);
+  });
+
+  test('an event with a missing, extra or mistyped member is refused', async () => {
+    const key = newTestKey();
+    const { plain } = await eventsOf(key);
+    const { body: event } = await get(key, `${EV}/${plain}`);
+    const op = 'GetEventsId';
+    expect(responseSchemaErrors(op, 200, event)).toEqual([]);
+    const { request: _request, ...withoutRequest } = event;
+    expect(responseSchemaErrors(op, 200, withoutRequest).length).toBeGreaterThan(0);
+    expect(responseSchemaErrors(op, 200, { ...event, webhooks: [] }).length).toBeGreaterThan(0);
+    expect(responseSchemaErrors(op, 200, { ...event, id: 'ev_1' }).length).toBeGreaterThan(0);
+    expect(responseSchemaErrors(op, 200, { ...event, pending_webhooks: '0' }).length).toBeGreaterThan(0);
   });
 
   test('an error body in another shape is refused', () => {

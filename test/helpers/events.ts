@@ -2,6 +2,7 @@ import { emit, automaticCause } from '../../src/events/emit';
 import type { EventType } from '../../src/events/types';
 import { hashKey } from '../../src/kernel/auth';
 import { unixSeconds } from '../../src/lib/clock';
+import { newId } from '../../src/lib/ids';
 import { DEFAULT_API_VERSION } from '../../src/kernel/versions';
 import type { Runtime } from '../../src/runtime';
 
@@ -30,5 +31,14 @@ export async function emitTestEvent(
     }),
   );
   if (options.handOff !== false) await runtime.jobs.handOffEvents([id]);
+  return id;
+}
+
+/** A connected account of `platformAccountId`, as the accounts area will create them. */
+export async function createConnectedAccount(runtime: Runtime, platformAccountId: string): Promise<string> {
+  const id = newId('acct', 16);
+  await runtime.prisma.account.create({
+    data: { id, parentAccountId: platformAccountId, created: unixSeconds(runtime.clock), defaultApiVersion: DEFAULT_API_VERSION },
+  });
   return id;
 }

@@ -1,5 +1,6 @@
 import qs from 'qs';
 import { bearer, type TestApp } from './app';
+import { accountOfKey, emitTestEvent } from './events';
 
 // Objects the conformance tests need, per area. When an area adds an operation with a path
 // parameter, add a factory for that parameter here; when its create operation has required
@@ -34,9 +35,20 @@ export type FixtureFactory = (app: TestApp, key: string) => Promise<string>;
 /** An existing object for each path parameter name used in openapi/ (`{webhook_endpoint}` …). */
 export const pathFixtures: Record<string, FixtureFactory> = {
   webhook_endpoint: async (app, key) => (await createWebhookEndpoint(app, key)).id,
+  /** An event of the key's account (`/v1/events/{id}`, `/sandbox/v1/events/{id}/resend`). */
+  id: (app, key) => createEvent(app, key),
 };
+
+/** An event of the key's account, emitted as services do (not handed to workers). */
+export async function createEvent(app: TestApp, key: string): Promise<string> {
+  // Creating an endpoint is a request, so the key has an account by then.
+  await createWebhookEndpoint(app, key);
+  return emitTestEvent(app.runtime, await accountOfKey(app.runtime, key), 'account.updated', undefined, { handOff: false });
+}
 
 /** A body or query that passes validation, for operations with required parameters. */
 export const validParams: Record<string, Record<string, unknown>> = {
   PostWebhookEndpoints: { url: WEBHOOK_URL, enabled_events: ['charge.succeeded'] },
+  // Well-formed; no endpoint has this id, so an accepted resend is a 400 rather than a delivery.
+  PostSandboxEventsIdResend: { webhook_endpoint: 'we_000000000000000000000000' },
 };

@@ -39,7 +39,8 @@ export async function startWebhookReceiver(): Promise<WebhookReceiver> {
         res.writeHead(reply.status, { 'content-type': 'application/json', ...reply.headers });
         res.end(reply.body ?? '');
       };
-      if (reply.delayMs) setTimeout(send, reply.delayMs);
+      // Unref'd: a late reply still pending when the suite ends must not keep Jest running.
+      if (reply.delayMs) setTimeout(send, reply.delayMs).unref();
       else send();
     });
   });

@@ -18,11 +18,13 @@ function visible(ctx: RequestContext): Prisma.EventWhereInput {
 const isConnected = (ctx: RequestContext): boolean => ctx.caller.accountId !== ctx.caller.platformAccountId;
 
 /** `customer.*` matches every known type of that group; the wildcard is expanded over the type list. */
-function typeWhere(type: string): Prisma.EventWhereInput {
-  if (!type.includes('*')) return { type };
+function expandType(type: string): string[] {
+  if (!type.includes('*')) return [type];
   const pattern = new RegExp(`^${type.split('*').map(escapeRegExp).join('.*')}$`);
-  return { type: { in: EVENT_TYPES.filter((t) => pattern.test(t)) } };
+  return EVENT_TYPES.filter((t) => pattern.test(t));
 }
+
+const typeWhere = (type: string): Prisma.EventWhereInput => ({ type: { in: expandType(type) } });
 
 const escapeRegExp = (text: string): string => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
@@ -33,7 +35,7 @@ export async function listEvents(ctx: RequestContext) {
   const created = rangeWhere(params.created);
   if (created !== undefined) where.AND = [{ created }];
   if (params.type !== undefined) Object.assign(where, typeWhere(params.type));
-  if (params.types !== undefined) where.type = { in: params.types };
+  if (params.types !== undefined) where.type = { in: [...new Set((params.types as string[]).flatMap(expandType))] };
   if (params.delivery_success !== undefined) {
     const unfinished = { status: { in: ['pending', 'failed'] } };
     where.deliveries = params.delivery_success ? { none: unfinished } : { some: unfinished };
@@ -49,8 +51,12 @@ export async function listEvents(ctx: RequestContext) {
   });
 }
 
+/** Anything not shaped like an event id can't exist (and a NUL can't even be sent to PostgreSQL). */
+export const EVENT_ID_SHAPE = /^evt_[A-Za-z0-9]{1,64}$/;
+
 export async function retrieveEvent(ctx: RequestContext) {
   const id = ctx.pathParams.id;
+  if (!EVENT_ID_SHAPE.test(id)) throw resourceMissing(NAME, id);
   const row = await ctx.deps.prisma.event.findFirst({ where: { id, ...visible(ctx) } });
   if (!row) throw resourceMissing(NAME, id);
   return serializeEvent(row, isConnected(ctx));

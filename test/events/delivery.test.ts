@@ -1,0 +1,233 @@
+import { createServer } from 'node:net';
+import type { AddressInfo } from 'node:net';
+import { DEFAULT_API_VERSION } from '../../src/kernel/versions';
+import { bearer, newTestKey } from '../helpers/app';
+import { accountOfKey, emitTestEvent } from '../helpers/events';
+import { startEventsTestApp, type EventsTestApp } from '../helpers/eventsApp';
+import { until } from '../helpers/queues';
+import { createReceivingEndpoint, verifyAll, verifyWebhook } from '../helpers/webhooks';
+
+// One delivery from first attempt to its end: headers and signature, api_version rendering,
+// retries along the schedule, what counts as a failure (status, redirect, timeout, refused
+// connection), and what the sandbox deliveries list and the events API say about it.
+
+const TIMEOUT_MS = 500;
+let e: EventsTestApp;
+beforeAll(async () => {
+  // Two retries right away: three attempts in all.
+  e = await startEventsTestApp('delivery', { WEBHOOK_RETRY_SCHEDULE: '0,0', WEBHOOK_TIMEOUT_MS: String(TIMEOUT_MS) });
+});
+afterAll(() => e.close());
+
+async function setup(path: string, params: Record<string, unknown> = {}) {
+  const key = newTestKey();
+  const endpoint = await createReceivingEndpoint(e.t, e.receiver, key, path, params);
+  const account = await accountOfKey(e.t.runtime, key);
+  return { key, endpoint, account };
+}
+
+/** The one delivery of an event, once it is no longer pending. */
+async function finished(eventId: string) {
+  const prisma = e.t.runtime.prisma;
+  await until(
+    async () => (await prisma.webhookDelivery.count({ where: { eventId, status: { not: 'pending' } } })) > 0,
+    20000,
+    `a finished delivery of ${eventId}`,
+  );
+  const rows = await prisma.webhookDelivery.findMany({ where: { eventId } });
+  expect(rows).toHaveLength(1);
+  return rows[0];
+}
+
+async function attemptsOf(key: string, endpointId: string, query = '') {
+  const res = await e.t.http().get(`/sandbox/v1/webhook_endpoints/${endpointId}/deliveries${query}`).set(bearer(key));
+  expect(res.status).toBe(200);
+  return res.body;
+}
+
+async function event(key: string, id: string) {
+  const res = await e.t.http().get(`/v1/events/${id}`).set(bearer(key));
+  expect(res.status).toBe(200);
+  return res.body;
+}
+
+test('a delivery is a signed POST with the public headers that the official SDK verifies', async () => {
+  const { key, endpoint, account } = await setup('/d/signed');
+  const id = await emitTestEvent(e.t.runtime, account);
+  expect((await finished(id)).status).toBe('succeeded');
+  const [request, ...more] = e.receiver.on(endpoint.path);
+  expect(more).toEqual([]);
+  const verified = verifyWebhook(request, endpoint.secret);
+  expect(verified.id).toBe(id);
+  expect(request.headers['user-agent']).toBe('Stripe/1.0 (+https://stripe.com/docs/webhooks)');
+  // The signature covers the exact body: another secret or a changed body fails verification.
+  expect(() => verifyWebhook(request, 'whsec_wrong')).toThrow();
+  expect(() => verifyWebhook({ ...request, body: request.body.replace(id, `${id}x`) }, endpoint.secret)).toThrow();
+  // The body is the event as the API shows it, but for pending_webhooks (counted at send time).
+  const { pending_webhooks: sent, ...payload } = JSON.parse(request.body);
+  const { pending_webhooks: now, ...stored } = await event(key, id);
+  expect(payload).toEqual(stored);
+  expect(sent).toBe(1);
+  expect(now).toBe(0);
+});
+
+test("an endpoint's api_version sets the payload's; without one the event's version is used", async () => {
+  const key = newTestKey();
+  const pinned = await createReceivingEndpoint(e.t, e.receiver, key, '/d/version-pinned', { api_version: '2025-03-31.basil' });
+  const plain = await createReceivingEndpoint(e.t, e.receiver, key, '/d/version-plain');
+  const account = await accountOfKey(e.t.runtime, key);
+  const id = await emitTestEvent(e.t.runtime, account);
+  await until(() => e.receiver.on(pinned.path).length + e.receiver.on(plain.path).length === 2);
+  const [atPinned] = verifyAll(e.receiver.on(pinned.path), pinned.secret);
+  const [atPlain] = verifyAll(e.receiver.on(plain.path), plain.secret);
+  expect(atPinned.id).toBe(id);
+  expect(atPinned.api_version).toBe('2025-03-31.basil');
+  expect(atPlain.api_version).toBe(DEFAULT_API_VERSION);
+  expect((await event(key, id)).api_version).toBe(DEFAULT_API_VERSION);
+});
+
+test('a receiver that fails twice then answers 200 gets three signed attempts; the delivery succeeds', async () => {
+  const { key, endpoint, account } = await setup('/d/flaky');
+  e.receiver.reply(
+    endpoint.path,
+    { status: 500, body: '{"error":"boom 1"}' },
+    { status: 500, body: '{"error":"boom 2"}' },
+    { status: 200, body: 'thanks' },
+  );
+  const id = await emitTestEvent(e.t.runtime, account);
+  const delivery = await finished(id);
+  expect(delivery).toMatchObject({ status: 'succeeded', attempts: 3 });
+  const received = verifyAll(e.receiver.on(endpoint.path), endpoint.secret);
+  expect(received.map((ev) => ev.id)).toEqual([id, id, id]);
+  expect((await event(key, id)).pending_webhooks).toBe(0);
+
+  const list = await attemptsOf(key, endpoint.id);
+  expect(list.has_more).toBe(false);
+  expect(list.url).toBe(`/sandbox/v1/webhook_endpoints/${endpoint.id}/deliveries`);
+  expect(
+    list.data.map((a: any) => ({ attempt: a.attempt, status_code: a.status_code, response_body: a.response_body, succeeded: a.succeeded, error: a.error })),
+  ).toEqual([
+    { attempt: 3, status_code: 200, response_body: 'thanks', succeeded: true, error: null },
+    { attempt: 2, status_code: 500, response_body: '{"error":"boom 2"}', succeeded: false, error: 'HTTP 500' },
+    { attempt: 1, status_code: 500, response_body: '{"error":"boom 1"}', succeeded: false, error: 'HTTP 500' },
+  ]);
+  for (const a of list.data) {
+    expect(a).toMatchObject({ object: 'webhook_delivery_attempt', delivery: delivery.id, event: id, webhook_endpoint: endpoint.id });
+    expect(a.id).toMatch(/^whatt_/);
+    expect(Number.isInteger(a.duration_ms) && a.duration_ms >= 0).toBe(true);
+  }
+  // Paginated, newest first.
+  const first = await attemptsOf(key, endpoint.id, '?limit=2');
+  expect(first.data.map((a: any) => a.attempt)).toEqual([3, 2]);
+  expect(first.has_more).toBe(true);
+  const rest = await attemptsOf(key, endpoint.id, `?limit=2&starting_after=${first.data[1].id}`);
+  expect(rest.data.map((a: any) => a.attempt)).toEqual([1]);
+  expect(rest.has_more).toBe(false);
+});
+
+test('after the last attempt of the schedule the delivery fails, and the event shows an unsuccessful delivery', async () => {
+  const { key, endpoint, account } = await setup('/d/down');
+  const ok = await emitTestEvent(e.t.runtime, account, 'capability.updated', { id: 'cap_x', object: 'capability' });
+  expect((await finished(ok)).status).toBe('succeeded');
+  e.receiver.reply(endpoint.path, { status: 503, body: 'down' });
+  const id = await emitTestEvent(e.t.runtime, account);
+  const delivery = await finished(id);
+  expect(delivery).toMatchObject({ status: 'failed', attempts: 3 });
+  expect((await event(key, id)).pending_webhooks).toBe(0);
+  const attempts = (await attemptsOf(key, endpoint.id)).data.filter((a: any) => a.event === id);
+  expect(attempts.map((a: any) => [a.attempt, a.status_code, a.succeeded])).toEqual([
+    [3, 503, false],
+    [2, 503, false],
+    [1, 503, false],
+  ]);
+
+  const failing = await e.t.http().get('/v1/events?delivery_success=false').set(bearer(key));
+  expect(failing.body.data.map((ev: any) => ev.id)).toEqual([id]);
+  const succeeding = await e.t.http().get('/v1/events?delivery_success=true').set(bearer(key));
+  expect(succeeding.body.data.map((ev: any) => ev.id)).toEqual([ok]);
+});
+
+test('any 2xx is a success; a 4xx is a failure that is retried', async () => {
+  const { endpoint, account } = await setup('/d/statuses');
+  e.receiver.reply(endpoint.path, { status: 404, body: 'nope' }, { status: 204 });
+  const id = await emitTestEvent(e.t.runtime, account);
+  expect(await finished(id)).toMatchObject({ status: 'succeeded', attempts: 2 });
+  expect(verifyAll(e.receiver.on(endpoint.path), endpoint.secret).map((ev) => ev.id)).toEqual([id, id]);
+});
+
+test('a redirect is a failure and is not followed', async () => {
+  const { key, endpoint, account } = await setup('/d/redirect');
+  e.receiver.reply(endpoint.path, { status: 302, body: '', headers: { location: e.receiver.url('/d/redirect-target') } });
+  const id = await emitTestEvent(e.t.runtime, account);
+  expect(await finished(id)).toMatchObject({ status: 'failed', attempts: 3 });
+  expect(e.receiver.on(endpoint.path)).toHaveLength(3);
+  expect(e.receiver.on('/d/redirect-target')).toEqual([]);
+  const attempts = (await attemptsOf(key, endpoint.id)).data;
+  expect(attempts.map((a: any) => [a.status_code, a.succeeded, a.error])).toEqual([
+    [302, false, 'HTTP 302'],
+    [302, false, 'HTTP 302'],
+    [302, false, 'HTTP 302'],
+  ]);
+});
+
+test('a receiver slower than WEBHOOK_TIMEOUT_MS is a failure that says it timed out', async () => {
+  const { key, endpoint, account } = await setup('/d/slow');
+  e.receiver.reply(endpoint.path, { status: 200, body: 'late', delayMs: TIMEOUT_MS * 4 });
+  const id = await emitTestEvent(e.t.runtime, account);
+  expect(await finished(id)).toMatchObject({ status: 'failed', attempts: 3 });
+  const attempts = (await attemptsOf(key, endpoint.id)).data;
+  expect(attempts).toHaveLength(3);
+  for (const a of attempts) {
+    expect(a.status_code).toBeNull();
+    expect(a.succeeded).toBe(false);
+    expect(a.error).toMatch(/timed out/i);
+    expect(a.error).toContain(String(TIMEOUT_MS));
+  }
+  // Each attempt reached the receiver, signed.
+  expect(verifyAll(e.receiver.on(endpoint.path), endpoint.secret).map((ev) => ev.id)).toEqual([id, id, id]);
+});
+
+test('a refused connection is a failure with the network error recorded', async () => {
+  // A port nobody listens on: bind one, then close it.
+  const port = await new Promise<number>((resolve) => {
+    const server = createServer();
+    server.listen(0, '127.0.0.1', () => {
+      const { port: p } = server.address() as AddressInfo;
+      server.close(() => resolve(p));
+    });
+  });
+  const key = newTestKey();
+  const res = await e.t
+    .http()
+    .post('/v1/webhook_endpoints')
+    .set(bearer(key))
+    .type('form')
+    .send(`url=${encodeURIComponent(`http://127.0.0.1:${port}/hook`)}&enabled_events[]=*`);
+  expect(res.status).toBe(200);
+  const id = await emitTestEvent(e.t.runtime, await accountOfKey(e.t.runtime, key));
+  expect(await finished(id)).toMatchObject({ status: 'failed', attempts: 3 });
+  const attempts = (await attemptsOf(key, res.body.id)).data;
+  expect(attempts).toHaveLength(3);
+  for (const a of attempts) {
+    expect(a.status_code).toBeNull();
+    expect(a.response_body).toBeNull();
+    expect(a.error).toContain('ECONNREFUSED');
+  }
+});
+
+test('the deliveries list is the caller\'s own: unknown, malformed and other accounts\' endpoints are 404', async () => {
+  const { key, endpoint } = await setup('/d/owner');
+  const other = newTestKey();
+  for (const [who, id] of [
+    [other, endpoint.id],
+    [key, 'we_doesnotexist'],
+    [key, 'nope'],
+    [key, `${endpoint.id}%00`],
+  ]) {
+    const res = await e.t.http().get(`/sandbox/v1/webhook_endpoints/${id}/deliveries`).set(bearer(who));
+    expect(res.status).toBe(404);
+    expect(res.body.error).toMatchObject({ type: 'invalid_request_error', code: 'resource_missing', param: 'id' });
+  }
+  const empty = await attemptsOf(key, endpoint.id);
+  expect(empty).toEqual({ object: 'list', data: [], has_more: false, url: `/sandbox/v1/webhook_endpoints/${endpoint.id}/deliveries` });
+});
