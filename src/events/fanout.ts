@@ -11,9 +11,7 @@ import { EXPLICIT_SELECTION_EVENT_TYPES } from './types';
  * the type doesn't need explicit selection.
  */
 export async function fanOutEvent(prisma: PrismaClient, eventId: string): Promise<string[]> {
-  const type = await prisma.event.findUnique({ where: { id: eventId }, select: { type: true, fannedOutAt: true } });
-  if (!type || type.fannedOutAt) return [];
-  const explicitOnly = EXPLICIT_SELECTION_EVENT_TYPES.has(type.type);
+  const explicitOnly = [...EXPLICIT_SELECTION_EVENT_TYPES];
   const rows = await prisma.$queryRaw<{ id: string }[]>`
     WITH ev AS (
       SELECT e.id, e.account_id, e.type, a.parent_account_id
@@ -26,7 +24,7 @@ export async function fanOutEvent(prisma: PrismaClient, eventId: string): Promis
       FROM ev JOIN webhook_endpoints w
         ON w.status = 'enabled'
        AND ((w.account_id = ev.account_id AND NOT w.connect) OR (w.account_id = ev.parent_account_id AND w.connect))
-       AND (ev.type = ANY (w.enabled_events) OR ('*' = ANY (w.enabled_events) AND NOT ${explicitOnly}))
+       AND (ev.type = ANY (w.enabled_events) OR ('*' = ANY (w.enabled_events) AND NOT ev.type = ANY (${explicitOnly}::text[])))
     ),
     inserted AS (
       INSERT INTO webhook_deliveries (id, event_id, endpoint_id, status, next_attempt_at)

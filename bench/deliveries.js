@@ -1,0 +1,222 @@
+'use strict';
+// Webhook delivery benchmark: `npm run bench:deliveries` (builds, then runs this file).
+//
+// One worker process (dist/workers/index.js) against a bench database and its own queue prefix,
+// and a local receiver in this process that answers 200 at once. Two measurements:
+//   burst: BENCH_EVENTS events (default 5,000) committed, then handed to the workers at once, fanned
+//          out to 2 endpoints: signed deliveries per second from hand-off to the last arrival;
+//   paced: BENCH_RATE events/s (default 100) for BENCH_PACED_SECONDS (default 10), each committed in
+//          its own transaction and handed off as the API does: p50/p99 from commit to arrival.
+// Every payload's signature is checked with the official SDK. Results go to
+// bench/results/deliveries.json. Loads only 127.0.0.1; the worker is stopped on every way out.
+// BENCH_WORKER_NODE_ARGS adds node flags to the worker (e.g. "--cpu-prof --cpu-prof-dir=…").
+
+const { spawn } = require('node:child_process');
+const fs = require('node:fs');
+const http = require('node:http');
+const path = require('node:path');
+const { Client } = require('pg');
+const Stripe = require('stripe');
+
+const ROOT = path.resolve(__dirname, '..');
+const dist = (p) => require(path.join(ROOT, 'dist', p));
+const { loadConfig } = dist('src/config.js');
+const { openRuntime } = dist('src/runtime.js');
+const { applyMigrations, ensureDatabase } = dist('src/db/migrate.js');
+const { emit, automaticCause } = dist('src/events/emit.js');
+const { createLogger } = dist('src/lib/logger.js');
+const { randomBase62 } = dist('src/lib/ids.js');
+
+const int = (name, fallback) => (process.env[name] ? Number(process.env[name]) : fallback);
+const EVENTS = int('BENCH_EVENTS', 5000);
+const RATE = int('BENCH_RATE', 100);
+const PACED_SECONDS = int('BENCH_PACED_SECONDS', 10);
+const DATABASE_URL = process.env.BENCH_DATABASE_URL || 'postgresql://postgres@127.0.0.1:5432/sandbank_bench_deliveries';
+if (!/bench/.test(new URL(DATABASE_URL).pathname)) throw new Error('BENCH_DATABASE_URL must name a database containing "bench" (it is dropped)');
+
+const webhooks = new Stripe('sk_test_bench').webhooks;
+let worker;
+process.on('exit', () => worker && worker.kill('SIGKILL'));
+for (const signal of ['SIGINT', 'SIGTERM']) process.on(signal, () => process.exit(130));
+
+const now = () => performance.now();
+const percentile = (sorted, p) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
+
+async function resetDatabase() {
+  const admin = new URL(DATABASE_URL);
+  const name = admin.pathname.slice(1);
+  admin.pathname = '/postgres';
+  const client = new Client({ connectionString: admin.toString() });
+  await client.connect();
+  await client.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
+  await client.end();
+  await ensureDatabase(DATABASE_URL);
+  await applyMigrations(DATABASE_URL, { log: () => undefined });
+}
+
+/** The receiver: records when each (event, endpoint) arrives; checks signatures; answers 200 at once. */
+function startReceiver(secrets) {
+  const arrivals = new Map(); // `${path} ${eventId}` → ms
+  let badSignatures = 0;
+  let duplicates = 0;
+  let onArrival = () => undefined;
+  const server = http.createServer((req, res) => {
+    const chunks = [];
+    req.on('data', (c) => chunks.push(c));
+    req.on('end', () => {
+      const at = now();
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end('{}');
+      const body = Buffer.concat(chunks).toString('utf8');
+      try {
+        const event = webhooks.constructEvent(body, req.headers['stripe-signature'], secrets[req.url]);
+        const key = `${req.url} ${event.id}`;
+        if (arrivals.has(key)) duplicates++;
+        else arrivals.set(key, at);
+      } catch {
+        badSignatures++;
+      }
+      onArrival();
+    });
+  });
+  return new Promise((resolve) =>
+    server.listen(0, '127.0.0.1', () =>
+      resolve({
+        url: (p) => `http://127.0.0.1:${server.address().port}${p}`,
+        arrivals,
+        stats: () => ({ badSignatures, duplicates }),
+        waitFor: (count, timeoutMs) =>
+          new Promise((ok, fail) => {
+            if (arrivals.size >= count) return ok();
+            const timer = setTimeout(() => fail(new Error(`only ${arrivals.size} of ${count} deliveries arrived in ${timeoutMs} ms`)), timeoutMs);
+            onArrival = () => {
+              if (arrivals.size >= count) {
+                clearTimeout(timer);
+                onArrival = () => undefined;
+                ok();
+              }
+            };
+          }),
+        close: () => new Promise((r) => server.close(r)),
+      }),
+    ),
+  );
+}
+
+async function main() {
+  await resetDatabase();
+  const queuePrefix = `benchdeliveries${randomBase62(6)}`;
+  const config = loadConfig({ ...process.env, DATABASE_URL, QUEUE_PREFIX: queuePrefix, LOG_LEVEL: 'warn' });
+  const runtime = openRuntime(config, { logger: createLogger('warn') });
+  const { prisma } = runtime;
+
+  const accountId = `acct_${randomBase62(16)}`;
+  await prisma.account.create({ data: { id: accountId, created: Math.floor(Date.now() / 1000), defaultApiVersion: '2026-08-26.dahlia' } });
+  const secrets = { '/a': `whsec_${randomBase62(32)}`, '/b': `whsec_${randomBase62(32)}` };
+  const receiver = await startReceiver(secrets);
+  for (const [p, secret] of Object.entries(secrets)) {
+    await prisma.webhookEndpoint.create({
+      data: { id: `we_${randomBase62(24)}`, accountId, created: Math.floor(Date.now() / 1000), url: receiver.url(p), enabledEvents: ['*'], status: 'enabled', secret },
+    });
+  }
+
+  const nodeArgs = (process.env.BENCH_WORKER_NODE_ARGS || '').split(/\s+/).filter(Boolean);
+  worker = spawn(process.execPath, [...nodeArgs, '-r', path.join(__dirname, 'watchdog.js'), path.join(ROOT, 'dist/workers/index.js')], {
+    env: { ...process.env, DATABASE_URL, QUEUE_PREFIX: queuePrefix, LOG_LEVEL: 'warn', RECONCILE_INTERVAL_MS: '600000' },
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+  });
+
+  const options = (created) => ({ accountId, apiVersion: '2026-08-26.dahlia', created, cause: automaticCause });
+  const object = (i) => ({ id: accountId, object: 'account', metadata: { i: String(i) } });
+  const emitOne = async (i) => {
+    const id = await prisma.$transaction((tx) => emit(tx, 'account.updated', object(i), options(Math.floor(Date.now() / 1000))));
+    return { id, committedAt: now() };
+  };
+
+  // Warm-up: the worker is up once these arrive.
+  const warm = [];
+  for (let i = 0; i < 50; i++) warm.push((await emitOne(i)).id);
+  await runtime.jobs.handOffEvents(warm);
+  await receiver.waitFor(100, 60_000);
+  receiver.arrivals.clear();
+
+  // Burst: commit every event first, then hand them all off at once.
+  process.stdout.write(`burst: committing ${EVENTS} events… `);
+  const ids = [];
+  for (let offset = 0; offset < EVENTS; offset += 500) {
+    const batch = await prisma.$transaction(async (tx) => {
+      const out = [];
+      for (let i = offset; i < Math.min(EVENTS, offset + 500); i++) out.push(await emit(tx, 'account.updated', object(i), options(Math.floor(Date.now() / 1000))));
+      return out;
+    }, { timeout: 60_000 });
+    ids.push(...batch);
+  }
+  process.stdout.write('handing off… ');
+  const handedOffAt = now();
+  for (let i = 0; i < ids.length; i += 500) await runtime.jobs.handOffEvents(ids.slice(i, i + 500));
+  await receiver.waitFor(EVENTS * 2, 300_000);
+  const burstTimes = [...receiver.arrivals.values()];
+  const burstSeconds = (Math.max(...burstTimes) - handedOffAt) / 1000;
+  const burstLatencies = burstTimes.map((t) => t - handedOffAt).sort((a, b) => a - b);
+  console.log('done');
+  receiver.arrivals.clear();
+
+  // Paced: each event committed on its own and handed off as the API does after its transaction.
+  process.stdout.write(`paced: ${RATE} events/s for ${PACED_SECONDS} s… `);
+  const committed = new Map();
+  const total = RATE * PACED_SECONDS;
+  const started = now();
+  const pending = [];
+  for (let i = 0; i < total; i++) {
+    const due = started + (i * 1000) / RATE;
+    const wait = due - now();
+    if (wait > 0) await new Promise((r) => setTimeout(r, wait));
+    pending.push(
+      emitOne(i).then(async ({ id, committedAt }) => {
+        committed.set(id, committedAt);
+        await runtime.jobs.handOffEvents([id]);
+      }),
+    );
+  }
+  await Promise.all(pending);
+  await receiver.waitFor(total * 2, 120_000);
+  const pacedLatencies = [...receiver.arrivals.entries()].map(([key, at]) => at - committed.get(key.split(' ')[1])).sort((a, b) => a - b);
+  console.log('done');
+
+  const results = {
+    date: new Date().toISOString(),
+    machine: `${require('node:os').cpus().length} cores, node ${process.version}`,
+    burst: {
+      events: EVENTS,
+      endpoints: 2,
+      deliveries: burstTimes.length,
+      seconds: +burstSeconds.toFixed(2),
+      deliveries_per_second: Math.round(burstTimes.length / burstSeconds),
+      handoff_to_arrival_ms: { p50: +percentile(burstLatencies, 50).toFixed(1), p99: +percentile(burstLatencies, 99).toFixed(1) },
+    },
+    paced: {
+      events_per_second: RATE,
+      deliveries: pacedLatencies.length,
+      commit_to_arrival_ms: { p50: +percentile(pacedLatencies, 50).toFixed(1), p99: +percentile(pacedLatencies, 99).toFixed(1) },
+    },
+    receiver: receiver.stats(),
+  };
+  console.log(JSON.stringify(results, null, 2));
+  fs.mkdirSync(path.join(__dirname, 'results'), { recursive: true });
+  fs.writeFileSync(path.join(__dirname, 'results', 'deliveries.json'), JSON.stringify(results, null, 2) + '\n');
+  if (results.receiver.badSignatures > 0) console.error(`!!! ${results.receiver.badSignatures} payloads failed signature verification`);
+
+  worker.kill('SIGTERM');
+  await new Promise((r) => worker.once('exit', r));
+  worker = undefined;
+  await receiver.close();
+  await runtime.close();
+}
+
+main().then(
+  () => process.exit(0),
+  (err) => {
+    console.error(err);
+    process.exit(1);
+  },
+);
