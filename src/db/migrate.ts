@@ -14,6 +14,7 @@ import { createHash, randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { Client } from 'pg';
+import { findProjectRoot } from '../lib/projectRoot';
 
 /** The advisory lock key Prisma Migrate takes for the duration of a run. */
 export const PRISMA_MIGRATE_LOCK_ID = 72707369;
@@ -61,17 +62,6 @@ interface MigrationRow {
   migration_name: string;
   rolled_back_at: Date | null;
   started_at: Date;
-}
-
-/** The nearest directory at or above `start` that holds package.json. */
-export function findProjectRoot(start: string = __dirname): string {
-  let dir = path.resolve(start);
-  for (;;) {
-    if (fs.existsSync(path.join(dir, 'package.json'))) return dir;
-    const parent = path.dirname(dir);
-    if (parent === dir) throw new MigrationError(`no package.json found above ${start}`);
-    dir = parent;
-  }
 }
 
 export function defaultMigrationsDir(): string {

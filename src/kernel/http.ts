@@ -150,27 +150,17 @@ export function mountRoutes(app: Express, routes: readonly Route[], operations: 
     const validate = compileParamsValidator(byId.get(r.operationId)!.paramsSchema);
     app[r.method](toExpressPath(r.path), async (req: Request, res: Response) => {
       (res.locals as Locals).route = r.path;
-      await runOperation(r, validate, kernel, req, res);
+      kernel.inFlight.enter();
+      try {
+        await runOperation(r, validate, kernel, req, res);
+      } finally {
+        kernel.inFlight.leave();
+      }
     });
   }
 }
 
 async function runOperation(
-  r: Route,
-  validate: ReturnType<typeof compileParamsValidator>,
-  kernel: Kernel,
-  req: Request,
-  res: Response,
-): Promise<void> {
-  kernel.inFlight.enter();
-  try {
-    await runPipeline(r, validate, kernel, req, res);
-  } finally {
-    kernel.inFlight.leave();
-  }
-}
-
-async function runPipeline(
   r: Route,
   validate: ReturnType<typeof compileParamsValidator>,
   kernel: Kernel,

@@ -1,6 +1,7 @@
-import { readdirSync, readFileSync, existsSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { parse as parseYaml } from 'yaml';
+import { findProjectRoot } from '../lib/projectRoot';
 import type { Schema } from './coerce';
 import type { HttpMethod, Route } from './route';
 
@@ -18,16 +19,6 @@ export interface OpenApiDocument {
 }
 
 const METHODS: HttpMethod[] = ['get', 'post', 'delete'];
-
-export function findProjectRoot(from = __dirname): string {
-  let dir = from;
-  while (!existsSync(path.join(dir, 'package.json'))) {
-    const parent = path.dirname(dir);
-    if (parent === dir) throw new Error('package.json not found above ' + from);
-    dir = parent;
-  }
-  return dir;
-}
 
 /**
  * `generatedSchemas` are component schemas whose source of truth is code (event types, API

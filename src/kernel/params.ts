@@ -66,6 +66,8 @@ function indexPushes(text: string): string {
 }
 
 const PROTO_SEGMENT = /(^|\[)__proto__(\]|(?=\[)|$)/;
+/** `name`, `name[a]`, `name[a][0]`…; qs would silently drop text after a closing bracket (`a[b]c`). */
+const WELL_FORMED_KEY = /^[^[\]]+(\[[^[\]]*\])*$/;
 const printable = (name: string): string => name.replace(/\u0000/g, '\\0').slice(0, 200);
 
 /** qs parses bracketed objects and indexed arrays; past a limit it throws rather than silently dropping input. */
@@ -92,6 +94,10 @@ export function parseForm(text: string, limits: ParamLimits, source: 'query stri
           // qs would drop a __proto__ segment in silence; name it as the unknown parameter it is.
           const proto = PROTO_SEGMENT.exec(decoded);
           if (proto) throw parameterUnknown(decoded.slice(0, proto.index + proto[0].length));
+          if (!WELL_FORMED_KEY.test(decoded)) {
+            const param = printable(decoded);
+            throw invalidRequest(`Invalid ${source}: the parameter name '${param}' is malformed.`, 'parameter_invalid', param);
+          }
         }
         // PostgreSQL text can't hold NUL, and no parameter needs one.
         if (decoded.includes('\u0000')) {

@@ -5,6 +5,7 @@ import request from 'supertest';
 import Stripe from 'stripe';
 import { buildApp, type BuiltApp } from '../../src/app';
 import { answerClientErrors } from '../../src/kernel/http';
+import { deleteQueueKeys } from './isolation';
 import { loadConfig, type Config } from '../../src/config';
 import { createLogger } from '../../src/lib/logger';
 import { randomBase62 } from '../../src/lib/ids';
@@ -78,6 +79,8 @@ export async function startTestApp(env: Record<string, string> = {}, options: { 
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
       await runtime.close();
+      // Each app has its own queue prefix; leave nothing of it behind in the shared Redis.
+      await deleteQueueKeys(config.redisUrl, config.queuePrefix).catch(() => undefined);
     },
   };
 }

@@ -301,3 +301,18 @@ describe('parseForm', () => {
     expect(() => parseForm('a=1&b=2&c=3&d=4', limits, 'request body')).toThrow('Invalid request body: at most 3 parameters are allowed.');
   });
 });
+
+describe('malformed parameter names', () => {
+  let app: TestApp;
+  beforeAll(async () => {
+    app = await startTestApp();
+  });
+  afterAll(() => app.close());
+
+  test.each(['a[b]c=x', 'metadata[a]]]=x', '[a]=x', 'metadata[a=x', 'expand[0]]=x'])('%s is refused, not silently reread', async (query) => {
+    const res = await app.http().get(`/v1/webhook_endpoints?${query}`).set(bearer(newTestKey()));
+    expect(res.status).toBe(400);
+    expect(res.body.error.code).toBe('parameter_invalid');
+    expect(res.body.error.message).toMatch(/is malformed/);
+  });
+});
