@@ -5,8 +5,11 @@ import { defineQueue } from './lib/queue';
 
 export const maintenanceQueue = defineQueue<Record<string, never>>('maintenance', { concurrency: 1 });
 
-/** Hands a committed event to fan-out; the job id is the event id, so handing it twice is harmless. */
-export const eventFanoutQueue = defineQueue<{ eventId: string }>('event-fanout', { concurrency: 8 });
+/**
+ * Hands a committed event to fan-out; the job id is the event id, so handing it twice is harmless.
+ * Concurrent jobs share one statement (workers/eventFanout.ts), so more of them make fuller batches.
+ */
+export const eventFanoutQueue = defineQueue<{ eventId: string }>('event-fanout', { concurrency: 64 });
 
 /** One HTTP attempt of one delivery; the job id is `<delivery id>-<attempt>`. */
 export const webhookDeliveryQueue = defineQueue<{ deliveryId: string; attempt: number }>('webhook-delivery', { concurrency: 64 });

@@ -1,20 +1,29 @@
 import type { Queue, Worker } from 'bullmq';
 import type { Runtime } from '../src/runtime';
-import { fanOutEvent } from '../src/events/fanout';
+import { fanOutEvents } from '../src/events/fanout';
+import { createBatcher } from '../src/lib/batcher';
 import { enqueueDeliveries } from '../src/events/reconcile';
 import { openWorker } from '../src/lib/queue';
 import { eventFanoutQueue } from '../src/queues';
 
 /** Event → one delivery row per matching endpoint → one delivery job per row. */
 export function startEventFanout(runtime: Runtime, deliveryQueue: Queue<{ deliveryId: string; attempt: number }>): Worker {
-  const worker = openWorker(eventFanoutQueue, runtime.config, async (job) => {
-    const deliveryIds = await fanOutEvent(runtime.prisma, job.data.eventId);
-    await enqueueDeliveries(
-      deliveryQueue,
-      deliveryIds.map((id) => ({ id, attempts: 0 })),
-    );
-    return { deliveries: deliveryIds.length };
-  });
+  // Concurrent jobs share one statement and one addBulk. An event asked for twice in a batch
+  // (relay and reconciler racing) is fanned out once; its second job finds nothing to do.
+  const fanOut = createBatcher(
+    async (eventIds: string[]) => {
+      const byEvent = await fanOutEvents(runtime.prisma, eventIds);
+      const deliveryIds = [...byEvent.values()].flat();
+      await enqueueDeliveries(
+        deliveryQueue,
+        deliveryIds.map((id) => ({ id, attempts: 0 })),
+      );
+      const seen = new Set<string>();
+      return eventIds.map((id) => (seen.has(id) ? 0 : (seen.add(id), byEvent.get(id)?.length ?? 0)));
+    },
+    { maxItems: 100 },
+  );
+  const worker = openWorker(eventFanoutQueue, runtime.config, async (job) => ({ deliveries: await fanOut(job.data.eventId) }));
   worker.on('failed', (job, err) => runtime.logger.error({ err, event: job?.data.eventId }, 'event fan-out failed'));
   return worker;
 }

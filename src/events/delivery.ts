@@ -3,6 +3,7 @@ import { Agent, request } from 'undici';
 import { Prisma } from '../generated/prisma/client';
 import type { PrismaClient } from '../lib/prisma';
 import type { Clock } from '../lib/clock';
+import { createBatcher } from '../lib/batcher';
 import { newId } from '../lib/ids';
 import { renderEvent, type EventRow } from './render';
 import { signatureHeader } from './signature';
@@ -68,21 +69,7 @@ export async function attemptDelivery(
 ): Promise<AttemptOutcome> {
   // Claim: only the attempt the job was made for, only while pending, only if nobody holds it.
   const lockSeconds = Math.ceil(settings.timeoutMs / 1000) + 30;
-  const claimed = await prisma.$queryRaw<ClaimedDelivery[]>`
-    WITH claimed AS (
-      UPDATE webhook_deliveries SET locked_until = CURRENT_TIMESTAMP + make_interval(secs => ${lockSeconds})
-      WHERE id = ${deliveryId} AND status = 'pending' AND attempts = ${attempt}
-        AND (locked_until IS NULL OR locked_until < CURRENT_TIMESTAMP)
-      RETURNING id, endpoint_id, event_id, attempts
-    )
-    SELECT c.id, c.endpoint_id, c.event_id, c.attempts, e.account_id, e.created, e.type, e.api_version, e.data,
-           e.request_id, e.idempotency_key, e.pending_webhooks, a.parent_account_id,
-           w.url, w.secret, w.api_version AS endpoint_api_version, w.status AS endpoint_status
-    FROM claimed c
-    JOIN events e ON e.id = c.event_id
-    JOIN accounts a ON a.id = e.account_id
-    LEFT JOIN webhook_endpoints w ON w.id = c.endpoint_id`;
-  const d = claimed[0];
+  const d = await batchersOf(prisma).claim({ id: deliveryId, attempt, lockSeconds });
   if (!d) return { kind: 'skipped' };
   if (d.endpoint_status !== 'enabled' || !d.url || !d.secret) {
     await cancelPendingDeliveries(prisma, { deliveryIds: [d.id] });
@@ -134,32 +121,148 @@ export async function attemptDelivery(
   const delayMs = retryable ? retryDelayMs(settings.retrySchedule, attemptsMade, settings.jitter ?? 0.1) : 0;
   const status = succeeded ? 'succeeded' : retryable ? 'pending' : 'failed';
 
-  // The attempt is always recorded; the delivery only changes while still pending: an endpoint
-  // disabled or deleted during the request canceled it (and counted it off pending_webhooks).
-  const updated = await prisma.$queryRaw<{ id: string }[]>`
-    WITH attempt AS (
-      INSERT INTO webhook_attempts (id, delivery_id, endpoint_id, event_id, attempt, attempted_at, duration_ms, status_code, error, response_excerpt, succeeded)
-      VALUES (${newId('whatt')}, ${d.id}, ${d.endpoint_id}, ${d.event_id}, ${attemptsMade}, ${new Date(started)}, ${durationMs},
-              ${statusCode}, ${error}, ${excerpt}, ${succeeded})
-    ),
-    delivery AS (
-      UPDATE webhook_deliveries
-      SET status = ${status}, attempts = ${attemptsMade}, locked_until = NULL,
-          next_attempt_at = CASE WHEN ${status} = 'pending' THEN CURRENT_TIMESTAMP + make_interval(secs => ${delayMs / 1000}) END,
-          completed_at = CASE WHEN ${status} = 'pending' THEN NULL ELSE CURRENT_TIMESTAMP END
-      WHERE id = ${d.id} AND status = 'pending'
-      RETURNING id, event_id
-    ),
-    counted AS (
-      UPDATE events SET pending_webhooks = GREATEST(pending_webhooks - 1, 0)
-      FROM delivery WHERE events.id = delivery.event_id AND ${status} <> 'pending'
-    )
-    SELECT id FROM delivery`;
-  if (updated.length === 0) return { kind: 'canceled' };
+  const stillPending = await batchersOf(prisma).complete({
+    attemptId: newId('whatt'),
+    deliveryId: d.id,
+    endpointId: d.endpoint_id,
+    eventId: d.event_id,
+    attempt: attemptsMade,
+    attemptedAtMs: started,
+    durationMs,
+    statusCode,
+    error,
+    excerpt,
+    succeeded,
+    status,
+    delaySeconds: delayMs / 1000,
+  });
+  if (!stillPending) return { kind: 'canceled' };
 
   if (succeeded) return { kind: 'succeeded', statusCode: statusCode!, durationMs };
   if (retryable) return { kind: 'retry', nextAttempt: attemptsMade, delayMs, statusCode, error, durationMs };
   return { kind: 'failed', statusCode, error, durationMs };
+}
+
+interface ClaimRequest {
+  id: string;
+  attempt: number;
+  lockSeconds: number;
+}
+
+interface Completion {
+  attemptId: string;
+  deliveryId: string;
+  endpointId: string;
+  eventId: string;
+  attempt: number;
+  attemptedAtMs: number;
+  durationMs: number;
+  statusCode: number | null;
+  error: string | null;
+  excerpt: string | null;
+  succeeded: boolean;
+  status: 'succeeded' | 'pending' | 'failed';
+  delaySeconds: number;
+}
+
+const isDeadlock = (err: unknown): boolean => /deadlock detected|40P01/.test(String((err as Error)?.message ?? err));
+
+/** Each batch is one autocommit statement, so running it again after a deadlock is safe. */
+async function retryingDeadlocks<T>(statement: () => Promise<T>): Promise<T> {
+  for (let tries = 1; ; tries++) {
+    try {
+      return await statement();
+    } catch (err) {
+      if (tries >= 5 || !isDeadlock(err)) throw err;
+    }
+  }
+}
+
+/** Claims many deliveries in one statement; a delivery asked for twice in a batch goes to the first asker. */
+async function claimBatch(prisma: PrismaClient, items: ClaimRequest[]): Promise<(ClaimedDelivery | undefined)[]> {
+  const rows = await retryingDeadlocks(() => prisma.$queryRaw<ClaimedDelivery[]>`
+    WITH wanted AS (
+      SELECT * FROM unnest(${items.map((i) => i.id)}::text[], ${items.map((i) => i.attempt)}::int[],
+                           ${items.map((i) => i.lockSeconds)}::float8[]) AS t(id, attempt, lock_seconds)
+    ),
+    claimed AS (
+      UPDATE webhook_deliveries d SET locked_until = CURRENT_TIMESTAMP + make_interval(secs => wanted.lock_seconds)
+      FROM wanted
+      WHERE d.id = wanted.id AND d.status = 'pending' AND d.attempts = wanted.attempt
+        AND (d.locked_until IS NULL OR d.locked_until < CURRENT_TIMESTAMP)
+      RETURNING d.id, d.endpoint_id, d.event_id, d.attempts
+    )
+    SELECT c.id, c.endpoint_id, c.event_id, c.attempts, e.account_id, e.created, e.type, e.api_version, e.data,
+           e.request_id, e.idempotency_key, e.pending_webhooks, a.parent_account_id,
+           w.url, w.secret, w.api_version AS endpoint_api_version, w.status AS endpoint_status
+    FROM claimed c
+    JOIN events e ON e.id = c.event_id
+    JOIN accounts a ON a.id = e.account_id
+    LEFT JOIN webhook_endpoints w ON w.id = c.endpoint_id`);
+  const byId = new Map(rows.map((r) => [r.id, r]));
+  return items.map((i) => {
+    const row = byId.get(i.id);
+    if (!row || row.attempts !== i.attempt) return undefined;
+    byId.delete(i.id);
+    return row;
+  });
+}
+
+/**
+ * Records many attempts in one statement. The attempt is always recorded; the delivery only
+ * changes while still pending: an endpoint disabled or deleted during the request canceled it
+ * (and counted it off pending_webhooks). Each event loses one pending webhook per delivery finished.
+ */
+async function completeBatch(prisma: PrismaClient, items: Completion[]): Promise<boolean[]> {
+  const col = <K extends keyof Completion>(k: K) => items.map((i) => i[k]);
+  const rows = await retryingDeadlocks(() => prisma.$queryRaw<{ id: string }[]>`
+    WITH done AS (
+      SELECT * FROM unnest(${col('attemptId')}::text[], ${col('deliveryId')}::text[], ${col('endpointId')}::text[],
+                           ${col('eventId')}::text[], ${col('attempt')}::int[], ${col('attemptedAtMs')}::float8[],
+                           ${col('durationMs')}::int[], ${col('statusCode')}::int[], ${col('error')}::text[],
+                           ${col('excerpt')}::text[], ${col('succeeded')}::bool[], ${col('status')}::text[],
+                           ${col('delaySeconds')}::float8[])
+        AS t(attempt_id, delivery_id, endpoint_id, event_id, attempt, attempted_at_ms, duration_ms, status_code, error,
+             excerpt, succeeded, status, delay_seconds)
+    ),
+    attempt AS (
+      INSERT INTO webhook_attempts (id, delivery_id, endpoint_id, event_id, attempt, attempted_at, duration_ms, status_code, error, response_excerpt, succeeded)
+      SELECT attempt_id, delivery_id, endpoint_id, event_id, attempt, to_timestamp(attempted_at_ms / 1000), duration_ms,
+             status_code, error, excerpt, succeeded
+      FROM done
+    ),
+    delivery AS (
+      UPDATE webhook_deliveries d
+      SET status = done.status, attempts = done.attempt, locked_until = NULL,
+          next_attempt_at = CASE WHEN done.status = 'pending' THEN CURRENT_TIMESTAMP + make_interval(secs => done.delay_seconds) END,
+          completed_at = CASE WHEN done.status = 'pending' THEN NULL ELSE CURRENT_TIMESTAMP END
+      FROM done
+      WHERE d.id = done.delivery_id AND d.status = 'pending'
+      RETURNING d.id, d.event_id, d.status
+    ),
+    per_event AS (SELECT event_id, count(*) AS n FROM delivery WHERE status <> 'pending' GROUP BY event_id),
+    counted AS (
+      UPDATE events SET pending_webhooks = GREATEST(pending_webhooks - per_event.n, 0)
+      FROM per_event WHERE events.id = per_event.event_id
+    )
+    SELECT id FROM delivery`);
+  const updated = new Set(rows.map((r) => r.id));
+  return items.map((i) => updated.has(i.deliveryId));
+}
+
+// Per client, so each database (tests run several) gets its own batches.
+const batchers = new WeakMap<PrismaClient, { claim: (r: ClaimRequest) => Promise<ClaimedDelivery | undefined>; complete: (c: Completion) => Promise<boolean> }>();
+
+function batchersOf(prisma: PrismaClient) {
+  let b = batchers.get(prisma);
+  if (!b) {
+    b = {
+      claim: createBatcher((items: ClaimRequest[]) => claimBatch(prisma, items), { maxItems: 200, maxConcurrent: 2 }),
+      complete: createBatcher((items: Completion[]) => completeBatch(prisma, items), { maxItems: 200, maxConcurrent: 1 }),
+    };
+    batchers.set(prisma, b);
+  }
+  return b;
 }
 
 /**

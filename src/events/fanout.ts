@@ -11,12 +11,19 @@ import { EXPLICIT_SELECTION_EVENT_TYPES } from './types';
  * the type doesn't need explicit selection.
  */
 export async function fanOutEvent(prisma: PrismaClient, eventId: string): Promise<string[]> {
+  return (await fanOutEvents(prisma, [eventId])).get(eventId) ?? [];
+}
+
+/** fanOutEvent for many events in one statement: the new delivery ids of each event fanned out now. */
+export async function fanOutEvents(prisma: PrismaClient, eventIds: string[]): Promise<Map<string, string[]>> {
   const explicitOnly = [...EXPLICIT_SELECTION_EVENT_TYPES];
-  const rows = await prisma.$queryRaw<{ id: string }[]>`
+  // Events are locked in id order so that batches overlapping in events cannot deadlock.
+  const rows = await prisma.$queryRaw<{ id: string; event_id: string }[]>`
     WITH ev AS (
       SELECT e.id, e.account_id, e.type, a.parent_account_id
       FROM events e JOIN accounts a ON a.id = e.account_id
-      WHERE e.id = ${eventId} AND e.fanned_out_at IS NULL
+      WHERE e.id = ANY (${eventIds}::text[]) AND e.fanned_out_at IS NULL
+      ORDER BY e.id
       FOR UPDATE OF e
     ),
     targets AS (
@@ -31,14 +38,18 @@ export async function fanOutEvent(prisma: PrismaClient, eventId: string): Promis
       SELECT 'whdel_' || replace(gen_random_uuid()::text, '-', ''), event_id, endpoint_id, 'pending', CURRENT_TIMESTAMP
       FROM targets
       ON CONFLICT (event_id, endpoint_id, resend_number) DO NOTHING
-      RETURNING id
+      RETURNING id, event_id
     ),
+    per_event AS (SELECT event_id, count(*) AS n FROM inserted GROUP BY event_id),
     -- Added to, not set: a resend made before fan-out already counted its own delivery.
     marked AS (
-      UPDATE events SET fanned_out_at = CURRENT_TIMESTAMP, pending_webhooks = pending_webhooks + (SELECT count(*) FROM inserted)
-      FROM ev WHERE events.id = ev.id
+      UPDATE events SET fanned_out_at = CURRENT_TIMESTAMP, pending_webhooks = pending_webhooks + COALESCE(per_event.n, 0)
+      FROM ev LEFT JOIN per_event ON per_event.event_id = ev.id
+      WHERE events.id = ev.id
       RETURNING events.id
     )
-    SELECT id FROM inserted`;
-  return rows.map((r) => r.id);
+    SELECT id, event_id FROM inserted`;
+  const byEvent = new Map<string, string[]>();
+  for (const r of rows) byEvent.set(r.event_id, [...(byEvent.get(r.event_id) ?? []), r.id]);
+  return byEvent;
 }
