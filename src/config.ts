@@ -23,6 +23,7 @@ export interface Config {
   readonly webhookRetrySchedule: readonly number[];
   readonly reconcileIntervalMs: number;
   readonly eventRetentionDays: number;
+  readonly workerMetricsPort: number;
 }
 
 /** Name, default and one-line meaning of every setting; .env.example and the README table follow it. */
@@ -46,6 +47,7 @@ export const settings = {
   WEBHOOK_RETRY_SCHEDULE: ['60,300,1800,3600,7200', 'Seconds before each retry of a failed delivery (jittered); after the last, the delivery fails'],
   RECONCILE_INTERVAL_MS: ['30000', 'How often the worker re-queues events and deliveries that Redis lost'],
   EVENT_RETENTION_DAYS: ['30', 'Events older than this are pruned'],
+  WORKER_METRICS_PORT: ['12112', 'Port of /metrics in a worker run on its own (`npm run start:worker`); 0 turns it off'],
 } as const satisfies Record<string, readonly [string, string]>;
 
 type Env = Record<string, string | undefined>;
@@ -106,5 +108,6 @@ export function loadConfig(env: Env = process.env): Config {
     webhookRetrySchedule: Object.freeze(secondsList(env, 'WEBHOOK_RETRY_SCHEDULE')),
     reconcileIntervalMs: integer(env, 'RECONCILE_INTERVAL_MS', 100),
     eventRetentionDays: integer(env, 'EVENT_RETENTION_DAYS', 1),
+    workerMetricsPort: integer(env, 'WORKER_METRICS_PORT', 0, 65535),
   });
 }

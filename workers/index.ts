@@ -1,4 +1,6 @@
+import { createServer, type Server } from 'node:http';
 import type { Queue, Worker } from 'bullmq';
+import { renderMetrics, watchQueueDepth } from '../src/lib/metrics';
 import { loadConfig } from '../src/config';
 import { reconcile } from '../src/events/reconcile';
 import { onShutdownSignal, openRuntime, prepareDatabase, type Runtime } from '../src/runtime';
@@ -20,6 +22,7 @@ export async function startWorkers(runtime: Runtime): Promise<RunningWorkers> {
     startWebhookDelivery(runtime, deliveryQueue),
   ];
   const queues: Queue[] = [maintenance.queue];
+  for (const queue of [runtime.jobs.relay.queue, runtime.jobs.deliveryQueue, maintenance.queue]) watchQueueDepth(queue);
   const result = await reconcile(runtime.prisma, relay, deliveryQueue);
   runtime.logger.info({ queues: workers.map((w) => w.name), reconciled: result }, 'workers started');
   return {
@@ -30,11 +33,31 @@ export async function startWorkers(runtime: Runtime): Promise<RunningWorkers> {
   };
 }
 
+/** A worker on its own has no API to serve its metrics, so it serves them itself. */
+export function serveWorkerMetrics(port: number): Promise<Server> {
+  const server = createServer((req, res) => {
+    if (req.method !== 'GET' || req.url !== '/metrics') {
+      res.writeHead(404).end();
+      return;
+    }
+    renderMetrics().then(
+      (m) => res.writeHead(200, { 'Content-Type': m.contentType }).end(m.body),
+      () => res.writeHead(500).end(),
+    );
+  });
+  return new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, () => resolve(server));
+  });
+}
+
 async function main(): Promise<void> {
   const runtime = openRuntime(loadConfig());
   await prepareDatabase(runtime.config, runtime.logger);
   const workers = await startWorkers(runtime);
+  const metrics = runtime.config.workerMetricsPort > 0 ? await serveWorkerMetrics(runtime.config.workerMetricsPort) : undefined;
   onShutdownSignal(runtime.logger, async () => {
+    metrics?.close();
     await workers.close();
     await runtime.close();
   });
