@@ -23,7 +23,6 @@ interface KeyOwner {
 
 const KEY_PATTERN = /^(sk|rk)_(test|live)_[A-Za-z0-9_]{1,240}$/;
 const CACHE_LIMIT = 10_000;
-const CONNECTED_ACCOUNT_TTL_MS = 5_000;
 
 export const hashKey = (key: string): string => createHash('sha256').update(key).digest('hex');
 
@@ -81,7 +80,6 @@ class BoundedCache<V> {
 
 export class Authenticator {
   private readonly keys = new BoundedCache<KeyOwner>(CACHE_LIMIT);
-  private readonly connected = new BoundedCache<{ until: number }>(CACHE_LIMIT);
 
   constructor(
     private readonly prisma: PrismaClient,
@@ -107,11 +105,6 @@ export class Authenticator {
     }
     await this.checkConnectedAccount(owner.accountId, target, keyHint);
     return { platformAccountId: owner.accountId, accountId: target, keyHint, defaultApiVersion: owner.defaultApiVersion };
-  }
-
-  /** Forget a connected account at once (after it is deleted). */
-  forgetConnectedAccount(platformAccountId: string, accountId: string): void {
-    this.connected.delete(`${platformAccountId}:${accountId}`);
   }
 
   /** Cached by the key itself, so a known key costs no hashing; only misses are hashed and looked up. */
@@ -146,11 +139,11 @@ export class Authenticator {
     return { accountId: account.id, defaultApiVersion: account.defaultApiVersion };
   }
 
+  /**
+   * Not cached: one primary-key lookup, only on Stripe-Account requests, and a deleted connected
+   * account is refused at once by every API process.
+   */
   private async checkConnectedAccount(platformAccountId: string, accountId: string, keyHint: string): Promise<void> {
-    const cacheKey = `${platformAccountId}:${accountId}`;
-    const now = this.clock.nowMs();
-    const cached = this.connected.get(cacheKey);
-    if (cached && cached.until > now) return;
     const row = /^acct_[A-Za-z0-9]{1,64}$/.test(accountId)
       ? await this.prisma.account.findUnique({ where: { id: accountId, parentAccountId: platformAccountId }, select: { id: true } })
       : null;
@@ -161,7 +154,6 @@ export class Authenticator {
         code: 'account_invalid',
       });
     }
-    this.connected.set(cacheKey, { until: now + CONNECTED_ACCOUNT_TTL_MS });
   }
 }
 

@@ -8,6 +8,8 @@ import * as events from './events/routes';
 import * as eventSerializer from './events/serializer';
 import * as webhookDeliveries from './webhook_deliveries/routes';
 import * as webhookDeliverySerializer from './webhook_deliveries/serializer';
+import * as accounts from './accounts/routes';
+import * as accountSerializer from './accounts/serializer';
 
 // The registry app.ts mounts: every resource's routes and expandable fields, in order.
 
@@ -18,6 +20,7 @@ export interface Resource {
 }
 
 export const resources: readonly Resource[] = [
+  { routes: accounts.routes, expandable: { [accountSerializer.OBJECT]: accountSerializer.expandable } },
   { routes: webhookEndpoints.routes, expandable: { [webhookEndpointSerializer.OBJECT]: webhookEndpointSerializer.expandable } },
   { routes: events.routes, expandable: { [eventSerializer.OBJECT]: eventSerializer.expandable } },
   {
@@ -33,4 +36,5 @@ export const resources: readonly Resource[] = [
 export const generatedSchemas = {
   event_type_selector: { type: 'string', enum: ['*', ...EVENT_TYPES] },
   api_version: { type: 'string', enum: [...API_VERSIONS] },
+  account_capabilities_param: accountSerializer.capabilitiesParamSchema,
 };

@@ -145,6 +145,7 @@ test('every path parameter in openapi/ has a fixture in test/helpers/fixtures.ts
 });
 
 describe.each(operations.map((op) => [`${op.method.toUpperCase()} ${op.path} (${op.operationId})`, op] as const))('%s', (_title, op) => {
+  // POST /v1/accounts has hundreds of nested members, so thousands of cases: give it room on a loaded machine.
   test('malformed input is refused with a 4xx in the error shape, and nothing crashes', async () => {
     const rng = seededRng(SEED ^ hash(op.operationId));
     const limits = { depth: t.config.paramDepthLimit, count: t.config.paramCountLimit, bodyBytes: t.config.bodyLimitBytes };
@@ -188,7 +189,8 @@ describe.each(operations.map((op) => [`${op.method.toUpperCase()} ${op.path} (${
     // Nothing reached Object.prototype on the way.
     expect(Object.keys(Object.prototype)).toEqual([]);
     expect(({} as Record<string, unknown>).polluted).toBeUndefined();
-    expect(sent).toBeGreaterThan(100);
+    // GET /v1/account takes nothing but `expand` and no path parameter: about 90 cases.
+    expect(sent).toBeGreaterThan(80);
     if (failures.length > 0) {
       const shown = failures.slice(0, 40).map((f) => f.text);
       throw new Error(
@@ -197,7 +199,7 @@ describe.each(operations.map((op) => [`${op.method.toUpperCase()} ${op.path} (${
           (failures.length > shown.length ? `\n\n… and ${failures.length - shown.length} more` : ''),
       );
     }
-  });
+  }, 120_000);
 });
 
 test('hundreds of malformed requests were sent in all', () => {

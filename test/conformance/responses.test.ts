@@ -1,6 +1,6 @@
 import { bearer, newTestKey, startTestApp, type TestApp } from '../helpers/app';
 import { accountOfKey, createConnectedAccount, emitTestEvent } from '../helpers/events';
-import { createWebhookEndpoint, form, WEBHOOK_URL } from '../helpers/fixtures';
+import { createAccount, createWebhookEndpoint, form, WEBHOOK_URL } from '../helpers/fixtures';
 import { deleteQueueKeys } from '../helpers/isolation';
 import {
   documentedOperations,
@@ -44,9 +44,68 @@ const get = (key: string, path: string) => t.http().get(path).set(bearer(key));
 const del = (key: string, path: string) => t.http().delete(path).set(bearer(key));
 
 const WE = '/v1/webhook_endpoints';
+const AC = '/v1/accounts';
+const CUSTOM_INDIVIDUAL = {
+  controller: { stripe_dashboard: { type: 'none' }, requirement_collection: 'application' },
+  capabilities: { card_payments: { requested: true }, transfers: { requested: true } },
+  business_type: 'individual',
+  individual: { first_name: 'Jenny', metadata: { a: '1' } },
+};
 
 /** For each operationId: requests that succeed, in the variety of shapes the operation can answer. */
 const scenarios: Record<string, Scenario> = {
+  GetAccount: async (key) => {
+    const platform = await get(key, '/v1/account');
+    const connected = await createAccount(t, key, { business_type: 'individual', external_account: 'tok_visa_debit' });
+    return [answer('platform', platform), answer('connected account', await get(key, '/v1/account').set('Stripe-Account', connected.id))];
+  },
+  GetAccounts: async (key) => {
+    const out = [answer('empty list', await get(key, AC))];
+    for (let i = 0; i < 3; i++) await createAccount(t, key, { metadata: { i: String(i) } });
+    out.push(answer('full list', await get(key, AC)));
+    const first = await get(key, `${AC}?limit=2`);
+    out.push(answer('first page', first));
+    out.push(answer('next page', await get(key, `${AC}?limit=2&starting_after=${first.body.data[1].id}`)));
+    out.push(answer('created filter', await get(key, `${AC}?created[gte]=0`)));
+    return out;
+  },
+  PostAccounts: async (key) => [
+    answer('minimal', await post(key, AC, '')),
+    answer('custom individual', await post(key, AC, { ...CUSTOM_INDIVIDUAL })),
+    answer('company, spec spelling', await post(key, AC, {
+      business_type: 'company',
+      controller: { service_dashboard: { type: 'express' }, losses: { payments: 'service' }, requirement_collection: 'service' },
+      company: { name: 'Co', structure: 'llc', address: { city: 'Austin' } },
+      bank_account: { account_number: '000123456789', country: 'US', routing_number: '110000000' },
+      settings: { payouts: { schedule: { interval: 'weekly', weekly_anchor: 'friday' } } },
+      groups: { payments_pricing: 'default' },
+    })),
+  ],
+  GetAccountsAccount: async (key) => {
+    const plain = await createAccount(t, key);
+    const full = await createAccount(t, key, { ...CUSTOM_INDIVIDUAL });
+    return [answer('defaults', await get(key, `${AC}/${plain.id}`)), answer('individual', await get(key, `${AC}/${full.id}`))];
+  },
+  PostAccountsAccount: async (key) => {
+    const { id } = await createAccount(t, key, { ...CUSTOM_INDIVIDUAL });
+    return [
+      answer('no change', await post(key, `${AC}/${id}`, '')),
+      answer('everything given', await post(key, `${AC}/${id}`, {
+        business_profile: { mcc: '5734', url: 'https://example.com' },
+        individual: {
+          first_name: 'J', last_name: 'R', dob: { day: 1, month: 1, year: 1990 }, email: 'j@example.com', phone: '+15555550100',
+          address: { line1: '1 Main St', city: 'SF', state: 'CA', postal_code: '94111' }, ssn_last_4: '0000',
+        },
+        external_account: 'btok_us_verified',
+        tos_acceptance: { date: 1700000000, ip: '203.0.113.1' },
+      })),
+      answer('metadata unset', await post(key, `${AC}/${id}`, 'metadata=')),
+    ];
+  },
+  DeleteAccountsAccount: async (key) => {
+    const { id } = await createAccount(t, key);
+    return [answer('deleted', await del(key, `${AC}/${id}`))];
+  },
   GetWebhookEndpoints: async (key) => {
     const out = [answer('empty list', await get(key, WE))];
     for (let i = 0; i < 4; i++) await createWebhookEndpoint(t, key, { url: `${WEBHOOK_URL}/${i}`, metadata: { i: String(i) } });
@@ -164,6 +223,15 @@ async function recordAttempts(key: string, endpointId: string): Promise<void> {
 
 /** For each operationId: requests that fail, to check the error body against `default`. */
 const errorScenarios: Record<string, Scenario> = {
+  GetAccount: async (key) => [answer('unknown parameter', await get(key, '/v1/account?bogus=1'))],
+  GetAccounts: async (key) => [answer('bad limit', await get(key, `${AC}?limit=0`))],
+  PostAccounts: async (key) => [
+    answer('unknown nested parameter', await post(key, AC, 'company[bogus]=1')),
+    answer('dashboard none without capabilities', await post(key, AC, 'controller[stripe_dashboard][type]=none')),
+  ],
+  GetAccountsAccount: async (key) => [answer('unknown id', await get(key, `${AC}/acct_nope`))],
+  PostAccountsAccount: async (key) => [answer('unknown id', await post(key, `${AC}/acct_nope`, 'email=a@example.com'))],
+  DeleteAccountsAccount: async (key) => [answer('unknown id', await del(key, `${AC}/acct_nope`))],
   GetWebhookEndpoints: async (key) => [answer('bad limit', await get(key, `${WE}?limit=0`))],
   PostWebhookEndpoints: async (key) => [answer('missing url', await post(key, WE, 'enabled_events[]=*'))],
   GetWebhookEndpointsWebhookEndpoint: async (key) => [answer('unknown id', await get(key, `${WE}/we_nope`))],

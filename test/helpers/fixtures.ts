@@ -30,11 +30,20 @@ export async function createWebhookEndpoints(app: TestApp, key: string, n: numbe
   return ids;
 }
 
+/** Creates a connected account of the key's platform over HTTP and returns the response body. */
+export async function createAccount(app: TestApp, key: string, params: Record<string, unknown> = {}): Promise<Record<string, any>> {
+  const res = await app.http().post('/v1/accounts').set(bearer(key)).type('form').send(form(params));
+  if (res.status !== 200) throw new Error(`creating an account failed: ${res.status} ${JSON.stringify(res.body)}`);
+  return res.body;
+}
+
 export type FixtureFactory = (app: TestApp, key: string) => Promise<string>;
 
 /** An existing object for each path parameter name used in openapi/ (`{webhook_endpoint}` …). */
 export const pathFixtures: Record<string, FixtureFactory> = {
   webhook_endpoint: async (app, key) => (await createWebhookEndpoint(app, key)).id,
+  /** A connected account of the key's platform (`/v1/accounts/{account}`). */
+  account: async (app, key) => (await createAccount(app, key)).id,
   /** An event of the key's account (`/v1/events/{id}`, `/sandbox/v1/events/{id}/resend`). */
   id: (app, key) => createEvent(app, key),
 };
