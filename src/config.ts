@@ -24,6 +24,7 @@ export interface Config {
   readonly reconcileIntervalMs: number;
   readonly eventRetentionDays: number;
   readonly workerMetricsPort: number;
+  readonly accountSessionTtlSeconds: number;
 }
 
 /** Name, default and one-line meaning of every setting; .env.example and the README table follow it. */
@@ -48,6 +49,7 @@ export const settings = {
   RECONCILE_INTERVAL_MS: ['30000', 'How often the worker re-queues events and deliveries that Redis lost'],
   EVENT_RETENTION_DAYS: ['30', 'Events older than this are pruned'],
   WORKER_METRICS_PORT: ['12112', 'Port of /metrics in a worker run on its own (`npm run start:worker`); 0 turns it off'],
+  ACCOUNT_SESSION_TTL_SECONDS: ['1800', 'How long an account session\'s client secret can be claimed'],
 } as const satisfies Record<string, readonly [string, string]>;
 
 type Env = Record<string, string | undefined>;
@@ -109,5 +111,6 @@ export function loadConfig(env: Env = process.env): Config {
     reconcileIntervalMs: integer(env, 'RECONCILE_INTERVAL_MS', 100),
     eventRetentionDays: integer(env, 'EVENT_RETENTION_DAYS', 1),
     workerMetricsPort: integer(env, 'WORKER_METRICS_PORT', 0, 65535),
+    accountSessionTtlSeconds: integer(env, 'ACCOUNT_SESSION_TTL_SECONDS', 1, 86400),
   });
 }

@@ -10,6 +10,8 @@ import * as webhookDeliveries from './webhook_deliveries/routes';
 import * as webhookDeliverySerializer from './webhook_deliveries/serializer';
 import * as accounts from './accounts/routes';
 import * as accountSerializer from './accounts/serializer';
+import * as accountSessions from './account_sessions/routes';
+import * as accountSessionSerializer from './account_sessions/serializer';
 
 // The registry app.ts mounts: every resource's routes and expandable fields, in order.
 
@@ -21,6 +23,13 @@ export interface Resource {
 
 export const resources: readonly Resource[] = [
   { routes: accounts.routes, expandable: { [accountSerializer.OBJECT]: accountSerializer.expandable } },
+  {
+    routes: accountSessions.routes,
+    expandable: {
+      [accountSessionSerializer.OBJECT]: accountSessionSerializer.expandable,
+      [accountSessionSerializer.CLAIM_OBJECT]: accountSessionSerializer.expandable,
+    },
+  },
   { routes: webhookEndpoints.routes, expandable: { [webhookEndpointSerializer.OBJECT]: webhookEndpointSerializer.expandable } },
   { routes: events.routes, expandable: { [eventSerializer.OBJECT]: eventSerializer.expandable } },
   {
@@ -37,4 +46,6 @@ export const generatedSchemas = {
   event_type_selector: { type: 'string', enum: ['*', ...EVENT_TYPES] },
   api_version: { type: 'string', enum: [...API_VERSIONS] },
   account_capabilities_param: accountSerializer.capabilitiesParamSchema,
+  account_session_components_param: accountSessionSerializer.componentsParamSchema,
+  account_session_components: accountSessionSerializer.componentsSchema,
 };

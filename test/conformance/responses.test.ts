@@ -1,6 +1,6 @@
 import { bearer, newTestKey, startTestApp, type TestApp } from '../helpers/app';
 import { accountOfKey, createConnectedAccount, emitTestEvent } from '../helpers/events';
-import { createAccount, createWebhookEndpoint, form, WEBHOOK_URL } from '../helpers/fixtures';
+import { createAccount, createAccountSession, createWebhookEndpoint, form, WEBHOOK_URL } from '../helpers/fixtures';
 import { deleteQueueKeys } from '../helpers/isolation';
 import {
   documentedOperations,
@@ -54,6 +54,27 @@ const CUSTOM_INDIVIDUAL = {
 
 /** For each operationId: requests that succeed, in the variety of shapes the operation can answer. */
 const scenarios: Record<string, Scenario> = {
+  PostAccountSessions: async (key) => {
+    const { id } = await createAccount(t, key);
+    return [
+      answer('one component', await post(key, '/v1/account_sessions', { account: id, components: { account_onboarding: { enabled: true } } })),
+      answer(
+        'features in both spellings',
+        await post(key, '/v1/account_sessions', {
+          account: id,
+          components: {
+            payouts: { enabled: true, features: { disable_service_user_authentication: true, instant_payouts: true } },
+            account_management: { enabled: false, features: { disable_stripe_user_authentication: true } },
+            documents: { enabled: true },
+          },
+        }),
+      ),
+    ];
+  },
+  PostSandboxAccountSessionsClaim: async (key) => {
+    const { client_secret } = await createAccountSession(t, key);
+    return [answer('claimed', await post(key, '/sandbox/v1/account_sessions/claim', { client_secret }))];
+  },
   GetAccount: async (key) => {
     const platform = await get(key, '/v1/account');
     const connected = await createAccount(t, key, { business_type: 'individual', external_account: 'tok_visa_debit' });
@@ -223,6 +244,18 @@ async function recordAttempts(key: string, endpointId: string): Promise<void> {
 
 /** For each operationId: requests that fail, to check the error body against `default`. */
 const errorScenarios: Record<string, Scenario> = {
+  PostAccountSessions: async (key) => [
+    answer('unknown component', await post(key, '/v1/account_sessions', 'account=acct_nope&components[bogus][enabled]=true')),
+    answer('unknown account', await post(key, '/v1/account_sessions', 'account=acct_nope&components[payments][enabled]=true')),
+  ],
+  PostSandboxAccountSessionsClaim: async (key) => {
+    const { client_secret } = await createAccountSession(t, key);
+    await post(key, '/sandbox/v1/account_sessions/claim', { client_secret });
+    return [
+      answer('unknown secret', await post(key, '/sandbox/v1/account_sessions/claim', { client_secret: 'accs_secret__nope' })),
+      answer('claimed before', await post(key, '/sandbox/v1/account_sessions/claim', { client_secret })),
+    ];
+  },
   GetAccount: async (key) => [answer('unknown parameter', await get(key, '/v1/account?bogus=1'))],
   GetAccounts: async (key) => [answer('bad limit', await get(key, `${AC}?limit=0`))],
   PostAccounts: async (key) => [

@@ -60,4 +60,21 @@ export const validParams: Record<string, Record<string, unknown>> = {
   PostWebhookEndpoints: { url: WEBHOOK_URL, enabled_events: ['charge.succeeded'] },
   // Well-formed; no endpoint has this id, so an accepted resend is a 400 rather than a delivery.
   PostSandboxEventsIdResend: { webhook_endpoint: 'we_000000000000000000000000' },
+  // Well-formed; no connected account has this id, so an accepted body is a 400 resource_missing.
+  PostAccountSessions: { account: 'acct_0000000000000000', components: { payments: { enabled: true, features: { refund_management: true } } } },
+  // Well-formed; no session has this secret.
+  PostSandboxAccountSessionsClaim: { client_secret: 'accs_secret__000000000000000000000000000000000000000000000000' },
 };
+
+/** Creates an account session for a new connected account of the key's platform; returns the response body. */
+export async function createAccountSession(app: TestApp, key: string, params: Record<string, unknown> = {}): Promise<Record<string, any>> {
+  const account = (await createAccount(app, key)).id;
+  const res = await app
+    .http()
+    .post('/v1/account_sessions')
+    .set(bearer(key))
+    .type('form')
+    .send(form({ account, components: { account_onboarding: { enabled: true } }, ...params }));
+  if (res.status !== 200) throw new Error(`creating an account session failed: ${res.status} ${JSON.stringify(res.body)}`);
+  return res.body;
+}

@@ -211,10 +211,15 @@ function applyDetails(current: AccountDetails, params: Record<string, any>, acco
 
 const currencyOf = (value: string | undefined) => value?.toLowerCase();
 
-async function findOwned(ctx: RequestContext, id: string): Promise<AccountRow> {
-  if (!ID_SHAPE.test(id)) throw resourceMissing(NAME, id);
+/**
+ * A connected account of the calling platform, or `resource_missing`: 404 on `id` for a path
+ * parameter, or (with `param`) 400 on that body parameter (`account` of account sessions).
+ */
+export async function findOwned(ctx: RequestContext, id: string, param?: string): Promise<AccountRow> {
+  const missing = () => (param === undefined ? resourceMissing(NAME, id) : resourceMissing(NAME, id, param, 400));
+  if (!ID_SHAPE.test(id)) throw missing();
   const row = await ctx.deps.prisma.account.findUnique({ where: { id, parentAccountId: ctx.caller.accountId }, select: ROW });
-  if (!row) throw resourceMissing(NAME, id);
+  if (!row) throw missing();
   return row;
 }
 
