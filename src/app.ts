@@ -31,7 +31,7 @@ export function buildApp(deps: AppDeps): BuiltApp {
   const kernel: Kernel = {
     deps,
     authenticator: new Authenticator(prisma, config.authMode, clock),
-    idempotency: new IdempotencyStore(prisma, config.idempotencyTtlHours),
+    idempotency: new IdempotencyStore(prisma, config.idempotencyTtlHours, deps.encryption),
     expand,
     limits: { bodyLimitBytes: config.bodyLimitBytes, depthLimit: config.paramDepthLimit, countLimit: config.paramCountLimit },
     inFlight: new InFlight(),

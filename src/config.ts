@@ -25,6 +25,8 @@ export interface Config {
   readonly eventRetentionDays: number;
   readonly workerMetricsPort: number;
   readonly accountSessionTtlSeconds: number;
+  /** Base64, or '' to use a key generated and kept in the database. */
+  readonly secretsEncryptionKey: string;
 }
 
 /** Name, default and one-line meaning of every setting; .env.example and the README table follow it. */
@@ -50,6 +52,7 @@ export const settings = {
   EVENT_RETENTION_DAYS: ['30', 'Events older than this are pruned'],
   WORKER_METRICS_PORT: ['12112', 'Port of /metrics in a worker run on its own (`npm run start:worker`); 0 turns it off'],
   ACCOUNT_SESSION_TTL_SECONDS: ['1800', 'How long an account session\'s client secret can be claimed'],
+  SECRETS_ENCRYPTION_KEY: ['', 'Base64 of 32 bytes: the AES-256-GCM key for secrets at rest; empty: one is generated and kept in the database'],
 } as const satisfies Record<string, readonly [string, string]>;
 
 type Env = Record<string, string | undefined>;
@@ -70,6 +73,14 @@ function secondsList(env: Env, name: keyof typeof settings): number[] {
   if (raw.trim() === '') return [];
   if (!values.every((v) => /^\d+$/.test(v))) throw new ConfigError(`${name} must be comma-separated whole seconds, got "${raw}"`);
   return values.map(Number);
+}
+
+function encryptionKey(env: Env): string {
+  const raw = env.SECRETS_ENCRYPTION_KEY ?? settings.SECRETS_ENCRYPTION_KEY[0];
+  if (raw !== '' && Buffer.from(raw, 'base64').length !== 32) {
+    throw new ConfigError('SECRETS_ENCRYPTION_KEY must be 32 bytes in base64 (e.g. `openssl rand -base64 32`)');
+  }
+  return raw;
 }
 
 function url(env: Env, name: keyof typeof settings, fallback: string, protocols: string[]): string {
@@ -112,5 +123,6 @@ export function loadConfig(env: Env = process.env): Config {
     eventRetentionDays: integer(env, 'EVENT_RETENTION_DAYS', 1),
     workerMetricsPort: integer(env, 'WORKER_METRICS_PORT', 0, 65535),
     accountSessionTtlSeconds: integer(env, 'ACCOUNT_SESSION_TTL_SECONDS', 1, 86400),
+    secretsEncryptionKey: encryptionKey(env),
   });
 }

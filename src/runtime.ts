@@ -6,6 +6,7 @@ import { createPrisma } from './lib/prisma';
 import { createRedis } from './lib/redis';
 import { applyMigrations, ensureDatabase } from './db/migrate';
 import { EventJobs } from './events/jobs';
+import { Encryption } from './lib/encryption';
 
 export interface Runtime extends AppDeps {
   close(): Promise<void>;
@@ -18,6 +19,7 @@ export function openRuntime(config: Config, options: { logger?: Logger; clock?: 
   const redis = createRedis(config.redisUrl);
   redis.on('error', (err) => logger.warn({ err: err.message }, 'redis connection error'));
   const jobs = new EventJobs(config, logger);
+  const encryption = new Encryption(prisma, config.secretsEncryptionKey, logger);
   return {
     config,
     logger,
@@ -25,6 +27,7 @@ export function openRuntime(config: Config, options: { logger?: Logger; clock?: 
     prisma,
     redis,
     jobs,
+    encryption,
     async close() {
       await Promise.allSettled([jobs.close(), prisma.$disconnect(), redis.quit()]);
     },

@@ -21,7 +21,7 @@ export interface MaintenanceDeps {
 
 export async function startMaintenance(runtime: Runtime, deps: MaintenanceDeps): Promise<{ queue: Queue; worker: Worker }> {
   const { config, prisma, logger } = runtime;
-  const store = new IdempotencyStore(prisma, config.idempotencyTtlHours);
+  const store = new IdempotencyStore(prisma, config.idempotencyTtlHours, runtime.encryption);
   const queue = openQueue(maintenanceQueue, config);
   await queue.upsertJobScheduler(PRUNE_IDEMPOTENCY, { every: config.maintenanceIntervalMs }, { name: PRUNE_IDEMPOTENCY, data: {} });
   await queue.upsertJobScheduler(PRUNE_EVENTS, { every: config.maintenanceIntervalMs }, { name: PRUNE_EVENTS, data: {} });

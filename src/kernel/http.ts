@@ -203,7 +203,7 @@ async function runOperation(
     };
     const result = await kernel.expand.apply(await r.handler(ctx), expandPaths, ctx);
     const body = JSON.stringify(result);
-    if (claimed) await kernel.idempotency.complete(claimed.accountId, claimed.key, 200, body);
+    if (claimed) await kernel.idempotency.complete(claimed.accountId, claimed.key, 200, body, r.responseHasSecret);
     send(res, 200, body);
   } catch (err) {
     const rendered = sendError(res, err, deps.logger);

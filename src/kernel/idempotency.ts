@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { PrismaClient } from '../lib/prisma';
+import { Encryption } from '../lib/encryption';
 import { ApiError, invalidRequest } from './errors';
 
 // Idempotent POSTs. The SDKs send a key on every POST, so the common path (a new key) is one
@@ -26,6 +27,7 @@ export class IdempotencyStore {
   constructor(
     private readonly prisma: PrismaClient,
     private readonly ttlHours: number,
+    private readonly encryption: Encryption,
   ) {}
 
   /** Claims the key for this request, or returns the stored result to replay, or throws 409/400. */
@@ -64,10 +66,13 @@ export class IdempotencyStore {
         headers: { 'Stripe-Should-Retry': 'true' },
       });
     }
-    return { kind: 'replay', status: existing.status, body: existing.responseBody };
+    const body = Encryption.isSealed(existing.responseBody) ? await this.encryption.open(existing.responseBody) : existing.responseBody;
+    return { kind: 'replay', status: existing.status, body };
   }
 
-  async complete(accountId: string, key: string, status: number, body: string): Promise<void> {
+  /** `seal`: the body carries a secret, so the stored copy is encrypted. */
+  async complete(accountId: string, key: string, status: number, response: string, seal = false): Promise<void> {
+    const body = seal ? await this.encryption.seal(response) : response;
     await this.prisma.$executeRaw`
       UPDATE idempotency_records SET status = ${status}, response_body = ${body}, completed_at = CURRENT_TIMESTAMP
       WHERE account_id = ${accountId} AND key = ${key}`;

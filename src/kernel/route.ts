@@ -3,6 +3,7 @@ import type { PrismaClient } from '../lib/prisma';
 import type { Clock } from '../lib/clock';
 import type { Config } from '../config';
 import type { EventJobs } from '../events/jobs';
+import type { Encryption } from '../lib/encryption';
 import type { Caller } from './auth';
 
 export type HttpMethod = 'get' | 'post' | 'delete';
@@ -26,6 +27,8 @@ export interface Deps {
   readonly clock: Clock;
   /** Hands committed events and delivery attempts to the workers. */
   readonly jobs: EventJobs;
+  /** Seals secrets at rest. */
+  readonly encryption: Encryption;
 }
 
 export type Handler = (ctx: RequestContext) => Promise<unknown>;
@@ -36,8 +39,13 @@ export interface Returns {
   readonly list?: boolean;
 }
 
+export interface RouteOptions {
+  /** The response carries a secret (a client secret, a payload): its idempotent copy is stored sealed. */
+  readonly responseHasSecret?: boolean;
+}
+
 /** One operation of the public (or sandbox) API. `path` is written as in the OpenAPI document. */
-export interface Route {
+export interface Route extends RouteOptions {
   readonly method: HttpMethod;
   readonly path: string;
   readonly operationId: string;
@@ -45,10 +53,11 @@ export interface Route {
   readonly handler: Handler;
 }
 
-export const route = (method: HttpMethod, path: string, operationId: string, returns: Returns, handler: Handler): Route => ({
-  method,
-  path,
-  operationId,
-  returns,
-  handler,
-});
+export const route = (
+  method: HttpMethod,
+  path: string,
+  operationId: string,
+  returns: Returns,
+  handler: Handler,
+  options: RouteOptions = {},
+): Route => ({ method, path, operationId, returns, handler, ...options });

@@ -8,7 +8,7 @@ import { hashSecret } from '../../src/resources/account_sessions/service';
 // component table, defaults, the single-use sandbox claim (concurrency included), expiry with an
 // injected clock, and the secret kept out of the database and the logs.
 
-type Res = { status: number; body: any };
+type Res = { status: number; body: any; headers: Record<string, string> };
 
 let nowMs = Date.UTC(2026, 10, 23, 12, 0, 0);
 const clock = { nowMs: () => nowMs };
@@ -228,4 +228,29 @@ test('the client secret is stored only as a hash, and never logged', async () =>
   }
   expect(t.logText()).not.toContain(random);
   expect(t.logText().length).toBeGreaterThan(0);
+});
+
+test('with an Idempotency-Key, as the SDKs send, the stored response is sealed and a replay still returns the secret', async () => {
+  const { key, account } = await newPlatform();
+  const body = { account, components: { payments: { enabled: true } } };
+  const first = await post(key, '/v1/account_sessions', body, { 'Idempotency-Key': 'session-once' });
+  expect(first.status).toBe(200);
+  const secret: string = first.body.client_secret;
+  const random = secret.slice('accs_secret__'.length);
+
+  const record = await t.runtime.prisma.idempotencyRecord.findFirst({ where: { key: 'session-once' } });
+  expect(record?.status).toBe(200);
+  expect(record!.responseBody).toMatch(/^sealed:v1:/);
+  expect(record!.responseBody).not.toContain(random);
+  const tables = await t.runtime.prisma.$queryRaw<{ tablename: string }[]>`SELECT tablename FROM pg_tables WHERE schemaname = current_schema()`;
+  for (const { tablename } of tables) {
+    const hits = await t.runtime.prisma.$queryRawUnsafe<{ n: bigint }[]>(`SELECT count(*) AS n FROM "${tablename}" AS r WHERE r::text LIKE $1`, `%${random}%`);
+    expect({ table: tablename, hits: Number(hits[0].n) }).toEqual({ table: tablename, hits: 0 });
+  }
+
+  const replay = await post(key, '/v1/account_sessions', body, { 'Idempotency-Key': 'session-once' });
+  expect(replay.status).toBe(200);
+  expect(replay.headers['idempotent-replayed']).toBe('true');
+  expect(replay.body.client_secret).toBe(secret);
+  expect(t.logText()).not.toContain(random);
 });
