@@ -3,7 +3,7 @@ import type { IncomingHttpHeaders } from 'node:http';
 import type { PrismaClient } from '../lib/prisma';
 import type { Clock } from '../lib/clock';
 import { unixSeconds } from '../lib/clock';
-import { newId, randomBase62 } from '../lib/ids';
+import { hasIdShape, newId, randomBase62 } from '../lib/ids';
 import type { AuthMode } from '../config';
 import { ApiError } from './errors';
 import { DEFAULT_API_VERSION } from './versions';
@@ -144,7 +144,7 @@ export class Authenticator {
    * account is refused at once by every API process.
    */
   private async checkConnectedAccount(platformAccountId: string, accountId: string, keyHint: string): Promise<void> {
-    const row = /^acct_[A-Za-z0-9]{1,64}$/.test(accountId)
+    const row = hasIdShape('acct', accountId)
       ? await this.prisma.account.findUnique({ where: { id: accountId, parentAccountId: platformAccountId }, select: { id: true } })
       : null;
     if (!row) {

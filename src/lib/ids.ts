@@ -32,4 +32,16 @@ export function newId(prefix: string, length = 24): string {
   return `${prefix}_${randomBase62(length)}`;
 }
 
+const ID_SHAPES = new Map<string, RegExp>();
+
+/**
+ * Whether `id` is shaped like one of our ids with this prefix. Anything else can't exist, so
+ * lookups answer 404 without asking the database (which can't even take a NUL).
+ */
+export function hasIdShape(prefix: string, id: string): boolean {
+  let shape = ID_SHAPES.get(prefix);
+  if (!shape) ID_SHAPES.set(prefix, (shape = new RegExp(`^${prefix}_[A-Za-z0-9]{1,64}$`)));
+  return shape.test(id);
+}
+
 export const newRequestId = (): string => newId('req', 14);

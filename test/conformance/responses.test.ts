@@ -1,7 +1,6 @@
 import { bearer, newTestKey, startTestApp, type TestApp } from '../helpers/app';
 import { accountOfKey, createConnectedAccount, emitTestEvent } from '../helpers/events';
 import { createAccount, createAccountSession, createWebhookEndpoint, form, WEBHOOK_URL } from '../helpers/fixtures';
-import { deleteQueueKeys } from '../helpers/isolation';
 import {
   documentedOperations,
   expectMatchesResponseSchema,
@@ -17,11 +16,8 @@ let t: TestApp;
 beforeAll(async () => {
   t = await startTestApp();
 });
-afterAll(async () => {
-  await t.close();
-  // Resends queue delivery jobs (no worker runs here); leave nothing behind in Redis.
-  await deleteQueueKeys(t.config.redisUrl, t.config.queuePrefix);
-});
+// close() also removes the app's queue keys from Redis.
+afterAll(() => t.close());
 
 interface Answer {
   readonly label: string;

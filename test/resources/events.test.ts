@@ -5,7 +5,6 @@ import { unixSeconds } from '../../src/lib/clock';
 import { DEFAULT_API_VERSION } from '../../src/kernel/versions';
 import { bearer, newTestKey, startTestApp, type TestApp } from '../helpers/app';
 import { accountOfKey, createConnectedAccount, emitTestEvent } from '../helpers/events';
-import { deleteQueueKeys } from '../helpers/isolation';
 import { describeListConformance } from '../helpers/listConformance';
 import { expectErrorBody, expectMatchesResponseSchema } from '../helpers/responseSchemas';
 
@@ -17,10 +16,8 @@ let t: TestApp;
 beforeAll(async () => {
   t = await startTestApp();
 });
-afterAll(async () => {
-  await t.close();
-  await deleteQueueKeys(t.config.redisUrl, t.config.queuePrefix);
-});
+// close() also removes the app's queue keys from Redis.
+afterAll(() => t.close());
 
 type Res = { status: number; body: any };
 const get = (key: string, path: string, headers: Record<string, string> = {}): Promise<Res> =>

@@ -1,7 +1,7 @@
 import type { RequestContext } from '../../kernel/route';
 import type { Prisma } from '../../generated/prisma/client';
 import { unixSeconds } from '../../lib/clock';
-import { newId, randomBase62 } from '../../lib/ids';
+import { hasIdShape, newId, randomBase62 } from '../../lib/ids';
 import { invalidRequest, parametersExclusive, resourceMissing } from '../../kernel/errors';
 import { paginate, rangeWhere } from '../../kernel/list';
 import { applyMetadata, type Metadata, type MetadataParam } from '../../kernel/metadata';
@@ -28,8 +28,6 @@ const ROW = {
   metadata: true,
   details: true,
 } as const;
-
-const ID_SHAPE = /^acct_[A-Za-z0-9]{1,64}$/;
 
 const isPlainObject = (v: unknown): v is Record<string, any> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
@@ -217,7 +215,7 @@ const currencyOf = (value: string | undefined) => value?.toLowerCase();
  */
 export async function findOwned(ctx: RequestContext, id: string, param?: string): Promise<AccountRow> {
   const missing = () => (param === undefined ? resourceMissing(NAME, id) : resourceMissing(NAME, id, param, 400));
-  if (!ID_SHAPE.test(id)) throw missing();
+  if (!hasIdShape('acct', id)) throw missing();
   const row = await ctx.deps.prisma.account.findUnique({ where: { id, parentAccountId: ctx.caller.accountId }, select: ROW });
   if (!row) throw missing();
   return row;
@@ -276,7 +274,7 @@ export async function retrieveAccount(ctx: RequestContext) {
 export async function updateAccount(ctx: RequestContext) {
   const { params, deps, caller } = ctx;
   const id = ctx.pathParams.account;
-  if (!ID_SHAPE.test(id)) throw resourceMissing(NAME, id);
+  if (!hasIdShape('acct', id)) throw resourceMissing(NAME, id);
   refuseAccountToken(params);
   const now = unixSeconds(deps.clock);
   const { row, eventIds } = await deps.prisma.$transaction(async (tx) => {
@@ -320,7 +318,7 @@ export async function updateAccount(ctx: RequestContext) {
 
 export async function deleteAccount(ctx: RequestContext) {
   const id = ctx.pathParams.account;
-  if (!ID_SHAPE.test(id)) throw resourceMissing(NAME, id);
+  if (!hasIdShape('acct', id)) throw resourceMissing(NAME, id);
   // Everything the account owns (keys, endpoints, events) goes with it by cascade.
   const deleted = await ctx.deps.prisma.account.deleteMany({ where: { id, parentAccountId: ctx.caller.accountId } });
   if (deleted.count === 0) throw resourceMissing(NAME, id);

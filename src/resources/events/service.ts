@@ -1,5 +1,6 @@
 import { Prisma } from '../../generated/prisma/client';
 import { unixSeconds } from '../../lib/clock';
+import { hasIdShape } from '../../lib/ids';
 import { parametersExclusive, resourceMissing } from '../../kernel/errors';
 import { paginate, rangeWhere } from '../../kernel/list';
 import type { RequestContext } from '../../kernel/route';
@@ -51,12 +52,9 @@ export async function listEvents(ctx: RequestContext) {
   });
 }
 
-/** Anything not shaped like an event id can't exist (and a NUL can't even be sent to PostgreSQL). */
-export const EVENT_ID_SHAPE = /^evt_[A-Za-z0-9]{1,64}$/;
-
 export async function retrieveEvent(ctx: RequestContext) {
   const id = ctx.pathParams.id;
-  if (!EVENT_ID_SHAPE.test(id)) throw resourceMissing(NAME, id);
+  if (!hasIdShape('evt', id)) throw resourceMissing(NAME, id);
   const row = await ctx.deps.prisma.event.findFirst({ where: { id, ...visible(ctx) } });
   if (!row) throw resourceMissing(NAME, id);
   return serializeEvent(row, isConnected(ctx));

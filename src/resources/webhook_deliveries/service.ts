@@ -3,21 +3,13 @@ import { paginate } from '../../kernel/list';
 import type { RequestContext } from '../../kernel/route';
 import type { WebhookAttempt } from '../../generated/prisma/client';
 import { newDeliveryId } from '../../events/delivery';
-import { EVENT_ID_SHAPE } from '../events/service';
+import { hasIdShape } from '../../lib/ids';
+import { findOwned as findOwnedEndpoint } from '../webhook_endpoints/service';
 import { serializeAttempt, serializeDelivery } from './serializer';
-
-// Anything not shaped like one of our ids can't exist (and a NUL can't even be sent to PostgreSQL).
-const ENDPOINT_ID_SHAPE = /^we_[A-Za-z0-9]{1,64}$/;
 
 /** Every attempt to one of the caller's endpoints, newest first. */
 export async function listDeliveryAttempts(ctx: RequestContext) {
-  const endpointId = ctx.pathParams.webhook_endpoint;
-  if (!ENDPOINT_ID_SHAPE.test(endpointId)) throw resourceMissing('webhook endpoint', endpointId);
-  const endpoint = await ctx.deps.prisma.webhookEndpoint.findFirst({
-    where: { id: endpointId, accountId: ctx.caller.accountId },
-    select: { id: true },
-  });
-  if (!endpoint) throw resourceMissing('webhook endpoint', endpointId);
+  const endpointId = (await findOwnedEndpoint(ctx, ctx.pathParams.webhook_endpoint)).id;
   return paginate<WebhookAttempt>({
     params: ctx.params,
     url: `/sandbox/v1/webhook_endpoints/${endpointId}/deliveries`,
@@ -36,14 +28,8 @@ export async function resendEvent(ctx: RequestContext) {
   const { prisma } = ctx.deps;
   const eventId = ctx.pathParams.id;
   const endpointId: string = ctx.params.webhook_endpoint;
-  const endpoint = ENDPOINT_ID_SHAPE.test(endpointId)
-    ? await prisma.webhookEndpoint.findFirst({
-        where: { id: endpointId, accountId: ctx.caller.accountId },
-        select: { id: true, status: true, connect: true },
-      })
-    : null;
-  if (!endpoint) throw resourceMissing('webhook endpoint', endpointId, 'webhook_endpoint', 400);
-  if (!EVENT_ID_SHAPE.test(eventId)) throw resourceMissing('event', eventId);
+  const endpoint = await findOwnedEndpoint(ctx, endpointId, 'webhook_endpoint');
+  if (!hasIdShape('evt', eventId)) throw resourceMissing('event', eventId);
   const event = await prisma.event.findFirst({
     where: endpoint.connect ? { id: eventId, account: { parentAccountId: ctx.caller.accountId } } : { id: eventId, accountId: ctx.caller.accountId },
     select: { id: true },

@@ -1,5 +1,5 @@
 import { unixSeconds } from '../../lib/clock';
-import { newId, randomBase62 } from '../../lib/ids';
+import { hasIdShape, newId, randomBase62 } from '../../lib/ids';
 import { invalidRequest, resourceMissing } from '../../kernel/errors';
 import { paginate } from '../../kernel/list';
 import { cancelPendingDeliveries } from '../../events/delivery';
@@ -18,6 +18,7 @@ const ROW = {
   metadata: true,
   status: true,
   secret: true,
+  connect: true,
 } as const;
 
 /** C0 controls and DEL: the URL parser drops or escapes them, and PostgreSQL can't store NUL. */
@@ -45,20 +46,18 @@ function checkEnabledEvents(events: string[]): string[] {
   return unique;
 }
 
-/** Anything not shaped like one of our ids can't exist: answer 404 without asking the database. */
-const ID_SHAPE = /^we_[A-Za-z0-9]{1,64}$/;
-
-function checkId(id: string): void {
-  if (!ID_SHAPE.test(id)) throw resourceMissing(NAME, id);
-}
-
 const emptyToNull = (value: string | undefined): string | null | undefined => (value === '' ? null : value);
 
-async function findOwned(ctx: RequestContext, id: string): Promise<WebhookEndpointRow> {
-  checkId(id);
+/**
+ * One of the caller's endpoints, or `resource_missing`: 404 on `id` for a path parameter, or
+ * (with `param`) 400 on that body parameter.
+ */
+export async function findOwned(ctx: RequestContext, id: string, param?: string): Promise<WebhookEndpointRow & { connect: boolean }> {
+  const missing = () => (param === undefined ? resourceMissing(NAME, id) : resourceMissing(NAME, id, param, 400));
+  if (!hasIdShape('we', id)) throw missing();
   // findUnique (by id, filtered by owner) costs Prisma a fraction of what findFirst does.
   const row = await ctx.deps.prisma.webhookEndpoint.findUnique({ where: { id, accountId: ctx.caller.accountId }, select: ROW });
-  if (!row) throw resourceMissing(NAME, id);
+  if (!row) throw missing();
   return row;
 }
 
@@ -106,7 +105,7 @@ export async function updateWebhookEndpoint(ctx: RequestContext) {
   const id = ctx.pathParams.webhook_endpoint;
   if (params.url !== undefined) checkUrl(params.url);
   const enabledEvents = params.enabled_events !== undefined ? checkEnabledEvents(params.enabled_events) : undefined;
-  checkId(id);
+  if (!hasIdShape('we', id)) throw resourceMissing(NAME, id);
   const row = await deps.prisma.$transaction(async (tx) => {
     // Lock the row so concurrent metadata edits don't overwrite each other.
     const locked = await tx.$queryRaw<{ metadata: Metadata }[]>`
@@ -131,7 +130,7 @@ export async function updateWebhookEndpoint(ctx: RequestContext) {
 
 export async function deleteWebhookEndpoint(ctx: RequestContext) {
   const id = ctx.pathParams.webhook_endpoint;
-  checkId(id);
+  if (!hasIdShape('we', id)) throw resourceMissing(NAME, id);
   await ctx.deps.prisma.$transaction(async (tx) => {
     const deleted = await tx.$queryRaw<{ id: string }[]>`
       WITH gone AS (
