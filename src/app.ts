@@ -8,6 +8,7 @@ import { IdempotencyStore } from './kernel/idempotency';
 import { checkRoutesAgainstDocument, loadOpenApiDocument, operationsOf } from './kernel/openapi';
 import { generatedSchemas, resources } from './resources';
 import { renderMetrics, watchQueueDepth } from './lib/metrics';
+import { mountPages } from './hosted/pages';
 
 export interface AppDeps extends Deps {
   readonly redis: Redis;
@@ -66,6 +67,7 @@ export function buildApp(deps: AppDeps): BuiltApp {
     res.status(database && queue ? 200 : 503).json({ status: database && queue ? 'ready' : 'unavailable', postgres: database, redis: queue });
   });
 
+  mountPages(app, resources.flatMap((r) => r.pages ?? []), deps, kernel.limits);
   mountRoutes(app, routes, operations, kernel);
   app.use(notFound(logger));
   app.use(errorMiddleware(logger));

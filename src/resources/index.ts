@@ -1,5 +1,6 @@
 import type { ExpandableFields } from '../kernel/expand';
 import type { Route } from '../kernel/route';
+import type { HostedPage } from '../hosted/pages';
 import { API_VERSIONS } from '../kernel/versions';
 import { EVENT_TYPES } from '../events/types';
 import * as webhookEndpoints from './webhook_endpoints/routes';
@@ -19,6 +20,8 @@ export interface Resource {
   readonly routes: readonly Route[];
   /** Expandable fields per object type this resource answers with. */
   readonly expandable: Readonly<Record<string, ExpandableFields>>;
+  /** HTML pages a browser opens from links this resource returns, mounted under /hosted. */
+  readonly pages?: readonly HostedPage[];
 }
 
 export const resources: readonly Resource[] = [

@@ -10,8 +10,11 @@ import { settings } from '../../src/config';
 export const TEST_DATABASE_NAME = process.env.TEST_DATABASE_NAME || 'sandbank_test';
 if (!/^[a-z_][a-z0-9_]*$/.test(TEST_DATABASE_NAME)) throw new Error('TEST_DATABASE_NAME must be a plain lower-case identifier');
 
+/** Whether the server answers; asks its `postgres` database, since the named one may not exist yet. */
 export async function postgresAnswers(url: string): Promise<boolean> {
-  const client = new Client({ connectionString: url, connectionTimeoutMillis: 2000 });
+  const server = new URL(url);
+  server.pathname = '/postgres';
+  const client = new Client({ connectionString: server.toString(), connectionTimeoutMillis: 2000 });
   try {
     await client.connect();
     await client.query('SELECT 1');

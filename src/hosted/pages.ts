@@ -1,0 +1,94 @@
+import { randomBytes } from 'node:crypto';
+import type { Express, Request, Response } from 'express';
+import type { Config } from '../config';
+import type { Deps } from '../kernel/route';
+import { ApiError } from '../kernel/errors';
+import { parseForm, readBody, type ParamLimits } from '../kernel/params';
+import { html, htmlDocument, type Html } from './html';
+
+// Hosted pages: the HTML a user's browser opens from a link the API returned (account onboarding,
+// identity verification). They are not API operations: no key, no JSON, and the link itself is
+// the credential, so the path never reaches a log and the page is never cached or referred.
+
+export const HOSTED_PREFIX = '/hosted';
+
+export interface PageRequest {
+  readonly requestId: string;
+  readonly pathParams: Record<string, string>;
+  /** The posted form, parsed like API bodies (qs, same limits); empty for GET. */
+  readonly form: Record<string, unknown>;
+  /** Allows the page's own inline script under the Content-Security-Policy. */
+  readonly nonce: string;
+  readonly deps: Deps;
+}
+
+export type PageResult = { readonly html: Html; readonly status?: number } | { readonly redirect: string };
+
+export interface HostedPage {
+  readonly method: 'get' | 'post';
+  /** Under HOSTED_PREFIX, in Express syntax (`/account_links/:token`). */
+  readonly path: string;
+  readonly handler: (req: PageRequest) => Promise<PageResult>;
+}
+
+export const hostedPage = (method: HostedPage['method'], path: string, handler: HostedPage['handler']): HostedPage => ({
+  method,
+  path,
+  handler,
+});
+
+/** The absolute URL of a hosted path, under PUBLIC_URL. */
+export const hostedUrl = (config: Config, path: string): string => `${config.publicUrl}${HOSTED_PREFIX}${path}`;
+
+/** A plain page that says what went wrong, for links that can't redirect anywhere. */
+export function messagePage(nonce: string, title: string, message: string, status: number): PageResult {
+  return { status, html: htmlDocument({ title, nonce, body: html`<h1>${title}</h1><p>${message}</p>` }) };
+}
+
+function send(res: Response, result: PageResult, nonce: string): void {
+  res.set({
+    'Cache-Control': 'no-store',
+    // The URL is a bearer credential: never pass it on as a referrer.
+    'Referrer-Policy': 'no-referrer',
+    'X-Content-Type-Options': 'nosniff',
+    'X-Frame-Options': 'DENY',
+    // No form-action: Chromium applies it to the redirect after a submit (to return_url).
+    'Content-Security-Policy': `default-src 'none'; style-src 'unsafe-inline'; script-src 'nonce-${nonce}'; img-src data:; base-uri 'none'; frame-ancestors 'none'`,
+  });
+  if ('redirect' in result) {
+    res.redirect(303, result.redirect);
+    return;
+  }
+  res.status(result.status ?? 200).type('text/html; charset=utf-8').send(result.html.text);
+}
+
+export function mountPages(app: Express, pages: readonly HostedPage[], deps: Deps, limits: ParamLimits): void {
+  for (const page of pages) {
+    const label = `${page.method.toUpperCase()} ${HOSTED_PREFIX}${page.path.replace(/:(\w+)/g, '{$1}')}`;
+    app[page.method](`${HOSTED_PREFIX}${page.path}`, async (req: Request, res: Response) => {
+      res.locals.route = label;
+      const requestId = String(res.locals.requestId ?? '');
+      const nonce = randomBytes(16).toString('base64');
+      try {
+        let form: Record<string, unknown> = {};
+        if (page.method === 'post') {
+          const type = String(req.headers['content-type'] ?? '').split(';')[0].trim().toLowerCase();
+          if (type !== 'application/x-www-form-urlencoded') {
+            send(res, messagePage(nonce, 'Unsupported form', 'This page accepts only HTML form submissions.', 415), nonce);
+            return;
+          }
+          form = parseForm(await readBody(req, limits.bodyLimitBytes), limits, 'request body');
+        }
+        const pathParams = Object.fromEntries(Object.entries(req.params).map(([k, v]) => [k, String(v)]));
+        send(res, await page.handler({ requestId, pathParams, form, nonce, deps }), nonce);
+      } catch (err) {
+        if (err instanceof ApiError && err.status < 500) {
+          send(res, messagePage(nonce, 'This request could not be read', err.message, err.status), nonce);
+          return;
+        }
+        deps.logger.error({ err, request_id: requestId, route: label }, 'hosted page failed');
+        send(res, messagePage(nonce, 'Something went wrong', 'The page could not be shown. Please try again.', 500), nonce);
+      }
+    });
+  }
+}
