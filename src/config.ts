@@ -25,6 +25,7 @@ export interface Config {
   readonly eventRetentionDays: number;
   readonly workerMetricsPort: number;
   readonly accountSessionTtlSeconds: number;
+  readonly accountLinkTtlSeconds: number;
   /** Base64, or '' to use a key generated and kept in the database. */
   readonly secretsEncryptionKey: string;
 }
@@ -52,6 +53,7 @@ export const settings = {
   EVENT_RETENTION_DAYS: ['30', 'Events older than this are pruned'],
   WORKER_METRICS_PORT: ['12112', 'Port of /metrics in a worker run on its own (`npm run start:worker`); 0 turns it off'],
   ACCOUNT_SESSION_TTL_SECONDS: ['1800', 'How long an account session\'s client secret can be claimed'],
+  ACCOUNT_LINK_TTL_SECONDS: ['300', 'How long an account link\'s URL can be opened (once)'],
   SECRETS_ENCRYPTION_KEY: ['', 'Base64 of 32 bytes: the AES-256-GCM key for secrets at rest; empty: one is generated and kept in the database'],
 } as const satisfies Record<string, readonly [string, string]>;
 
@@ -123,6 +125,7 @@ export function loadConfig(env: Env = process.env): Config {
     eventRetentionDays: integer(env, 'EVENT_RETENTION_DAYS', 1),
     workerMetricsPort: integer(env, 'WORKER_METRICS_PORT', 0, 65535),
     accountSessionTtlSeconds: integer(env, 'ACCOUNT_SESSION_TTL_SECONDS', 1, 86400),
+    accountLinkTtlSeconds: integer(env, 'ACCOUNT_LINK_TTL_SECONDS', 1, 86400),
     secretsEncryptionKey: encryptionKey(env),
   });
 }

@@ -19,6 +19,9 @@ function render(value: unknown): string {
   return escapeHtml(String(value));
 }
 
+/** Markup written by us (an attribute, a constant fragment), passed through unescaped. */
+export const raw = (text: string): Html => new Html(text);
+
 /** A template whose interpolations are escaped; arrays are joined, null/undefined/false vanish. */
 export function html(strings: TemplateStringsArray, ...values: unknown[]): Html {
   let out = strings[0];
@@ -51,6 +54,7 @@ export function htmlDocument(options: { title: string; nonce: string; body: Html
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="robots" content="noindex">
+<link rel="icon" href="data:,">
 <title>${options.title}</title>
 <style>${new Html(STYLE)}</style>
 </head>

@@ -19,6 +19,9 @@ export interface PageRequest {
   readonly form: Record<string, unknown>;
   /** Allows the page's own inline script under the Content-Security-Policy. */
   readonly nonce: string;
+  /** The browser's address and user agent, for records such as terms acceptance. */
+  readonly ip: string;
+  readonly userAgent: string;
   readonly deps: Deps;
 }
 
@@ -80,7 +83,9 @@ export function mountPages(app: Express, pages: readonly HostedPage[], deps: Dep
           form = parseForm(await readBody(req, limits.bodyLimitBytes), limits, 'request body');
         }
         const pathParams = Object.fromEntries(Object.entries(req.params).map(([k, v]) => [k, String(v)]));
-        send(res, await page.handler({ requestId, pathParams, form, nonce, deps }), nonce);
+        const ip = req.socket.remoteAddress ?? '';
+        const userAgent = String(req.headers['user-agent'] ?? '').slice(0, 5000);
+        send(res, await page.handler({ requestId, pathParams, form, nonce, ip, userAgent, deps }), nonce);
       } catch (err) {
         if (err instanceof ApiError && err.status < 500) {
           send(res, messagePage(nonce, 'This request could not be read', err.message, err.status), nonce);

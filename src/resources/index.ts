@@ -13,6 +13,8 @@ import * as accounts from './accounts/routes';
 import * as accountSerializer from './accounts/serializer';
 import * as accountSessions from './account_sessions/routes';
 import * as accountSessionSerializer from './account_sessions/serializer';
+import * as accountLinks from './account_links/routes';
+import * as accountLinkSerializer from './account_links/serializer';
 
 // The registry app.ts mounts: every resource's routes and expandable fields, in order.
 
@@ -33,6 +35,7 @@ export const resources: readonly Resource[] = [
       [accountSessionSerializer.CLAIM_OBJECT]: accountSessionSerializer.expandable,
     },
   },
+  { routes: accountLinks.routes, expandable: { [accountLinkSerializer.OBJECT]: accountLinkSerializer.expandable }, pages: accountLinks.pages },
   { routes: webhookEndpoints.routes, expandable: { [webhookEndpointSerializer.OBJECT]: webhookEndpointSerializer.expandable } },
   { routes: events.routes, expandable: { [eventSerializer.OBJECT]: eventSerializer.expandable } },
   {

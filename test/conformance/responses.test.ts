@@ -67,6 +67,14 @@ const scenarios: Record<string, Scenario> = {
       ),
     ];
   },
+  PostAccountLinks: async (key) => {
+    const { id } = await createAccount(t, key);
+    const custom = await createAccount(t, key, CUSTOM_INDIVIDUAL);
+    return [
+      answer('onboarding', await post(key, '/v1/account_links', { account: id, type: 'account_onboarding', refresh_url: 'https://example.com/r', return_url: 'https://example.com/ok' })),
+      answer('update', await post(key, '/v1/account_links', { account: custom.id, type: 'account_update', collection_options: { fields: 'eventually_due' } })),
+    ];
+  },
   PostSandboxAccountSessionsClaim: async (key) => {
     const { client_secret } = await createAccountSession(t, key);
     return [answer('claimed', await post(key, '/sandbox/v1/account_sessions/claim', { client_secret }))];
@@ -244,6 +252,15 @@ const errorScenarios: Record<string, Scenario> = {
     answer('unknown component', await post(key, '/v1/account_sessions', 'account=acct_nope&components[bogus][enabled]=true')),
     answer('unknown account', await post(key, '/v1/account_sessions', 'account=acct_nope&components[payments][enabled]=true')),
   ],
+  PostAccountLinks: async (key) => {
+    const { id } = await createAccount(t, key);
+    return [
+      answer('unknown account', await post(key, '/v1/account_links', 'account=acct_nope&type=account_onboarding')),
+      answer('update of a dashboard account', await post(key, '/v1/account_links', { account: id, type: 'account_update' })),
+      answer('collect and collection_options', await post(key, '/v1/account_links', { account: id, type: 'account_onboarding', collect: 'currently_due', collection_options: { fields: 'eventually_due' } })),
+      answer('bad return_url', await post(key, '/v1/account_links', { account: id, type: 'account_onboarding', return_url: 'ftp://example.com' })),
+    ];
+  },
   PostSandboxAccountSessionsClaim: async (key) => {
     const { client_secret } = await createAccountSession(t, key);
     await post(key, '/sandbox/v1/account_sessions/claim', { client_secret });

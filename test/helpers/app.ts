@@ -31,11 +31,29 @@ export interface TestApp extends BuiltApp {
   close(): Promise<void>;
 }
 
+/** A port nothing listens on right now. */
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const probe = createServer();
+    probe.once('error', reject);
+    probe.listen(0, '127.0.0.1', () => {
+      const { port } = probe.address() as AddressInfo;
+      probe.close(() => resolve(port));
+    });
+  });
+}
+
 export const newTestKey = (): string => `sk_test_${randomBase62(24)}`;
 
 export const bearer = (key: string): { Authorization: string } => ({ Authorization: `Bearer ${key}` });
 
-export async function startTestApp(env: Record<string, string> = {}, options: { clock?: Clock } = {}): Promise<TestApp> {
+/**
+ * `publicUrl: true` listens on a free port chosen first and sets PUBLIC_URL to it, so the hosted
+ * pages' links point at this app (for a browser to open).
+ */
+export async function startTestApp(env: Record<string, string> = {}, options: { clock?: Clock; publicUrl?: boolean } = {}): Promise<TestApp> {
+  const listenPort = options.publicUrl ? await freePort() : 0;
+  if (options.publicUrl) env = { PUBLIC_URL: `http://127.0.0.1:${listenPort}`, ...env };
   const config = loadConfig({
     ...process.env,
     PORT: '0',
@@ -56,7 +74,7 @@ export async function startTestApp(env: Record<string, string> = {}, options: { 
   const built = buildApp(runtime);
   const server = createServer(built.app);
   answerClientErrors(server);
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  await new Promise<void>((resolve) => server.listen(listenPort, '127.0.0.1', resolve));
   const port = (server.address() as AddressInfo).port;
   return {
     ...built,

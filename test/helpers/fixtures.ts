@@ -62,6 +62,8 @@ export const validParams: Record<string, Record<string, unknown>> = {
   PostSandboxEventsIdResend: { webhook_endpoint: 'we_000000000000000000000000' },
   // Well-formed; no connected account has this id, so an accepted body is a 400 resource_missing.
   PostAccountSessions: { account: 'acct_0000000000000000', components: { payments: { enabled: true, features: { refund_management: true } } } },
+  // Well-formed; no connected account has this id, so an accepted body is a 400 resource_missing.
+  PostAccountLinks: { account: 'acct_0000000000000000', type: 'account_onboarding' },
   // Well-formed; no session has this secret.
   PostSandboxAccountSessionsClaim: { client_secret: 'accs_secret__000000000000000000000000000000000000000000000000' },
 };

@@ -5,7 +5,7 @@ import { hasIdShape, newId, randomBase62 } from '../../lib/ids';
 import { invalidRequest, parametersExclusive, resourceMissing } from '../../kernel/errors';
 import { paginate, rangeWhere } from '../../kernel/list';
 import { applyMetadata, type Metadata, type MetadataParam } from '../../kernel/metadata';
-import { causeOf, emit, previousAttributes } from '../../events/emit';
+import { causeOf, emit, previousAttributes, type EventCause, type Tx } from '../../events/emit';
 import {
   capabilityStatuses,
   serializeAccount,
@@ -271,6 +271,79 @@ export async function retrieveAccount(ctx: RequestContext) {
   return serializeAccount(await findOwned(ctx, ctx.pathParams.account));
 }
 
+/** What the account holder provides through onboarding; see checkHolderFields. */
+const HOLDER_FIELDS = ['business_type', 'company', 'individual', 'external_account', 'bank_account'] as const;
+
+/**
+ * Once an account link or session exists, the holder's own details are theirs to give: the
+ * platform may change them only where it collects requirements itself.
+ */
+function checkHolderFields(params: Record<string, any>, current: AccountRow, onboardingStarted: boolean): void {
+  if (!onboardingStarted) return;
+  if ((current.details as AccountDetails).controller?.requirement_collection === 'application') return;
+  const field = HOLDER_FIELDS.find((f) => params[f] !== undefined);
+  if (field === undefined) return;
+  throw invalidRequest(
+    `You cannot change \`${field}\` of this account: an account link or account session exists for it, and the account holder ` +
+      'provides these details through onboarding. Only platforms that collect requirements themselves ' +
+      '(controller[requirement_collection] is `application`, which includes Custom accounts) may change them.',
+    undefined,
+    field,
+  );
+}
+
+export interface AccountChangeOptions {
+  readonly now: number;
+  readonly apiVersion: string;
+  readonly cause: EventCause;
+}
+
+/**
+ * Applies `params` (the update parameters, already validated) to an account the caller has locked
+ * in `tx`, and emits account.updated and capability.updated for what changed. Returns the new
+ * public object and the events to hand off after commit.
+ */
+export async function changeAccount(tx: Tx, current: AccountRow, params: Record<string, any>, options: AccountChangeOptions) {
+  const { now } = options;
+  const details = applyDetails(current.details as AccountDetails, params, current.id, now);
+  const row = await tx.account.update({
+    where: { id: current.id },
+    data: {
+      email: params.email,
+      businessType: params.business_type,
+      defaultCurrency: currencyOf(params.default_currency),
+      metadata: params.metadata === undefined ? undefined : applyMetadata(current.metadata as Metadata, params.metadata),
+      details: details as Prisma.InputJsonValue,
+    },
+    select: ROW,
+  });
+  const before = serializeAccount(current);
+  const after = serializeAccount(row);
+  const eventIds: string[] = [];
+  const emitOptions = { accountId: current.id, apiVersion: options.apiVersion, created: now, cause: options.cause };
+  const changed = previousAttributes(before, after);
+  if (Object.keys(changed).length > 0) {
+    eventIds.push(await emit(tx, 'account.updated', after, { ...emitOptions, previousAttributes: changed }));
+  }
+  const statusBefore = capabilityStatuses(current);
+  const statusAfter = capabilityStatuses(row);
+  for (const name of new Set([...Object.keys(statusBefore), ...Object.keys(statusAfter)])) {
+    const status = statusAfter[name] ?? 'unrequested';
+    if ((statusBefore[name] ?? 'unrequested') === status) continue;
+    eventIds.push(await emit(tx, 'capability.updated', serializeCapability(row, name, status), emitOptions));
+  }
+  return { row: after, eventIds };
+}
+
+/** Locks a connected account of `parentAccountId` for the rest of `tx`; null when there is none. */
+export async function lockConnectedAccount(tx: Tx, id: string, parentAccountId: string) {
+  const locked = await tx.$queryRaw<{ session_created_at: number | null; link_created_at: number | null }[]>`
+    SELECT session_created_at, link_created_at FROM accounts WHERE id = ${id} AND parent_account_id = ${parentAccountId} FOR UPDATE`;
+  if (locked.length === 0) return null;
+  const row = await tx.account.findUniqueOrThrow({ where: { id }, select: ROW });
+  return { row, onboardingStarted: locked[0].session_created_at !== null || locked[0].link_created_at !== null };
+}
+
 export async function updateAccount(ctx: RequestContext) {
   const { params, deps, caller } = ctx;
   const id = ctx.pathParams.account;
@@ -278,39 +351,11 @@ export async function updateAccount(ctx: RequestContext) {
   refuseAccountToken(params);
   const now = unixSeconds(deps.clock);
   const { row, eventIds } = await deps.prisma.$transaction(async (tx) => {
-    // Lock the row so concurrent updates merge instead of overwriting each other.
-    const locked = await tx.$queryRaw<{ id: string }[]>`
-      SELECT id FROM accounts WHERE id = ${id} AND parent_account_id = ${caller.accountId} FOR UPDATE`;
-    if (locked.length === 0) throw resourceMissing(NAME, id);
-    const current = await tx.account.findUniqueOrThrow({ where: { id }, select: ROW });
-    const details = applyDetails(current.details as AccountDetails, params, id, now);
-    const row = await tx.account.update({
-      where: { id },
-      data: {
-        email: params.email,
-        businessType: params.business_type,
-        defaultCurrency: currencyOf(params.default_currency),
-        metadata: params.metadata === undefined ? undefined : applyMetadata(current.metadata as Metadata, params.metadata),
-        details: details as Prisma.InputJsonValue,
-      },
-      select: ROW,
-    });
-    const before = serializeAccount(current);
-    const after = serializeAccount(row);
-    const eventIds: string[] = [];
-    const options = { accountId: id, apiVersion: caller.defaultApiVersion, created: now, cause: causeOf(ctx) };
-    const changed = previousAttributes(before, after);
-    if (Object.keys(changed).length > 0) {
-      eventIds.push(await emit(tx, 'account.updated', after, { ...options, previousAttributes: changed }));
-    }
-    const statusBefore = capabilityStatuses(current);
-    const statusAfter = capabilityStatuses(row);
-    for (const name of new Set([...Object.keys(statusBefore), ...Object.keys(statusAfter)])) {
-      const status = statusAfter[name] ?? 'unrequested';
-      if ((statusBefore[name] ?? 'unrequested') === status) continue;
-      eventIds.push(await emit(tx, 'capability.updated', serializeCapability(row, name, status), options));
-    }
-    return { row: after, eventIds };
+    // The row stays locked, so concurrent updates merge instead of overwriting each other.
+    const locked = await lockConnectedAccount(tx, id, caller.accountId);
+    if (!locked) throw resourceMissing(NAME, id);
+    checkHolderFields(params, locked.row, locked.onboardingStarted);
+    return changeAccount(tx, locked.row, params, { now, apiVersion: caller.defaultApiVersion, cause: causeOf(ctx) });
   });
   if (eventIds.length > 0) await deps.jobs.handOffEvents(eventIds);
   return row;

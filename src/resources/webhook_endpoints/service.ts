@@ -2,6 +2,7 @@ import { unixSeconds } from '../../lib/clock';
 import { hasIdShape, newId, randomBase62 } from '../../lib/ids';
 import { invalidRequest, resourceMissing } from '../../kernel/errors';
 import { paginate } from '../../kernel/list';
+import { checkHttpUrl } from '../../kernel/urls';
 import { cancelPendingDeliveries } from '../../events/delivery';
 import { applyMetadata, type Metadata, type MetadataParam } from '../../kernel/metadata';
 import type { RequestContext } from '../../kernel/route';
@@ -20,22 +21,6 @@ const ROW = {
   secret: true,
   connect: true,
 } as const;
-
-/** C0 controls and DEL: the URL parser drops or escapes them, and PostgreSQL can't store NUL. */
-const CONTROL_CHARACTERS = /[\u0000-\u001f\u007f]/;
-
-/** Absolute http(s) URLs only; localhost is fine, since receivers in a sandbox are often local. */
-function checkUrl(url: string): void {
-  let parsed: URL | undefined;
-  try {
-    parsed = CONTROL_CHARACTERS.test(url) ? undefined : new URL(url);
-  } catch {
-    parsed = undefined;
-  }
-  if (!parsed || (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') || !parsed.hostname) {
-    throw invalidRequest(`Invalid URL: ${url.slice(0, 200)}. URLs must be absolute and begin with http:// or https://.`, 'url_invalid', 'url');
-  }
-}
 
 /** `*` stands for every event and can't be combined with named types. */
 function checkEnabledEvents(events: string[]): string[] {
@@ -63,7 +48,7 @@ export async function findOwned(ctx: RequestContext, id: string, param?: string)
 
 export async function createWebhookEndpoint(ctx: RequestContext) {
   const { params, deps, caller } = ctx;
-  checkUrl(params.url);
+  checkHttpUrl(params.url, 'url');
   const row: WebhookEndpointRow = {
     id: newId('we'),
     created: unixSeconds(deps.clock),
@@ -103,7 +88,7 @@ export async function retrieveWebhookEndpoint(ctx: RequestContext) {
 export async function updateWebhookEndpoint(ctx: RequestContext) {
   const { params, deps } = ctx;
   const id = ctx.pathParams.webhook_endpoint;
-  if (params.url !== undefined) checkUrl(params.url);
+  if (params.url !== undefined) checkHttpUrl(params.url, 'url');
   const enabledEvents = params.enabled_events !== undefined ? checkEnabledEvents(params.enabled_events) : undefined;
   if (!hasIdShape('we', id)) throw resourceMissing(NAME, id);
   const row = await deps.prisma.$transaction(async (tx) => {
