@@ -99,6 +99,10 @@ describe('coercion', () => {
     expect(pin).toMatchObject({ code: 'parameter_invalid_integer', param: 'nested[pin]' });
     expect(pin.message).not.toContain('12x4');
     expect(errorOf(() => validate({ plain: 'visible' })).message).toContain('visible');
+    // The real operation: an app secret's payload.
+    const payload = errorOf(() => compileParamsValidator(schemaOf('PostAppsSecrets'))({ name: 'n', scope: { type: 'account' }, payload: 'p4yl0ad'.repeat(800) }));
+    expect(payload.toBody().error).toMatchObject({ code: 'invalid_string_too_long', param: 'payload' });
+    expect(payload.message).not.toContain('p4yl0ad');
   });
 
   test('bracketPath names nested parameters the way forms spell them', () => {
