@@ -27,6 +27,7 @@ export interface Config {
   readonly accountSessionTtlSeconds: number;
   /** Base64, or '' to use a key generated and kept in the database. */
   readonly secretsEncryptionKey: string;
+  readonly secretSweepIntervalMs: number;
 }
 
 /** Name, default and one-line meaning of every setting; .env.example and the README table follow it. */
@@ -53,6 +54,7 @@ export const settings = {
   WORKER_METRICS_PORT: ['12112', 'Port of /metrics in a worker run on its own (`npm run start:worker`); 0 turns it off'],
   ACCOUNT_SESSION_TTL_SECONDS: ['1800', 'How long an account session\'s client secret can be claimed'],
   SECRETS_ENCRYPTION_KEY: ['', 'Base64 of 32 bytes: the AES-256-GCM key for secrets at rest; empty: one is generated and kept in the database'],
+  SECRET_SWEEP_INTERVAL_MS: ['60000', 'How often the worker deletes app secrets past their expires_at (reads never return them anyway)'],
 } as const satisfies Record<string, readonly [string, string]>;
 
 type Env = Record<string, string | undefined>;
@@ -124,5 +126,6 @@ export function loadConfig(env: Env = process.env): Config {
     workerMetricsPort: integer(env, 'WORKER_METRICS_PORT', 0, 65535),
     accountSessionTtlSeconds: integer(env, 'ACCOUNT_SESSION_TTL_SECONDS', 1, 86400),
     secretsEncryptionKey: encryptionKey(env),
+    secretSweepIntervalMs: integer(env, 'SECRET_SWEEP_INTERVAL_MS', 100),
   });
 }
