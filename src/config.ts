@@ -28,6 +28,7 @@ export interface Config {
   readonly accountLinkTtlSeconds: number;
   /** Base64, or '' to use a key generated and kept in the database. */
   readonly secretsEncryptionKey: string;
+  readonly secretSweepIntervalMs: number;
 }
 
 /** Name, default and one-line meaning of every setting; .env.example and the README table follow it. */
@@ -55,6 +56,7 @@ export const settings = {
   ACCOUNT_SESSION_TTL_SECONDS: ['1800', 'How long an account session\'s client secret can be claimed'],
   ACCOUNT_LINK_TTL_SECONDS: ['300', 'How long an account link\'s URL can be opened (once)'],
   SECRETS_ENCRYPTION_KEY: ['', 'Base64 of 32 bytes: the AES-256-GCM key for secrets at rest; empty: one is generated and kept in the database'],
+  SECRET_SWEEP_INTERVAL_MS: ['60000', 'How often the worker deletes app secrets past their expires_at (reads never return them anyway)'],
 } as const satisfies Record<string, readonly [string, string]>;
 
 type Env = Record<string, string | undefined>;
@@ -127,5 +129,6 @@ export function loadConfig(env: Env = process.env): Config {
     accountSessionTtlSeconds: integer(env, 'ACCOUNT_SESSION_TTL_SECONDS', 1, 86400),
     accountLinkTtlSeconds: integer(env, 'ACCOUNT_LINK_TTL_SECONDS', 1, 86400),
     secretsEncryptionKey: encryptionKey(env),
+    secretSweepIntervalMs: integer(env, 'SECRET_SWEEP_INTERVAL_MS', 100),
   });
 }

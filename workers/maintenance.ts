@@ -6,6 +6,7 @@ import type { EventRelay } from '../src/events/relay';
 import { pruneEvents, reconcile } from '../src/events/reconcile';
 import { openQueue, openWorker } from '../src/lib/queue';
 import { maintenanceQueue } from '../src/queues';
+import { sweepExpiredSecrets } from '../src/resources/apps_secrets/service';
 
 // Periodic housekeeping: the reconciler, and pruning of expired idempotency records and old
 // events. Schedules are upserted at every worker start, so a Redis that lost them gets them back.
@@ -13,6 +14,7 @@ import { maintenanceQueue } from '../src/queues';
 export const PRUNE_IDEMPOTENCY = 'prune-idempotency';
 export const PRUNE_EVENTS = 'prune-events';
 export const RECONCILE = 'reconcile';
+export const SWEEP_SECRETS = 'sweep-secrets';
 
 export interface MaintenanceDeps {
   relay: EventRelay;
@@ -26,6 +28,7 @@ export async function startMaintenance(runtime: Runtime, deps: MaintenanceDeps):
   await queue.upsertJobScheduler(PRUNE_IDEMPOTENCY, { every: config.maintenanceIntervalMs }, { name: PRUNE_IDEMPOTENCY, data: {} });
   await queue.upsertJobScheduler(PRUNE_EVENTS, { every: config.maintenanceIntervalMs }, { name: PRUNE_EVENTS, data: {} });
   await queue.upsertJobScheduler(RECONCILE, { every: config.reconcileIntervalMs }, { name: RECONCILE, data: {} });
+  await queue.upsertJobScheduler(SWEEP_SECRETS, { every: config.secretSweepIntervalMs }, { name: SWEEP_SECRETS, data: {} });
   const worker = openWorker(maintenanceQueue, config, async (job) => {
     switch (job.name) {
       case PRUNE_IDEMPOTENCY: {
@@ -42,6 +45,11 @@ export async function startMaintenance(runtime: Runtime, deps: MaintenanceDeps):
         const result = await reconcile(prisma, deps.relay, deps.deliveryQueue);
         if (result.events + result.deliveries > 0) logger.info(result, 'reconciled jobs from the database');
         return result;
+      }
+      case SWEEP_SECRETS: {
+        const swept = await sweepExpiredSecrets(prisma, unixSeconds(runtime.clock));
+        if (swept > 0) logger.info({ swept }, 'deleted expired app secrets');
+        return { swept };
       }
       default:
         throw new Error(`Unknown maintenance job ${job.name}`);

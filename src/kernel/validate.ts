@@ -11,11 +11,23 @@ export interface ParamsValidator {
 /** Compiled once per operation at boot; returns the coerced parameters or throws the public API's error. */
 export function compileParamsValidator(schema: Schema): ParamsValidator {
   const validate: ValidateFunction = ajv.compile(schema);
+  const secrets = secretParams(schema);
   return (params) => {
     const coerced = coerce(schema, params) as Record<string, unknown>;
-    if (!validate(coerced)) throw toApiError(validate.errors ?? [], coerced);
+    if (!validate(coerced)) throw toApiError(validate.errors ?? [], coerced, secrets);
     return coerced;
   };
+}
+
+/**
+ * Parameters marked `format: password` (OpenAPI's hint for values to hide), as bracketed paths:
+ * their values are never repeated in an error message, which is also kept for idempotent replays.
+ */
+export function secretParams(schema: Schema, prefix: string[] = [], out = new Set<string>()): Set<string> {
+  if (schema.format === 'password' && prefix.length > 0) out.add(bracketPath(prefix));
+  for (const [name, member] of Object.entries(schema.properties ?? {})) secretParams(member, [...prefix, name], out);
+  for (const branch of schema.anyOf ?? []) secretParams(branch, prefix, out);
+  return out;
 }
 
 /** `/metadata/foo` → `metadata[foo]`, `/enabled_events/0` → `enabled_events[0]`. */
@@ -67,7 +79,7 @@ const SCALAR_KEYWORDS = new Set(['enum', 'const', 'maxLength', 'minLength', 'pat
 const isScalarError = (e: ErrorObject): boolean =>
   SCALAR_KEYWORDS.has(e.keyword) || (e.keyword === 'type' && [e.params.type].flat().every((t) => SCALAR_TYPES.has(String(t))));
 
-export function toApiError(errors: ErrorObject[], params: unknown): ApiError {
+export function toApiError(errors: ErrorObject[], params: unknown, secrets: ReadonlySet<string> = new Set()): ApiError {
   const unknown = errors.find((e) => e.keyword === 'additionalProperties');
   if (unknown) return parameterUnknown(bracketPath([...segmentsOf(unknown.instancePath), String(unknown.params.additionalProperty)]));
 
@@ -86,6 +98,7 @@ export function toApiError(errors: ErrorObject[], params: unknown): ApiError {
   const segments = segmentsOf(error.instancePath);
   const param = bracketPath(segments);
   const value = valueAt(params, segments);
+  const shown = (v: unknown): string => (secrets.has(param) ? `(the value of ${param} is not shown)` : describe(v));
 
   // Brackets under a scalar (`metadata[foo][bar]=x`): the bracketed name is an unknown parameter.
   if (isPlainObject(value) && Object.keys(value).length > 0 && atDeepest.every(isScalarError)) {
@@ -101,7 +114,7 @@ export function toApiError(errors: ErrorObject[], params: unknown): ApiError {
   switch (error.keyword) {
     case 'maxLength':
       return invalidRequest(
-        `Invalid string: ${describe(value)}; must be at most ${error.params.limit} characters`,
+        `Invalid string: ${shown(value)}; must be at most ${error.params.limit} characters`,
         'invalid_string_too_long',
         param,
       );
@@ -124,7 +137,7 @@ export function toApiError(errors: ErrorObject[], params: unknown): ApiError {
       const allowed = (error.params.allowedValues as unknown[]).filter((v) => v !== '').map(String);
       if (allowed.length > 20) {
         return invalidRequest(
-          `Invalid ${param}: '${describe(value)}' is not an accepted value. The ${allowed.length} accepted values are listed in the OpenAPI document at /openapi.json.`,
+          `Invalid ${param}: '${shown(value)}' is not an accepted value. The ${allowed.length} accepted values are listed in the OpenAPI document at /openapi.json.`,
           'parameter_invalid',
           param,
         );
@@ -136,12 +149,12 @@ export function toApiError(errors: ErrorObject[], params: unknown): ApiError {
     case 'maximum':
       return invalidRequest(`Invalid ${param}: must be less than or equal to ${error.params.limit}`, 'parameter_invalid', param);
     case 'pattern':
-      return invalidRequest(`Invalid ${param}: ${describe(value)} is not in the expected format`, 'parameter_invalid', param);
+      return invalidRequest(`Invalid ${param}: ${shown(value)} is not in the expected format`, 'parameter_invalid', param);
     case 'type': {
       const expected = String(error.params.type);
-      if (expected === 'integer') return invalidRequest(`Invalid integer: ${describe(value)}`, 'parameter_invalid_integer', param);
-      if (expected === 'number') return invalidRequest(`Invalid decimal: ${describe(value)}`, 'parameter_invalid', param);
-      if (expected === 'boolean') return invalidRequest(`Invalid boolean: ${describe(value)}`, 'parameter_invalid', param);
+      if (expected === 'integer') return invalidRequest(`Invalid integer: ${shown(value)}`, 'parameter_invalid_integer', param);
+      if (expected === 'number') return invalidRequest(`Invalid decimal: ${shown(value)}`, 'parameter_invalid', param);
+      if (expected === 'boolean') return invalidRequest(`Invalid boolean: ${shown(value)}`, 'parameter_invalid', param);
       if (expected === 'array') return invalidRequest(`Invalid array for ${param}: send it as ${param}[]=… or ${param}[0]=…`, 'parameter_invalid', param);
       if (expected === 'object') return invalidRequest(`Invalid object for ${param}: send it as ${param}[key]=…`, 'parameter_invalid', param);
       return invalidRequest(`Invalid ${param}: expected a ${expected}`, 'parameter_invalid', param);

@@ -39,6 +39,12 @@ export class Encryption {
     return value.startsWith(`${PREFIX}:`);
   }
 
+  /** The id of the key a sealed value was written with (rows record it, to find what a rotation must re-seal). */
+  static keyIdOf(sealed: string): string {
+    if (!Encryption.isSealed(sealed)) throw new Error('not a sealed value');
+    return sealed.split(':')[2];
+  }
+
   private loadKeys() {
     this.keys ??= this.readKeys().catch((err) => {
       this.keys = undefined; // try again on the next use

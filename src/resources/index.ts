@@ -15,6 +15,8 @@ import * as accountSessions from './account_sessions/routes';
 import * as accountSessionSerializer from './account_sessions/serializer';
 import * as accountLinks from './account_links/routes';
 import * as accountLinkSerializer from './account_links/serializer';
+import * as appsSecrets from './apps_secrets/routes';
+import * as appsSecretSerializer from './apps_secrets/serializer';
 
 // The registry app.ts mounts: every resource's routes and expandable fields, in order.
 
@@ -45,6 +47,7 @@ export const resources: readonly Resource[] = [
       [webhookDeliverySerializer.ATTEMPT_OBJECT]: webhookDeliverySerializer.attemptExpandable,
     },
   },
+  { routes: appsSecrets.routes, expandable: { [appsSecretSerializer.OBJECT]: appsSecretSerializer.expandable } },
 ];
 
 /** Component schemas whose one list lives in code; the OpenAPI document takes them from here. */

@@ -1,6 +1,6 @@
 import { bearer, newTestKey, startTestApp, type TestApp } from '../helpers/app';
 import { accountOfKey, createConnectedAccount, emitTestEvent } from '../helpers/events';
-import { createAccount, createAccountSession, createWebhookEndpoint, form, WEBHOOK_URL } from '../helpers/fixtures';
+import { createAccount, createAccountSession, createAppSecret, createWebhookEndpoint, form, WEBHOOK_URL } from '../helpers/fixtures';
 import {
   documentedOperations,
   expectMatchesResponseSchema,
@@ -210,7 +210,40 @@ const scenarios: Record<string, Scenario> = {
     out.push(answer('a page', await get(key, `${path}?limit=1`)));
     return out;
   },
+  PostAppsSecrets: async (key) => [
+    answer('account scope', await post(key, SE, { name: 'a', payload: 'p', scope: { type: 'account' } })),
+    answer('user scope, expiring', await post(key, SE, { name: 'a', payload: 'p', scope: { type: 'user', user: 'usr_1' }, expires_at: 2000000000 })),
+    answer('replaced', await post(key, SE, { name: 'a', payload: 'q', scope: { type: 'account' } })),
+  ],
+  GetAppsSecretsFind: async (key) => {
+    await createAppSecret(t, key, { name: 'a' });
+    await createAppSecret(t, key, { name: 'b', scope: { type: 'user', user: 'usr_1' }, expires_at: 2000000000 });
+    return [
+      answer('account scope', await get(key, `${SE}/find?name=a&scope[type]=account`)),
+      answer('user scope, expiring', await get(key, `${SE}/find?name=b&scope[type]=user&scope[user]=usr_1`)),
+    ];
+  },
+  GetAppsSecrets: async (key) => {
+    const out = [answer('empty list', await get(key, `${SE}?scope[type]=account`))];
+    for (let i = 0; i < 3; i++) await createAppSecret(t, key, { name: `n${i}`, ...(i === 1 ? { expires_at: 2000000000 } : {}) });
+    await createAppSecret(t, key, { name: 'u', scope: { type: 'user', user: 'usr_1' } });
+    out.push(answer('full list', await get(key, `${SE}?scope[type]=account`)));
+    const first = await get(key, `${SE}?scope[type]=account&limit=2`);
+    out.push(answer('next page', await get(key, `${SE}?scope[type]=account&limit=2&starting_after=${first.body.data[1].id}`)));
+    out.push(answer('user scope', await get(key, `${SE}?scope[type]=user&scope[user]=usr_1`)));
+    return out;
+  },
+  PostAppsSecretsDelete: async (key) => {
+    await createAppSecret(t, key, { name: 'a' });
+    await createAppSecret(t, key, { name: 'b', scope: { type: 'user', user: 'usr_1' }, expires_at: 2000000000 });
+    return [
+      answer('account scope', await post(key, `${SE}/delete`, { name: 'a', scope: { type: 'account' } })),
+      answer('user scope, expiring', await post(key, `${SE}/delete`, { name: 'b', scope: { type: 'user', user: 'usr_1' } })),
+    ];
+  },
 };
+
+const SE = '/v1/apps/secrets';
 
 const EV = '/v1/events';
 
@@ -299,6 +332,13 @@ const errorScenarios: Record<string, Scenario> = {
   GetSandboxWebhookEndpointsWebhookEndpointDeliveries: async (key) => [
     answer('unknown endpoint', await get(key, '/sandbox/v1/webhook_endpoints/we_nope/deliveries')),
   ],
+  PostAppsSecrets: async (key) => [
+    answer('user scope without user', await post(key, SE, { name: 'a', payload: 'p', scope: { type: 'user' } })),
+    answer('expires_at in the past', await post(key, SE, { name: 'a', payload: 'p', scope: { type: 'account' }, expires_at: 1 })),
+  ],
+  GetAppsSecretsFind: async (key) => [answer('no such secret', await get(key, `${SE}/find?name=nope&scope[type]=account`))],
+  GetAppsSecrets: async (key) => [answer('missing scope', await get(key, SE))],
+  PostAppsSecretsDelete: async (key) => [answer('no such secret', await post(key, `${SE}/delete`, { name: 'nope', scope: { type: 'account' } }))],
 };
 
 const operations = documentedOperations();

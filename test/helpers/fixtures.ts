@@ -66,6 +66,10 @@ export const validParams: Record<string, Record<string, unknown>> = {
   PostAccountLinks: { account: 'acct_0000000000000000', type: 'account_onboarding' },
   // Well-formed; no session has this secret.
   PostSandboxAccountSessionsClaim: { client_secret: 'accs_secret__000000000000000000000000000000000000000000000000' },
+  PostAppsSecrets: { name: 'api-key', payload: 'not-really-secret', scope: { type: 'account' } },
+  PostAppsSecretsDelete: { name: 'api-key', scope: { type: 'account' } },
+  GetAppsSecretsFind: { name: 'api-key', scope: { type: 'account' } },
+  GetAppsSecrets: { scope: { type: 'user', user: 'usr_1' } },
 };
 
 /** Creates an account session for a new connected account of the key's platform; returns the response body. */
@@ -78,5 +82,17 @@ export async function createAccountSession(app: TestApp, key: string, params: Re
     .type('form')
     .send(form({ account, components: { account_onboarding: { enabled: true } }, ...params }));
   if (res.status !== 200) throw new Error(`creating an account session failed: ${res.status} ${JSON.stringify(res.body)}`);
+  return res.body;
+}
+
+/** Creates (or replaces) an app secret over HTTP and returns the response body (no payload). */
+export async function createAppSecret(app: TestApp, key: string, params: Record<string, unknown> = {}): Promise<Record<string, any>> {
+  const res = await app
+    .http()
+    .post('/v1/apps/secrets')
+    .set(bearer(key))
+    .type('form')
+    .send(form({ name: 'api-key', payload: 'secret-value', scope: { type: 'account' }, ...params }));
+  if (res.status !== 200) throw new Error(`creating an app secret failed: ${res.status} ${JSON.stringify(res.body)}`);
   return res.body;
 }

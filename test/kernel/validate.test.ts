@@ -82,6 +82,29 @@ describe('coercion', () => {
     expect(validate({ metadata: { a: '1', b: '' } })).toEqual({ metadata: { a: '1', b: '' } });
   });
 
+  test('values of `format: password` parameters are never repeated in an error; others are', () => {
+    const schema: Schema = {
+      type: 'object',
+      properties: {
+        secret: { type: 'string', format: 'password', maxLength: 5 },
+        nested: { type: 'object', properties: { pin: { type: 'integer', format: 'password' } } },
+        plain: { type: 'string', maxLength: 5 },
+      },
+    };
+    const validate = compileParamsValidator(schema);
+    const long = errorOf(() => validate({ secret: 'hunter22' })).toBody().error;
+    expect(long).toMatchObject({ code: 'invalid_string_too_long', param: 'secret' });
+    expect(long.message).not.toContain('hunter');
+    const pin = errorOf(() => validate({ nested: { pin: '12x4' } })).toBody().error;
+    expect(pin).toMatchObject({ code: 'parameter_invalid_integer', param: 'nested[pin]' });
+    expect(pin.message).not.toContain('12x4');
+    expect(errorOf(() => validate({ plain: 'visible' })).message).toContain('visible');
+    // The real operation: an app secret's payload.
+    const payload = errorOf(() => compileParamsValidator(schemaOf('PostAppsSecrets'))({ name: 'n', scope: { type: 'account' }, payload: 'p4yl0ad'.repeat(800) }));
+    expect(payload.toBody().error).toMatchObject({ code: 'invalid_string_too_long', param: 'payload' });
+    expect(payload.message).not.toContain('p4yl0ad');
+  });
+
   test('bracketPath names nested parameters the way forms spell them', () => {
     expect(bracketPath(['metadata', 'foo', 'bar'])).toBe('metadata[foo][bar]');
     expect(bracketPath(['enabled_events', '0'])).toBe('enabled_events[0]');

@@ -52,6 +52,9 @@ test('a configured key seals from then on, and values sealed under the generated
   const rotated = new Encryption(t.runtime.prisma, configured, logger);
   const fresh = await rotated.seal('after rotation');
   expect(fresh.split(':')[2]).not.toBe(old.split(':')[2]); // each value names its key
+  expect(Encryption.keyIdOf(fresh)).toBe(fresh.split(':')[2]);
+  expect(Encryption.keyIdOf(old)).toBe((await t.runtime.prisma.encryptionKey.findFirstOrThrow()).id);
+  expect(() => Encryption.keyIdOf('plain text')).toThrow();
   expect(await rotated.open(old)).toBe('before rotation');
   expect(await rotated.open(fresh)).toBe('after rotation');
   // A process without the configured key can't open what it sealed.
