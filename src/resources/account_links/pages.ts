@@ -3,7 +3,7 @@ import { unixSeconds } from '../../lib/clock';
 import { randomBase62 } from '../../lib/ids';
 import { html, htmlDocument, raw, type Html } from '../../hosted/html';
 import { messagePage, type PageRequest, type PageResult } from '../../hosted/pages';
-import { changeAccount, lockConnectedAccount } from '../accounts/service';
+import { ACCOUNT_ROW, changeAccount, lockConnectedAccount } from '../accounts/service';
 import { missingRequirements, type AccountDetails, type AccountRow } from '../accounts/serializer';
 import { hashToken, TOKEN_SHAPE } from './service';
 
@@ -104,21 +104,7 @@ const LINK_SELECT = {
   type: true,
   refreshUrl: true,
   returnUrl: true,
-  account: {
-    select: {
-      id: true,
-      parentAccountId: true,
-      created: true,
-      type: true,
-      country: true,
-      email: true,
-      businessType: true,
-      defaultCurrency: true,
-      metadata: true,
-      details: true,
-      defaultApiVersion: true,
-    },
-  },
+  account: { select: { ...ACCOUNT_ROW, defaultApiVersion: true } },
 } as const;
 
 const invalidLink = (nonce: string) =>

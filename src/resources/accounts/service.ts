@@ -16,7 +16,8 @@ import {
 } from './serializer';
 
 const NAME = 'account';
-const ROW = {
+/** The columns an account's public object is made from. */
+export const ACCOUNT_ROW = {
   id: true,
   parentAccountId: true,
   created: true,
@@ -216,14 +217,14 @@ const currencyOf = (value: string | undefined) => value?.toLowerCase();
 export async function findOwned(ctx: RequestContext, id: string, param?: string): Promise<AccountRow> {
   const missing = () => (param === undefined ? resourceMissing(NAME, id) : resourceMissing(NAME, id, param, 400));
   if (!hasIdShape('acct', id)) throw missing();
-  const row = await ctx.deps.prisma.account.findUnique({ where: { id, parentAccountId: ctx.caller.accountId }, select: ROW });
+  const row = await ctx.deps.prisma.account.findUnique({ where: { id, parentAccountId: ctx.caller.accountId }, select: ACCOUNT_ROW });
   if (!row) throw missing();
   return row;
 }
 
 /** GET /v1/account: the platform itself, or the connected account named by Stripe-Account. */
 export async function retrieveCallerAccount(ctx: RequestContext) {
-  const row = await ctx.deps.prisma.account.findUnique({ where: { id: ctx.caller.accountId }, select: ROW });
+  const row = await ctx.deps.prisma.account.findUnique({ where: { id: ctx.caller.accountId }, select: ACCOUNT_ROW });
   if (!row) throw resourceMissing(NAME, ctx.caller.accountId);
   return serializeAccount(row);
 }
@@ -262,7 +263,7 @@ export async function createAccount(ctx: RequestContext) {
       metadata: applyMetadata({}, params.metadata as MetadataParam | undefined),
       details: details as Prisma.InputJsonValue,
     },
-    select: ROW,
+    select: ACCOUNT_ROW,
   });
   return serializeAccount(row);
 }
@@ -315,7 +316,7 @@ export async function changeAccount(tx: Tx, current: AccountRow, params: Record<
       metadata: params.metadata === undefined ? undefined : applyMetadata(current.metadata as Metadata, params.metadata),
       details: details as Prisma.InputJsonValue,
     },
-    select: ROW,
+    select: ACCOUNT_ROW,
   });
   const before = serializeAccount(current);
   const after = serializeAccount(row);
@@ -340,7 +341,7 @@ export async function lockConnectedAccount(tx: Tx, id: string, parentAccountId: 
   const locked = await tx.$queryRaw<{ session_created_at: number | null; link_created_at: number | null }[]>`
     SELECT session_created_at, link_created_at FROM accounts WHERE id = ${id} AND parent_account_id = ${parentAccountId} FOR UPDATE`;
   if (locked.length === 0) return null;
-  const row = await tx.account.findUniqueOrThrow({ where: { id }, select: ROW });
+  const row = await tx.account.findUniqueOrThrow({ where: { id }, select: ACCOUNT_ROW });
   return { row, onboardingStarted: locked[0].session_created_at !== null || locked[0].link_created_at !== null };
 }
 
