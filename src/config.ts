@@ -27,6 +27,8 @@ export interface Config {
   readonly accountSessionTtlSeconds: number;
   /** Base64, or '' to use a key generated and kept in the database. */
   readonly secretsEncryptionKey: string;
+  readonly identityProcessingDelayMs: number;
+  readonly redactionDelayMs: number;
 }
 
 /** Name, default and one-line meaning of every setting; .env.example and the README table follow it. */
@@ -53,6 +55,8 @@ export const settings = {
   WORKER_METRICS_PORT: ['12112', 'Port of /metrics in a worker run on its own (`npm run start:worker`); 0 turns it off'],
   ACCOUNT_SESSION_TTL_SECONDS: ['1800', 'How long an account session\'s client secret can be claimed'],
   SECRETS_ENCRYPTION_KEY: ['', 'Base64 of 32 bytes: the AES-256-GCM key for secrets at rest; empty: one is generated and kept in the database'],
+  IDENTITY_PROCESSING_DELAY_MS: ['2000', 'How long a submitted verification session stays `processing` before its outcome'],
+  REDACTION_DELAY_MS: ['5000', 'How long a verification session redaction takes (the public API allows up to four days, the most accepted)'],
 } as const satisfies Record<string, readonly [string, string]>;
 
 type Env = Record<string, string | undefined>;
@@ -124,5 +128,7 @@ export function loadConfig(env: Env = process.env): Config {
     workerMetricsPort: integer(env, 'WORKER_METRICS_PORT', 0, 65535),
     accountSessionTtlSeconds: integer(env, 'ACCOUNT_SESSION_TTL_SECONDS', 1, 86400),
     secretsEncryptionKey: encryptionKey(env),
+    identityProcessingDelayMs: integer(env, 'IDENTITY_PROCESSING_DELAY_MS', 0, 86400000),
+    redactionDelayMs: integer(env, 'REDACTION_DELAY_MS', 0, 4 * 86400000),
   });
 }

@@ -6,6 +6,7 @@ import type { EventRelay } from '../src/events/relay';
 import { pruneEvents, reconcile } from '../src/events/reconcile';
 import { openQueue, openWorker } from '../src/lib/queue';
 import { maintenanceQueue } from '../src/queues';
+import { reconcileIdentity } from '../src/resources/identity/pipeline';
 
 // Periodic housekeeping: the reconciler, and pruning of expired idempotency records and old
 // events. Schedules are upserted at every worker start, so a Redis that lost them gets them back.
@@ -41,7 +42,9 @@ export async function startMaintenance(runtime: Runtime, deps: MaintenanceDeps):
       case RECONCILE: {
         const result = await reconcile(prisma, deps.relay, deps.deliveryQueue);
         if (result.events + result.deliveries > 0) logger.info(result, 'reconciled jobs from the database');
-        return result;
+        const identity = await reconcileIdentity(prisma, runtime.identity.queue, runtime.clock.nowMs());
+        if (identity.processing + identity.redactions > 0) logger.info(identity, 'reconciled identity steps from the database');
+        return { ...result, identity };
       }
       default:
         throw new Error(`Unknown maintenance job ${job.name}`);

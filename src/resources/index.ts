@@ -13,6 +13,8 @@ import * as accounts from './accounts/routes';
 import * as accountSerializer from './accounts/serializer';
 import * as accountSessions from './account_sessions/routes';
 import * as accountSessionSerializer from './account_sessions/serializer';
+import * as identity from './identity/routes';
+import * as identitySerializer from './identity/serializer';
 
 // The registry app.ts mounts: every resource's routes and expandable fields, in order.
 
@@ -42,6 +44,14 @@ export const resources: readonly Resource[] = [
       [webhookDeliverySerializer.ATTEMPT_OBJECT]: webhookDeliverySerializer.attemptExpandable,
     },
   },
+  {
+    routes: identity.routes,
+    expandable: {
+      [identitySerializer.SESSION_OBJECT]: identitySerializer.sessionExpandable,
+      [identitySerializer.REPORT_OBJECT]: identitySerializer.reportExpandable,
+    },
+    pages: identity.pages,
+  },
 ];
 
 /** Component schemas whose one list lives in code; the OpenAPI document takes them from here. */
@@ -51,4 +61,5 @@ export const generatedSchemas = {
   account_capabilities_param: accountSerializer.capabilitiesParamSchema,
   account_session_components_param: accountSessionSerializer.componentsParamSchema,
   account_session_components: accountSessionSerializer.componentsSchema,
+  identity_outcome: { type: 'string', enum: [...identitySerializer.OUTCOMES] },
 };
