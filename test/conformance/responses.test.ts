@@ -251,11 +251,11 @@ const scenarios: Record<string, Scenario> = {
   },
   PostIdentityVerificationSessionsSessionCancel: async (key) => {
     const { id } = await createVerificationSession(t, key);
-    return [answer('canceled', await post(key, `${VS}/${id}/cancel`))];
+    return [answer('canceled', await post(key, `${VS}/${id}/cancel`, {}))];
   },
   PostIdentityVerificationSessionsSessionRedact: async (key) => {
     const { id } = await createVerificationSession(t, key);
-    return [answer('redacting', await post(key, `${VS}/${id}/redact`))];
+    return [answer('redacting', await post(key, `${VS}/${id}/redact`, {}))];
   },
   PostSandboxIdentityVerificationSessionsSessionSubmit: async (key) => {
     const a = await createVerificationSession(t, key);
@@ -365,7 +365,7 @@ const errorScenarios: Record<string, Scenario> = {
   GetIdentityVerificationSessionsSession: async (key) => [answer('unknown id', await get(key, `${VS}/vs_nope`))],
   PostIdentityVerificationSessionsSession: async (key) => {
     const { id } = await createVerificationSession(t, key);
-    await post(key, `${VS}/${id}/cancel`);
+    await post(key, `${VS}/${id}/cancel`, {});
     return [answer('canceled', await post(key, `${VS}/${id}`, { metadata: { a: '1' } }))];
   },
   PostIdentityVerificationSessionsSessionCancel: async (key) => [answer('unknown id', await post(key, `${VS}/vs_nope/cancel`, {}))],

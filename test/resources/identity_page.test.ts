@@ -45,7 +45,7 @@ test('open the url, verify, land on return_url, and watch the session become ver
     await expect(page.locator('h1').textContent()).resolves.toBe('Verify your identity');
     expect(await page.locator('li').allTextContents()).toEqual(['an identity document', 'a selfie matching the document']);
     // Failure codes offered are those of the checks this session runs.
-    const offered = await page.locator('#failure option').evaluateAll((options) => options.map((o) => (o as HTMLOptionElement).value));
+    const offered = await page.locator('#failure option').evaluateAll((options) => options.map((o) => (o as unknown as { value: string }).value));
     expect(offered).toContain('selfie_face_mismatch');
     expect(offered).not.toContain('id_number_mismatch');
 
@@ -59,6 +59,9 @@ test('open the url, verify, land on return_url, and watch the session become ver
     const again = await page.goto(local(s.url));
     expect(again?.status()).toBe(410);
     expect(await page.locator('h1').textContent()).toBe('This link has already been used');
+    // The url is a credential: its token never reaches a log line.
+    expect(e.t.logText()).not.toContain(new URL(s.url).pathname.split('/').pop());
+    expect(e.t.logText()).not.toContain(s.client_secret);
   } finally {
     await page.close();
   }
