@@ -186,6 +186,20 @@ describe('retrieve and list', () => {
     expectError(await submit(newTestKey(), s.id, 'verified'), 404, { code: 'resource_missing' });
   });
 
+  test('a connected account (Stripe-Account) has its own sessions, events included', async () => {
+    const key = newTestKey();
+    const connected = (await createAccount(t, key)).id;
+    const asConnected = { 'Stripe-Account': connected };
+    const mine = await post(key, VS, { type: 'document' }, asConnected);
+    expect(mine.status).toBe(200);
+    expectError(await get(key, `${VS}/${mine.body.id}`), 404, { code: 'resource_missing' });
+    expect((await get(key, VS)).body.data).toEqual([]);
+    const seen = await t.http().get(VS).set(bearer(key)).set(asConnected);
+    expect(seen.body.data.map((s: any) => s.id)).toEqual([mine.body.id]);
+    const event = await t.runtime.prisma.event.findFirst({ where: { type: 'identity.verification_session.created', accountId: connected } });
+    expect((event?.data as any).object.id).toBe(mine.body.id);
+  });
+
   test('list filters by client_reference_id, status, related customer and created; no secrets in lists', async () => {
     const key = newTestKey();
     const connected = (await createAccount(t, key)).id;
