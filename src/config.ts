@@ -29,6 +29,8 @@ export interface Config {
   /** Base64, or '' to use a key generated and kept in the database. */
   readonly secretsEncryptionKey: string;
   readonly secretSweepIntervalMs: number;
+  readonly identityProcessingDelayMs: number;
+  readonly redactionDelayMs: number;
 }
 
 /** Name, default and one-line meaning of every setting; .env.example and the README table follow it. */
@@ -57,6 +59,8 @@ export const settings = {
   ACCOUNT_LINK_TTL_SECONDS: ['300', 'How long an account link\'s URL can be opened (once)'],
   SECRETS_ENCRYPTION_KEY: ['', 'Base64 of 32 bytes: the AES-256-GCM key for secrets at rest; empty: one is generated and kept in the database'],
   SECRET_SWEEP_INTERVAL_MS: ['60000', 'How often the worker deletes app secrets past their expires_at (reads never return them anyway)'],
+  IDENTITY_PROCESSING_DELAY_MS: ['2000', 'How long a submitted verification session stays `processing` before its outcome'],
+  REDACTION_DELAY_MS: ['5000', 'How long a verification session redaction takes (the public API allows up to four days, the most accepted)'],
 } as const satisfies Record<string, readonly [string, string]>;
 
 type Env = Record<string, string | undefined>;
@@ -130,5 +134,7 @@ export function loadConfig(env: Env = process.env): Config {
     accountLinkTtlSeconds: integer(env, 'ACCOUNT_LINK_TTL_SECONDS', 1, 86400),
     secretsEncryptionKey: encryptionKey(env),
     secretSweepIntervalMs: integer(env, 'SECRET_SWEEP_INTERVAL_MS', 100),
+    identityProcessingDelayMs: integer(env, 'IDENTITY_PROCESSING_DELAY_MS', 0, 86400000),
+    redactionDelayMs: integer(env, 'REDACTION_DELAY_MS', 0, 4 * 86400000),
   });
 }

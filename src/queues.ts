@@ -13,3 +13,9 @@ export const eventFanoutQueue = defineQueue<{ eventId: string }>('event-fanout',
 
 /** One HTTP attempt of one delivery; the job id is `<delivery id>-<attempt>`. */
 export const webhookDeliveryQueue = defineQueue<{ deliveryId: string; attempt: number }>('webhook-delivery', { concurrency: 64 });
+
+/**
+ * One step of an Identity verification session: finish a submission's processing, or finish a
+ * redaction. Job ids name the session (and submission), so adding one twice is harmless.
+ */
+export const identityQueue = defineQueue<{ sessionId: string; step: 'process' | 'redact' }>('identity', { concurrency: 8 });

@@ -7,6 +7,7 @@ import { createRedis } from './lib/redis';
 import { applyMigrations, ensureDatabase } from './db/migrate';
 import { EventJobs } from './events/jobs';
 import { Encryption } from './lib/encryption';
+import { IdentityJobs } from './resources/identity/jobs';
 
 export interface Runtime extends AppDeps {
   close(): Promise<void>;
@@ -20,6 +21,7 @@ export function openRuntime(config: Config, options: { logger?: Logger; clock?: 
   redis.on('error', (err) => logger.warn({ err: err.message }, 'redis connection error'));
   const jobs = new EventJobs(config, logger);
   const encryption = new Encryption(prisma, config.secretsEncryptionKey, logger);
+  const identity = new IdentityJobs(config, logger);
   return {
     config,
     logger,
@@ -28,8 +30,9 @@ export function openRuntime(config: Config, options: { logger?: Logger; clock?: 
     redis,
     jobs,
     encryption,
+    identity,
     async close() {
-      await Promise.allSettled([jobs.close(), prisma.$disconnect(), redis.quit()]);
+      await Promise.allSettled([jobs.close(), identity.close(), prisma.$disconnect(), redis.quit()]);
     },
   };
 }

@@ -7,6 +7,8 @@ import { onShutdownSignal, openRuntime, prepareDatabase, type Runtime } from '..
 import { startEventFanout } from './eventFanout';
 import { startMaintenance } from './maintenance';
 import { startWebhookDelivery } from './webhookDelivery';
+import { startIdentityWorker } from './identity';
+import { reconcileIdentity } from '../src/resources/identity/pipeline';
 
 export interface RunningWorkers {
   close(): Promise<void>;
@@ -20,11 +22,13 @@ export async function startWorkers(runtime: Runtime): Promise<RunningWorkers> {
     maintenance.worker,
     startEventFanout(runtime, deliveryQueue),
     startWebhookDelivery(runtime, deliveryQueue),
+    startIdentityWorker(runtime),
   ];
   const queues: Queue[] = [maintenance.queue];
   for (const queue of [runtime.jobs.relay.queue, runtime.jobs.deliveryQueue, maintenance.queue]) watchQueueDepth(queue);
   const result = await reconcile(runtime.prisma, relay, deliveryQueue);
-  runtime.logger.info({ queues: workers.map((w) => w.name), reconciled: result }, 'workers started');
+  const identity = await reconcileIdentity(runtime.prisma, runtime.identity.queue, runtime.clock.nowMs());
+  runtime.logger.info({ queues: workers.map((w) => w.name), reconciled: { ...result, identity } }, 'workers started');
   return {
     async close() {
       await Promise.all(workers.map((w) => w.close()));

@@ -7,6 +7,7 @@ import { pruneEvents, reconcile } from '../src/events/reconcile';
 import { openQueue, openWorker } from '../src/lib/queue';
 import { maintenanceQueue } from '../src/queues';
 import { sweepExpiredSecrets } from '../src/resources/apps_secrets/service';
+import { reconcileIdentity } from '../src/resources/identity/pipeline';
 
 // Periodic housekeeping: the reconciler, and pruning of expired idempotency records and old
 // events. Schedules are upserted at every worker start, so a Redis that lost them gets them back.
@@ -44,7 +45,9 @@ export async function startMaintenance(runtime: Runtime, deps: MaintenanceDeps):
       case RECONCILE: {
         const result = await reconcile(prisma, deps.relay, deps.deliveryQueue);
         if (result.events + result.deliveries > 0) logger.info(result, 'reconciled jobs from the database');
-        return result;
+        const identity = await reconcileIdentity(prisma, runtime.identity.queue, runtime.clock.nowMs());
+        if (identity.processing + identity.redactions > 0) logger.info(identity, 'reconciled identity steps from the database');
+        return { ...result, identity };
       }
       case SWEEP_SECRETS: {
         const swept = await sweepExpiredSecrets(prisma, unixSeconds(runtime.clock));

@@ -4,6 +4,7 @@ import type { Clock } from '../lib/clock';
 import type { Config } from '../config';
 import type { EventJobs } from '../events/jobs';
 import type { Encryption } from '../lib/encryption';
+import type { IdentityJobs } from '../resources/identity/jobs';
 import type { Caller } from './auth';
 
 export type HttpMethod = 'get' | 'post' | 'delete';
@@ -29,6 +30,8 @@ export interface Deps {
   readonly jobs: EventJobs;
   /** Seals secrets at rest. */
   readonly encryption: Encryption;
+  /** Queues the delayed steps of verification sessions. */
+  readonly identity: IdentityJobs;
 }
 
 export type Handler = (ctx: RequestContext) => Promise<unknown>;

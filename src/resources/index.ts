@@ -17,6 +17,8 @@ import * as accountLinks from './account_links/routes';
 import * as accountLinkSerializer from './account_links/serializer';
 import * as appsSecrets from './apps_secrets/routes';
 import * as appsSecretSerializer from './apps_secrets/serializer';
+import * as identity from './identity/routes';
+import * as identitySerializer from './identity/serializer';
 
 // The registry app.ts mounts: every resource's routes and expandable fields, in order.
 
@@ -48,6 +50,14 @@ export const resources: readonly Resource[] = [
     },
   },
   { routes: appsSecrets.routes, expandable: { [appsSecretSerializer.OBJECT]: appsSecretSerializer.expandable } },
+  {
+    routes: identity.routes,
+    expandable: {
+      [identitySerializer.SESSION_OBJECT]: identitySerializer.sessionExpandable,
+      [identitySerializer.REPORT_OBJECT]: identitySerializer.reportExpandable,
+    },
+    pages: identity.pages,
+  },
 ];
 
 /** Component schemas whose one list lives in code; the OpenAPI document takes them from here. */
@@ -57,4 +67,5 @@ export const generatedSchemas = {
   account_capabilities_param: accountSerializer.capabilitiesParamSchema,
   account_session_components_param: accountSessionSerializer.componentsParamSchema,
   account_session_components: accountSessionSerializer.componentsSchema,
+  identity_outcome: { type: 'string', enum: [...identitySerializer.OUTCOMES] },
 };

@@ -1,6 +1,15 @@
 import { bearer, newTestKey, startTestApp, type TestApp } from '../helpers/app';
 import { accountOfKey, createConnectedAccount, emitTestEvent } from '../helpers/events';
-import { createAccount, createAccountSession, createAppSecret, createWebhookEndpoint, form, WEBHOOK_URL } from '../helpers/fixtures';
+import {
+  createAccount,
+  createAccountSession,
+  createAppSecret,
+  createVerificationReport,
+  createVerificationSession,
+  createWebhookEndpoint,
+  form,
+  WEBHOOK_URL,
+} from '../helpers/fixtures';
 import {
   documentedOperations,
   expectMatchesResponseSchema,
@@ -41,6 +50,7 @@ const del = (key: string, path: string) => t.http().delete(path).set(bearer(key)
 
 const WE = '/v1/webhook_endpoints';
 const AC = '/v1/accounts';
+const SE = '/v1/apps/secrets';
 const CUSTOM_INDIVIDUAL = {
   controller: { stripe_dashboard: { type: 'none' }, requirement_collection: 'application' },
   capabilities: { card_payments: { requested: true }, transfers: { requested: true } },
@@ -241,9 +251,74 @@ const scenarios: Record<string, Scenario> = {
       answer('user scope, expiring', await post(key, `${SE}/delete`, { name: 'b', scope: { type: 'user', user: 'usr_1' } })),
     ];
   },
+  GetIdentityVerificationSessions: async (key) => {
+    await createVerificationSession(t, key, { type: 'id_number', client_reference_id: 'c' });
+    await createVerificationReport(t, key, 'verified', { type: 'document', options: { document: { require_matching_selfie: true } } });
+    return [
+      answer('list', await get(key, VS)),
+      answer('expanded', await get(key, `${VS}?expand[]=data.verified_outputs&expand[]=data.provided_details&expand[]=data.last_verification_report`)),
+    ];
+  },
+  PostIdentityVerificationSessions: async (key) => {
+    const { id } = await createAccount(t, key);
+    return [
+      answer('document', await post(key, VS, { type: 'document', expand: ['provided_details'] })),
+      answer('everything', await post(key, VS, {
+        type: 'document',
+        client_reference_id: 'r',
+        metadata: { a: '1' },
+        options: { document: { allowed_types: ['passport'], require_id_number: true, require_live_capture: true, require_matching_selfie: true } },
+        provided_details: { email: 'a@example.com', phone: '+14155550123' },
+        related_customer: 'cus_1',
+        related_customer_account: id,
+        return_url: 'https://example.com/back',
+        expand: ['provided_details', 'verified_outputs'],
+      })),
+      answer('flow', await post(key, VS, { verification_flow: 'vf_1' })),
+    ];
+  },
+  GetIdentityVerificationSessionsSession: async (key) => {
+    const open = await createVerificationSession(t, key);
+    const report = await createVerificationReport(t, key, 'verified', { type: 'id_number' });
+    const { verification_session } = (await get(key, `/v1/identity/verification_reports/${report}`)).body;
+    return [
+      answer('requires_input', await get(key, `${VS}/${open.id}`)),
+      answer('verified, expanded', await get(key, `${VS}/${verification_session}?expand[]=verified_outputs&expand[]=last_verification_report&expand[]=provided_details`)),
+    ];
+  },
+  PostIdentityVerificationSessionsSession: async (key) => {
+    const { id } = await createVerificationSession(t, key);
+    return [answer('updated', await post(key, `${VS}/${id}`, { type: 'id_number', metadata: { a: '1' } }))];
+  },
+  PostIdentityVerificationSessionsSessionCancel: async (key) => {
+    const { id } = await createVerificationSession(t, key);
+    return [answer('canceled', await post(key, `${VS}/${id}/cancel`, {}))];
+  },
+  PostIdentityVerificationSessionsSessionRedact: async (key) => {
+    const { id } = await createVerificationSession(t, key);
+    return [answer('redacting', await post(key, `${VS}/${id}/redact`, {}))];
+  },
+  PostSandboxIdentityVerificationSessionsSessionSubmit: async (key) => {
+    const a = await createVerificationSession(t, key);
+    const b = await createVerificationSession(t, key);
+    return [
+      answer('processing', await post(key, `/sandbox${VS}/${a.id}/submit`, { outcome: 'verified' })),
+      answer('abandoned', await post(key, `/sandbox${VS}/${b.id}/submit`, { outcome: 'abandoned' })),
+    ];
+  },
+  GetIdentityVerificationReports: async (key) => {
+    await createVerificationReport(t, key, 'document_expired');
+    await createVerificationReport(t, key, 'id_number_mismatch', { type: 'id_number' });
+    return [answer('list', await get(key, VR))];
+  },
+  GetIdentityVerificationReportsReport: async (key) => {
+    const report = await createVerificationReport(t, key, 'selfie_face_mismatch', { type: 'document', options: { document: { require_matching_selfie: true, require_id_number: true } } });
+    return [answer('report', await get(key, `${VR}/${report}`))];
+  },
 };
 
-const SE = '/v1/apps/secrets';
+const VS = '/v1/identity/verification_sessions';
+const VR = '/v1/identity/verification_reports';
 
 const EV = '/v1/events';
 
@@ -339,6 +414,25 @@ const errorScenarios: Record<string, Scenario> = {
   GetAppsSecretsFind: async (key) => [answer('no such secret', await get(key, `${SE}/find?name=nope&scope[type]=account`))],
   GetAppsSecrets: async (key) => [answer('missing scope', await get(key, SE))],
   PostAppsSecretsDelete: async (key) => [answer('no such secret', await post(key, `${SE}/delete`, { name: 'nope', scope: { type: 'account' } }))],
+  GetIdentityVerificationSessions: async (key) => [answer('bad status', await get(key, `${VS}?status=bogus`))],
+  PostIdentityVerificationSessions: async (key) => [
+    answer('no type', await post(key, VS, {})),
+    answer('bad email', await post(key, VS, { type: 'document', provided_details: { email: 'x' } })),
+  ],
+  GetIdentityVerificationSessionsSession: async (key) => [answer('unknown id', await get(key, `${VS}/vs_nope`))],
+  PostIdentityVerificationSessionsSession: async (key) => {
+    const { id } = await createVerificationSession(t, key);
+    await post(key, `${VS}/${id}/cancel`, {});
+    return [answer('canceled', await post(key, `${VS}/${id}`, { metadata: { a: '1' } }))];
+  },
+  PostIdentityVerificationSessionsSessionCancel: async (key) => [answer('unknown id', await post(key, `${VS}/vs_nope/cancel`, {}))],
+  PostIdentityVerificationSessionsSessionRedact: async (key) => [answer('unknown id', await post(key, `${VS}/vs_nope/redact`, {}))],
+  PostSandboxIdentityVerificationSessionsSessionSubmit: async (key) => {
+    const { id } = await createVerificationSession(t, key);
+    return [answer('outcome of a check not run', await post(key, `/sandbox${VS}/${id}/submit`, { outcome: 'selfie_manipulated' }))];
+  },
+  GetIdentityVerificationReports: async (key) => [answer('bad type', await get(key, `${VR}?type=selfie`))],
+  GetIdentityVerificationReportsReport: async (key) => [answer('unknown id', await get(key, `${VR}/vr_nope`))],
 };
 
 const operations = documentedOperations();

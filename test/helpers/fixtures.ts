@@ -1,6 +1,7 @@
 import qs from 'qs';
 import { bearer, type TestApp } from './app';
 import { accountOfKey, emitTestEvent } from './events';
+import { finishProcessing } from '../../src/resources/identity/pipeline';
 
 // Objects the conformance tests need, per area. When an area adds an operation with a path
 // parameter, add a factory for that parameter here; when its create operation has required
@@ -46,6 +47,10 @@ export const pathFixtures: Record<string, FixtureFactory> = {
   account: async (app, key) => (await createAccount(app, key)).id,
   /** An event of the key's account (`/v1/events/{id}`, `/sandbox/v1/events/{id}/resend`). */
   id: (app, key) => createEvent(app, key),
+  /** A verification session in requires_input (`/v1/identity/verification_sessions/{session}` …). */
+  session: async (app, key) => (await createVerificationSession(app, key)).id,
+  /** A verification report (`/v1/identity/verification_reports/{report}`). */
+  report: (app, key) => createVerificationReport(app, key),
 };
 
 /** An event of the key's account, emitted as services do (not handed to workers). */
@@ -70,6 +75,8 @@ export const validParams: Record<string, Record<string, unknown>> = {
   PostAppsSecretsDelete: { name: 'api-key', scope: { type: 'account' } },
   GetAppsSecretsFind: { name: 'api-key', scope: { type: 'account' } },
   GetAppsSecrets: { scope: { type: 'user', user: 'usr_1' } },
+  PostIdentityVerificationSessions: { type: 'document' },
+  PostSandboxIdentityVerificationSessionsSessionSubmit: { outcome: 'verified' },
 };
 
 /** Creates an account session for a new connected account of the key's platform; returns the response body. */
@@ -95,4 +102,24 @@ export async function createAppSecret(app: TestApp, key: string, params: Record<
     .send(form({ name: 'api-key', payload: 'secret-value', scope: { type: 'account' }, ...params }));
   if (res.status !== 200) throw new Error(`creating an app secret failed: ${res.status} ${JSON.stringify(res.body)}`);
   return res.body;
+}
+/** Creates a verification session over HTTP and returns the response body. */
+export async function createVerificationSession(app: TestApp, key: string, params: Record<string, unknown> = { type: 'document' }): Promise<Record<string, any>> {
+  const res = await app.http().post('/v1/identity/verification_sessions').set(bearer(key)).type('form').send(form(params));
+  if (res.status !== 200) throw new Error(`creating a verification session failed: ${res.status} ${JSON.stringify(res.body)}`);
+  return res.body;
+}
+
+/**
+ * Submits a new session with `outcome` and runs its processing step as the worker would (no
+ * waiting for the delay); returns the report id.
+ */
+export async function createVerificationReport(app: TestApp, key: string, outcome = 'verified', params?: Record<string, unknown>): Promise<string> {
+  const { id } = await createVerificationSession(app, key, params);
+  const res = await app.http().post(`/sandbox/v1/identity/verification_sessions/${id}/submit`).set(bearer(key)).type('form').send(form({ outcome }));
+  if (res.status !== 200) throw new Error(`submitting a verification session failed: ${res.status} ${JSON.stringify(res.body)}`);
+  await finishProcessing(app.runtime, id);
+  const row = await app.runtime.prisma.identityVerificationSession.findUniqueOrThrow({ where: { id } });
+  if (!row.lastVerificationReport) throw new Error('the processing step made no report');
+  return row.lastVerificationReport;
 }
