@@ -136,3 +136,31 @@ test('two submissions racing for one link: exactly one gets through', async () =
   expect(await e.t.runtime.prisma.identityVerificationSession.count({ where: { id: s.id, submissions: 1 } })).toBe(1);
   await statusBecomes(s.id, 'verified');
 });
+
+test('the client secret opens the same page for 24 hours (the url lasts 48), once', async () => {
+  const key = newTestKey();
+  const s = await createVerificationSession(e.t, key);
+  expect(s.client_secret).toMatch(new RegExp(`^${s.id}_secret_test_[A-Za-z0-9]{24}$`));
+  const links = e.t.runtime.prisma.identityVerificationLink;
+  const bySecret = await links.findUniqueOrThrow({ where: { tokenHash: hashToken(s.client_secret) } });
+  const byUrl = await links.findUniqueOrThrow({ where: { tokenHash: hashToken(new URL(s.url).pathname.split('/').pop()!) } });
+  expect(byUrl.expiresAt - bySecret.expiresAt).toBe(24 * 3600);
+  expect(bySecret.sessionId).toBe(s.id);
+
+  const path = `/hosted/identity/verification_sessions/${s.client_secret}`;
+  const opened = await e.t.http().get(path);
+  expect(opened.status).toBe(200);
+  expect(opened.text).toContain('Verify your identity');
+  const submitted = await e.t.http().post(path).type('form').send(form({ outcome: 'verified' }));
+  expect(submitted.status).toBe(200);
+  await statusBecomes(s.id, 'verified');
+  expect((await e.t.http().post(path).type('form').send(form({ outcome: 'verified' }))).status).toBe(410);
+
+  // A secret past its 24 hours says so.
+  const later = await createVerificationSession(e.t, key);
+  await links.update({ where: { tokenHash: hashToken(later.client_secret) }, data: { expiresAt: Math.floor(Date.now() / 1000) - 1 } });
+  const expired = await e.t.http().get(`/hosted/identity/verification_sessions/${later.client_secret}`);
+  expect(expired.status).toBe(410);
+  expect(expired.text).toContain('This link has expired');
+  expect(e.t.logText()).not.toContain(later.client_secret);
+});

@@ -5,11 +5,13 @@ import { html, htmlDocument } from '../../hosted/html';
 import { messagePage, type PageRequest, type PageResult } from '../../hosted/pages';
 import { checksOf, lockSession } from './pipeline';
 import { ABANDONED, FAILURES, type SessionRow } from './serializer';
-import { afterSubmit, hashToken, submitLocked } from './service';
+import { afterSubmit, hashToken, LINK_TOKEN_SHAPE, submitLocked } from './service';
 
 // The hosted verification page a session's `url` opens. As in the public test mode, nothing is
 // checked: the user picks an outcome. The link is single-use (the submission claims it in the
 // same transaction as the session's change) and expires URL_TTL_SECONDS after it was issued.
+// The session's client secret opens it too (at HOSTED_PATH/<client_secret>), for
+// CLIENT_SECRET_TTL_SECONDS, as Stripe.js's verifyIdentity would.
 
 const TITLE = 'Verify your identity';
 
@@ -18,14 +20,14 @@ const invalidLink = (nonce: string) =>
 const usedLink = (nonce: string) =>
   messagePage(nonce, 'This link has already been used', 'A verification link works once. Ask the site that sent you here for a new one.', 410);
 const expiredLink = (nonce: string) =>
-  messagePage(nonce, 'This link has expired', 'Verification links expire after 48 hours. Ask the site that sent you here for a new one.', 410);
+  messagePage(nonce, 'This link has expired', 'Verification links expire (48 hours for a link, 24 for a client secret). Ask the site that sent you here for a new one.', 410);
 
 const CHECK_NAMES = { document: 'an identity document', selfie: 'a selfie matching the document', id_number: 'an ID number' } as const;
 
 /** The link's session when the link can still be used, or the page that says why not. */
 async function linkedSession(req: PageRequest): Promise<SessionRow | PageResult> {
   const token = req.pathParams.token ?? '';
-  if (!/^[A-Za-z0-9]{48}$/.test(token)) return invalidLink(req.nonce);
+  if (!LINK_TOKEN_SHAPE.test(token)) return invalidLink(req.nonce);
   const link = await req.deps.prisma.identityVerificationLink.findUnique({ where: { tokenHash: hashToken(token) }, include: { session: true } });
   if (!link) return invalidLink(req.nonce);
   if (link.usedAt !== null) return usedLink(req.nonce);
@@ -81,7 +83,7 @@ export async function submitVerificationPage(req: PageRequest): Promise<PageResu
     return messagePage(req.nonce, 'Choose an outcome', 'Go back and choose how the verification should end.', 400);
   }
   const token = req.pathParams.token ?? '';
-  if (!/^[A-Za-z0-9]{48}$/.test(token)) return invalidLink(req.nonce);
+  if (!LINK_TOKEN_SHAPE.test(token)) return invalidLink(req.nonce);
   const now = unixSeconds(deps.clock);
   const result = await deps.prisma
     .$transaction(async (tx) => {

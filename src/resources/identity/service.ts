@@ -28,8 +28,12 @@ import {
 const SESSION = 'verification session';
 const REPORT = 'verification report';
 
-/** The spec's limit: a url lasts 48 hours. */
+/** The spec's limits: a url lasts 48 hours, a client secret 24. */
 export const URL_TTL_SECONDS = 48 * 3600;
+export const CLIENT_SECRET_TTL_SECONDS = 24 * 3600;
+
+/** A url's token, or a client secret: either opens the hosted page (see page.ts). */
+export const LINK_TOKEN_SHAPE = /^(?:[A-Za-z0-9]{48}|vs_[A-Za-z0-9]{24}_secret_test_[A-Za-z0-9]{24})$/;
 
 export const HOSTED_PATH = '/identity/verification_sessions';
 
@@ -143,8 +147,16 @@ function requireInput(row: SessionRow, action: string): void {
 /** A fresh hosted-page url (its token is stored hashed) and client secret for a session in `requires_input`. */
 async function issueLink(tx: Tx, deps: Deps, row: SessionRow, now: number): Promise<LinkSecrets> {
   const token = randomBase62(48);
-  await tx.identityVerificationLink.create({ data: { tokenHash: hashToken(token), sessionId: row.id, expiresAt: now + URL_TTL_SECONDS }, select: { tokenHash: true } });
-  return { url: hostedUrl(deps.config, `${HOSTED_PATH}/${token}`), clientSecret: `${row.id}_secret_test_${randomBase62(24)}` };
+  const clientSecret = `${row.id}_secret_test_${randomBase62(24)}`;
+  // The client secret is what Stripe.js's verifyIdentity would open; here it opens the same
+  // page, for its shorter lifetime. Both are single-use and stored only as hashes.
+  await tx.identityVerificationLink.createMany({
+    data: [
+      { tokenHash: hashToken(token), sessionId: row.id, expiresAt: now + URL_TTL_SECONDS },
+      { tokenHash: hashToken(clientSecret), sessionId: row.id, expiresAt: now + CLIENT_SECRET_TTL_SECONDS },
+    ],
+  });
+  return { url: hostedUrl(deps.config, `${HOSTED_PATH}/${token}`), clientSecret };
 }
 
 const usable = (row: SessionRow) => row.status === 'requires_input' && row.redactionStatus === null;
