@@ -52,6 +52,7 @@ export function buildApp(deps: AppDeps): BuiltApp {
   });
   watchQueueDepth(deps.jobs.relay.queue);
   watchQueueDepth(deps.jobs.deliveryQueue);
+  watchQueueDepth(deps.identity.queue);
   app.get('/metrics', async (_req, res) => {
     const metrics = await renderMetrics();
     res.type(metrics.contentType).send(metrics.body);

@@ -25,7 +25,7 @@ export async function startWorkers(runtime: Runtime): Promise<RunningWorkers> {
     startIdentityWorker(runtime),
   ];
   const queues: Queue[] = [maintenance.queue];
-  for (const queue of [runtime.jobs.relay.queue, runtime.jobs.deliveryQueue, maintenance.queue]) watchQueueDepth(queue);
+  for (const queue of [runtime.jobs.relay.queue, runtime.jobs.deliveryQueue, runtime.identity.queue, maintenance.queue]) watchQueueDepth(queue);
   const result = await reconcile(runtime.prisma, relay, deliveryQueue);
   const identity = await reconcileIdentity(runtime.prisma, runtime.identity.queue, runtime.clock.nowMs());
   runtime.logger.info({ queues: workers.map((w) => w.name), reconciled: { ...result, identity } }, 'workers started');
