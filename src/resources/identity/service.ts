@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { checkHttpUrl } from '../../kernel/urls';
 import { Prisma } from '../../generated/prisma/client';
 import type { Deps, RequestContext } from '../../kernel/route';
 import { invalidRequest, parameterMissing, parametersExclusive, resourceMissing } from '../../kernel/errors';
@@ -79,19 +80,6 @@ function providedDetailsOf(param: Record<string, any> | undefined, current: Reco
     out[key] = value;
   }
   return Object.keys(out).length > 0 ? out : null;
-}
-
-function checkReturnUrl(value: string | undefined): void {
-  if (value === undefined) return;
-  let parsed: URL | undefined;
-  try {
-    parsed = new URL(value);
-  } catch {
-    parsed = undefined;
-  }
-  if (!parsed || (parsed.protocol !== 'http:' && parsed.protocol !== 'https:')) {
-    throw invalidRequest('Invalid URL: return_url must be an absolute http or https URL.', 'url_invalid', 'return_url');
-  }
 }
 
 /** The caller itself or one of its connected accounts; anything else is `resource_missing` on `param`. */
@@ -191,7 +179,7 @@ export async function createSession(ctx: RequestContext) {
   const type: string = params.type ?? 'verification_flow';
   const options = buildOptions(type, params.options);
   const providedDetails = providedDetailsOf(params.provided_details, null);
-  checkReturnUrl(params.return_url);
+  if (params.return_url !== undefined) checkHttpUrl(params.return_url, 'return_url');
   const related = await relatedOf(ctx);
   const now = unixSeconds(deps.clock);
   const { row, secrets, eventId } = await deps.prisma.$transaction(async (tx) => {
