@@ -11,6 +11,8 @@ export interface CreatedObjects {
   readonly ids: string[];
   /** Query parameters every request to this list needs (a parent id, say). */
   readonly query?: Record<string, string>;
+  /** The list's path for these objects, when it has a path parameter (a parent's id). */
+  readonly path?: string;
 }
 
 export interface ListConformanceOptions {
@@ -54,7 +56,8 @@ export function describeListConformance(opts: ListConformanceOptions): void {
 
   async function list(key: string, base: CreatedObjects, query: Record<string, unknown> = {}): Promise<Page> {
     const search = qs.stringify({ ...base.query, ...query }, { arrayFormat: 'brackets' });
-    const res = await opts.getApp().http().get(search ? `${opts.path}?${search}` : opts.path).set(bearer(key));
+    const path = base.path ?? opts.path;
+    const res = await opts.getApp().http().get(search ? `${path}?${search}` : path).set(bearer(key));
     if (res.status === 200 && opts.operationId) expectMatchesResponseSchema(opts.operationId, 200, res.body);
     if (res.status !== 200) expectErrorBody(res.body);
     return { status: res.status, body: res.body };
@@ -107,7 +110,7 @@ export function describeListConformance(opts: ListConformanceOptions): void {
       const base = await create(key, 0);
       const page = await list(key, base);
       expect(page.status).toBe(200);
-      expect(page.body).toEqual({ object: 'list', data: [], has_more: false, url: opts.path });
+      expect(page.body).toEqual({ object: 'list', data: [], has_more: false, url: base.path ?? opts.path });
     });
 
     test('envelope, default limit of 10, newest first', async () => {
@@ -118,7 +121,7 @@ export function describeListConformance(opts: ListConformanceOptions): void {
       expect(page.status).toBe(200);
       expect(Object.keys(page.body).sort()).toEqual(['data', 'has_more', 'object', 'url']);
       expect(page.body.object).toBe('list');
-      expect(page.body.url).toBe(opts.path);
+      expect(page.body.url).toBe(base.path ?? opts.path);
       const newestFirst = [...base.ids].reverse();
       expect(idsOf(page)).toEqual(newestFirst.slice(0, 10));
       expect(page.body.has_more).toBe(n > 10);

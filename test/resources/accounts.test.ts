@@ -2,7 +2,6 @@ import Stripe from 'stripe';
 import { bearer, newTestKey, startTestApp, type TestApp } from '../helpers/app';
 import { accountOfKey } from '../helpers/events';
 import { form } from '../helpers/fixtures';
-import { describeListConformance } from '../helpers/listConformance';
 import { expectErrorBody, expectMatchesResponseSchema } from '../helpers/responseSchemas';
 
 // Accounts end to end: the calling account, connected accounts (create, list, retrieve, update,
@@ -397,16 +396,3 @@ describe('GET /v1/accounts', () => {
   });
 });
 
-describeListConformance({
-  path: '/v1/accounts',
-  getApp: () => t,
-  objectName: 'account',
-  operationId: 'GetAccounts',
-  createdFilter: true,
-  createObjects: async (key, n) => {
-    await get(key, '/v1/account');
-    const ids: string[] = [];
-    for (let i = 0; i < n; i++) ids.push((await createAccount(key)).id);
-    return ids;
-  },
-});

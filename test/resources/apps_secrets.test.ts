@@ -3,7 +3,6 @@ import { promisify } from 'node:util';
 import { bearer, newTestKey, startTestApp, type TestApp } from '../helpers/app';
 import { createAccount, createAppSecret, form } from '../helpers/fixtures';
 import { privateDatabase, type PrivateDatabase } from '../helpers/isolation';
-import { describeListConformance } from '../helpers/listConformance';
 import { expectErrorBody, expectMatchesResponseSchema } from '../helpers/responseSchemas';
 import { Encryption } from '../../src/lib/encryption';
 import { randomBase62 } from '../../src/lib/ids';
@@ -367,15 +366,3 @@ describe('the payload at rest', () => {
   });
 });
 
-describeListConformance({
-  path: SE,
-  getApp: () => t,
-  objectName: 'apps.secret',
-  operationId: 'GetAppsSecrets',
-  createObjects: async (key, n) => {
-    const scope = user('usr_list');
-    const ids: string[] = [];
-    for (let i = 0; i < n; i++) ids.push((await createAppSecret(t, key, { name: `secret-${i}`, scope })).id);
-    return { ids, query: { 'scope[type]': scope.type, 'scope[user]': scope.user } };
-  },
-});

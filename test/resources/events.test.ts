@@ -5,7 +5,6 @@ import { unixSeconds } from '../../src/lib/clock';
 import { DEFAULT_API_VERSION } from '../../src/kernel/versions';
 import { bearer, newTestKey, startTestApp, type TestApp } from '../helpers/app';
 import { accountOfKey, createConnectedAccount, emitTestEvent } from '../helpers/events';
-import { describeListConformance } from '../helpers/listConformance';
 import { expectErrorBody, expectMatchesResponseSchema } from '../helpers/responseSchemas';
 
 // The events API: list filters, retrieve, the event's shape, isolation between accounts,
@@ -40,21 +39,6 @@ function expectError(res: Res, status: number, error: Record<string, unknown>): 
   expect({ status: res.status, error: res.body?.error }).toMatchObject({ status, error });
   expectErrorBody(res.body);
 }
-
-describeListConformance({
-  path: '/v1/events',
-  getApp: () => t,
-  objectName: 'event',
-  operationId: 'GetEvents',
-  createdFilter: true,
-  createObjects: async (key, n) => {
-    await get(key, '/v1/events');
-    const account = await accountOfKey(t.runtime, key);
-    const out: string[] = [];
-    for (let i = 0; i < n; i++) out.push(await emit(account));
-    return out;
-  },
-});
 
 describe('the event object', () => {
   test('an automatic event: object, livemode, request with null ids, data.object as emitted', async () => {

@@ -1,7 +1,6 @@
 import Stripe from 'stripe';
 import { bearer, newTestKey, startTestApp, type TestApp } from '../helpers/app';
 import { createWebhookEndpoint, createWebhookEndpoints, form, WEBHOOK_URL } from '../helpers/fixtures';
-import { describeListConformance } from '../helpers/listConformance';
 import { expectErrorBody } from '../helpers/responseSchemas';
 
 // Webhook endpoints end to end, over HTTP (supertest) and through the official SDK.
@@ -755,13 +754,3 @@ describe('through the SDK', () => {
   });
 });
 
-describeListConformance({
-  name: 'GET /v1/webhook_endpoints list conformance',
-  path: BASE,
-  getApp: () => t,
-  objectName: 'webhook_endpoint',
-  maxObjects: LIMIT,
-  createdFilter: false,
-  operationId: 'GetWebhookEndpoints',
-  createObjects: (key, n) => createWebhookEndpoints(t, key, n),
-});

@@ -1,0 +1,172 @@
+import type Stripe from 'stripe';
+import { newTestKey, startTestApp, type TestApp } from '../helpers/app';
+import { accountOfKey, emitTestEvent } from '../helpers/events';
+import {
+  createAccount,
+  createAppSecret,
+  createVerificationReport,
+  createVerificationSession,
+  createWebhookEndpoint,
+  createWebhookEndpoints,
+} from '../helpers/fixtures';
+import { describeListConformance, type CreatedObjects } from '../helpers/listConformance';
+import { resources } from '../../src/resources';
+
+// Every list operation, the same way: the shared list conformance (envelope, limits, order,
+// cursors both ways, cursor errors, created filters, expand) and a walk through the official SDK's
+// auto-pagination. A list operation without an entry here fails the coverage test.
+
+let t: TestApp;
+beforeAll(async () => {
+  t = await startTestApp();
+});
+afterAll(() => t.close());
+
+interface ListCase {
+  readonly path: string;
+  readonly objectName: string;
+  readonly createdFilter: boolean;
+  readonly maxObjects?: number;
+  readonly createObjects: (key: string, n: number) => Promise<string[] | CreatedObjects>;
+  /** Every id the SDK's auto-pagination yields, in order, two per page. */
+  readonly sdkIds: (stripe: Stripe, query: Record<string, string>) => Promise<string[]>;
+}
+
+const ids = (items: { id: string }[]): string[] => items.map((o) => o.id);
+const SECRET_SCOPE = { type: 'user', user: 'usr_list' } as const;
+
+/** Attempts are written by the delivery worker; here they are recorded directly, oldest first. */
+async function recordAttempts(key: string, n: number): Promise<CreatedObjects> {
+  const endpoint = (await createWebhookEndpoint(t, key)).id;
+  const prisma = t.runtime.prisma;
+  const ids: string[] = [];
+  if (n > 0) {
+    const event = await emitTestEvent(t.runtime, await accountOfKey(t.runtime, key), 'account.updated', undefined, { handOff: false });
+    const delivery = await prisma.webhookDelivery.create({
+      data: { id: `whdel_${event.slice(4)}`, eventId: event, endpointId: endpoint, status: 'failed', attempts: n, completedAt: new Date() },
+    });
+    for (let i = 1; i <= n; i++) {
+      const id = `whatt_${event.slice(4)}${String(i).padStart(3, '0')}`;
+      await prisma.webhookAttempt.create({
+        data: { id, deliveryId: delivery.id, endpointId: endpoint, eventId: event, attempt: i, attemptedAt: new Date(), durationMs: 5, statusCode: 500, succeeded: false },
+      });
+      ids.push(id);
+    }
+  }
+  return { ids, path: `/sandbox/v1/webhook_endpoints/${endpoint}/deliveries` };
+}
+
+const LISTS: Record<string, ListCase> = {
+  GetAccounts: {
+    path: '/v1/accounts',
+    objectName: 'account',
+    createdFilter: true,
+    createObjects: async (key, n) => {
+      const out: string[] = [];
+      for (let i = 0; i < n; i++) out.push((await createAccount(t, key)).id);
+      return out;
+    },
+    sdkIds: async (stripe) => ids(await stripe.accounts.list({ limit: 2 }).autoPagingToArray({ limit: 1000 })),
+  },
+  GetWebhookEndpoints: {
+    path: '/v1/webhook_endpoints',
+    objectName: 'webhook_endpoint',
+    createdFilter: false,
+    maxObjects: 16,
+    createObjects: (key, n) => createWebhookEndpoints(t, key, n),
+    sdkIds: async (stripe) => ids(await stripe.webhookEndpoints.list({ limit: 2 }).autoPagingToArray({ limit: 1000 })),
+  },
+  GetEvents: {
+    path: '/v1/events',
+    objectName: 'event',
+    createdFilter: true,
+    createObjects: async (key, n) => {
+      // The key's account exists once it has made a request.
+      await t.stripe(key).events.list();
+      const account = await accountOfKey(t.runtime, key);
+      const out: string[] = [];
+      for (let i = 0; i < n; i++) out.push(await emitTestEvent(t.runtime, account, 'account.updated', undefined, { handOff: false }));
+      return out;
+    },
+    sdkIds: async (stripe) => ids(await stripe.events.list({ limit: 2 }).autoPagingToArray({ limit: 1000 })),
+  },
+  GetAppsSecrets: {
+    path: '/v1/apps/secrets',
+    objectName: 'apps.secret',
+    createdFilter: false,
+    createObjects: async (key, n) => {
+      const out: string[] = [];
+      for (let i = 0; i < n; i++) out.push((await createAppSecret(t, key, { name: `secret-${i}`, scope: SECRET_SCOPE })).id);
+      return { ids: out, query: { 'scope[type]': SECRET_SCOPE.type, 'scope[user]': SECRET_SCOPE.user } };
+    },
+    sdkIds: async (stripe) => ids(await stripe.apps.secrets.list({ scope: SECRET_SCOPE, limit: 2 }).autoPagingToArray({ limit: 1000 })),
+  },
+  GetIdentityVerificationSessions: {
+    path: '/v1/identity/verification_sessions',
+    objectName: 'identity.verification_session',
+    createdFilter: true,
+    createObjects: async (key, n) => {
+      const out: string[] = [];
+      for (let i = 0; i < n; i++) out.push((await createVerificationSession(t, key)).id);
+      return out;
+    },
+    sdkIds: async (stripe) => ids(await stripe.identity.verificationSessions.list({ limit: 2 }).autoPagingToArray({ limit: 1000 })),
+  },
+  GetIdentityVerificationReports: {
+    path: '/v1/identity/verification_reports',
+    objectName: 'identity.verification_report',
+    createdFilter: true,
+    createObjects: async (key, n) => {
+      await t.stripe(key).identity.verificationReports.list();
+      const out: string[] = [];
+      for (let i = 0; i < n; i++) out.push(await createVerificationReport(t, key, i % 2 === 0 ? 'verified' : 'document_expired'));
+      return out;
+    },
+    sdkIds: async (stripe) => ids(await stripe.identity.verificationReports.list({ limit: 2 }).autoPagingToArray({ limit: 1000 })),
+  },
+  GetSandboxWebhookEndpointsWebhookEndpointDeliveries: {
+    // Each account's list is under its own endpoint; the path comes with the created objects.
+    path: '/sandbox/v1/webhook_endpoints/{webhook_endpoint}/deliveries',
+    objectName: 'webhook_delivery_attempt',
+    createdFilter: false,
+    createObjects: recordAttempts,
+    // A sandbox operation has no SDK method; the SDK's raw request reaches it with the same client.
+    sdkIds: async (stripe, query) => {
+      const out: string[] = [];
+      for (let cursor: string | undefined; ; ) {
+        const page = (await stripe.rawRequest('GET', `${query.path}?limit=2${cursor ? `&starting_after=${cursor}` : ''}`)) as unknown as {
+          data: { id: string }[];
+          has_more: boolean;
+        };
+        out.push(...ids(page.data));
+        if (!page.has_more) return out;
+        cursor = page.data[page.data.length - 1].id;
+      }
+    },
+  },
+};
+
+test('every list operation has a conformance entry', () => {
+  const listOperations = resources.flatMap((r) => r.routes).filter((r) => r.returns.list).map((r) => r.operationId);
+  expect(Object.keys(LISTS).sort()).toEqual([...listOperations].sort());
+});
+
+for (const [operationId, list] of Object.entries(LISTS)) {
+  describeListConformance({
+    name: `GET ${list.path}`,
+    path: list.path,
+    getApp: () => t,
+    objectName: list.objectName,
+    operationId,
+    createdFilter: list.createdFilter,
+    maxObjects: list.maxObjects,
+    createObjects: list.createObjects,
+  });
+
+  test(`GET ${list.path} through the official SDK: auto-pagination yields every object once, newest first`, async () => {
+    const key = newTestKey();
+    const made = await list.createObjects(key, 5);
+    const created = Array.isArray(made) ? { ids: made } : made;
+    expect(await list.sdkIds(t.stripe(key), { path: created.path ?? list.path })).toEqual([...created.ids].reverse());
+  });
+}
