@@ -31,7 +31,7 @@ export function buildApp(deps: AppDeps): BuiltApp {
   for (const r of resources) for (const [object, fields] of Object.entries(r.expandable)) expand.register(object, fields);
   const kernel: Kernel = {
     deps,
-    authenticator: new Authenticator(prisma, config.authMode, clock),
+    authenticator: new Authenticator(prisma, config.authMode, clock, config.apiKeyCacheSeconds),
     idempotency: new IdempotencyStore(prisma, config.idempotencyTtlHours, deps.encryption),
     expand,
     limits: { bodyLimitBytes: config.bodyLimitBytes, depthLimit: config.paramDepthLimit, countLimit: config.paramCountLimit },

@@ -10,6 +10,7 @@ export interface Config {
   readonly redisUrl: string;
   readonly queuePrefix: string;
   readonly authMode: AuthMode;
+  readonly apiKeyCacheSeconds: number;
   readonly logLevel: string;
   readonly bodyLimitBytes: number;
   readonly paramDepthLimit: number;
@@ -42,6 +43,7 @@ export const settings = {
   REDIS_URL: ['redis://127.0.0.1:6379', 'Redis connection string for the BullMQ queues'],
   QUEUE_PREFIX: ['sandbank', 'Key prefix of the BullMQ queues in Redis'],
   AUTH_MODE: ['open', '`open`: any well-formed sk_test_ key works; `registered`: only keys made by `npm run keys -- create`'],
+  API_KEY_CACHE_SECONDS: ['60', 'How long an API process remembers a key it looked up; a revoked key stops working within this (0: look up every request)'],
   LOG_LEVEL: ['info', 'pino log level (fatal, error, warn, info, debug, trace, silent)'],
   BODY_LIMIT_BYTES: ['262144', 'Largest accepted request body'],
   PARAM_DEPTH_LIMIT: ['8', 'Deepest accepted bracket nesting in parameters'],
@@ -117,6 +119,7 @@ export function loadConfig(env: Env = process.env): Config {
     redisUrl: url(env, 'REDIS_URL', settings.REDIS_URL[0], ['redis:', 'rediss:']),
     queuePrefix,
     authMode,
+    apiKeyCacheSeconds: integer(env, 'API_KEY_CACHE_SECONDS', 0, 86400),
     logLevel: env.LOG_LEVEL || settings.LOG_LEVEL[0],
     bodyLimitBytes: integer(env, 'BODY_LIMIT_BYTES', 1024),
     paramDepthLimit: integer(env, 'PARAM_DEPTH_LIMIT', 1, 64),

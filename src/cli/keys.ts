@@ -7,33 +7,81 @@ import { createLogger } from '../lib/logger';
 
 // `npm run keys -- create`: makes a platform account with a new secret key and prints the key.
 // Only the key's hash is stored, so this is the one time it is shown.
+// `npm run keys -- list`: the keys, masked, with their accounts.
+// `npm run keys -- revoke <key>`: the key stops working (within API_KEY_CACHE_SECONDS in
+// running API processes); its account and everything in it stay.
 
 export interface CreatedKey {
   key: string;
   accountId: string;
 }
 
-export async function createRegisteredKey(config: Config): Promise<CreatedKey> {
-  await prepareDatabase(config, createLogger('warn'));
-  const prisma = createPrisma(config.databaseUrl, 1);
-  try {
+export function createRegisteredKey(config: Config): Promise<CreatedKey> {
+  return withPrisma(config, async (prisma) => {
     const key = generateKey();
     const account = await createPlatformAccount(prisma, systemClock, { keyHash: hashKey(key), hint: maskKey(key), origin: 'registered' });
     return { key, accountId: account.id };
+  });
+}
+
+export interface ListedKey {
+  hint: string;
+  accountId: string;
+  origin: string;
+  createdAt: Date;
+}
+
+async function withPrisma<T>(config: Config, work: (prisma: ReturnType<typeof createPrisma>) => Promise<T>): Promise<T> {
+  await prepareDatabase(config, createLogger('warn'));
+  const prisma = createPrisma(config.databaseUrl, 1);
+  try {
+    return await work(prisma);
   } finally {
     await prisma.$disconnect();
   }
 }
 
+export function listKeys(config: Config): Promise<ListedKey[]> {
+  return withPrisma(config, (prisma) =>
+    prisma.apiKey.findMany({ select: { hint: true, accountId: true, origin: true, createdAt: true }, orderBy: { createdAt: 'asc' } }),
+  );
+}
+
+/** Deletes the key's row; the account the key owned is the account of none of the remaining keys. */
+export function revokeKey(config: Config, key: string): Promise<{ accountId: string } | null> {
+  return withPrisma(config, async (prisma) => {
+    const deleted = await prisma.$queryRaw<{ account_id: string }[]>`DELETE FROM api_keys WHERE key_hash = ${hashKey(key)} RETURNING account_id`;
+    return deleted.length > 0 ? { accountId: deleted[0].account_id } : null;
+  });
+}
+
+const USAGE = 'usage: npm run keys -- create | list | revoke <key>';
+
 async function main(argv: string[]): Promise<number> {
-  if (argv[0] !== 'create' || argv.length > 1) {
-    console.error('usage: npm run keys -- create');
-    return 2;
+  const config = loadConfig();
+  const [command, ...rest] = argv;
+  if (command === 'create' && rest.length === 0) {
+    const created = await createRegisteredKey(config);
+    console.log(created.key);
+    console.error(`account ${created.accountId}; the key is shown only now`);
+    return 0;
   }
-  const created = await createRegisteredKey(loadConfig());
-  console.log(created.key);
-  console.error(`account ${created.accountId}; the key is shown only now`);
-  return 0;
+  if (command === 'list' && rest.length === 0) {
+    for (const k of await listKeys(config)) console.log(`${k.hint}\t${k.accountId}\t${k.origin}\t${k.createdAt.toISOString()}`);
+    return 0;
+  }
+  if (command === 'revoke' && rest.length === 1) {
+    const revoked = await revokeKey(config, rest[0]);
+    if (!revoked) {
+      console.error(`no such key: ${maskKey(rest[0])}`);
+      return 1;
+    }
+    console.error(`revoked ${maskKey(rest[0])} (account ${revoked.accountId}); API processes forget it within ${config.apiKeyCacheSeconds}s`);
+    if (config.authMode === 'open') console.error('AUTH_MODE is open: the same key used again would start a new, empty account');
+    return 0;
+  }
+  console.error(USAGE);
+  return 2;
 }
 
 if (require.main === module) {

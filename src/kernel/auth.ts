@@ -62,30 +62,42 @@ export function extractKey(header: string | undefined): string | undefined {
   return value || header;
 }
 
-/** Bounded map that forgets the oldest entry first. */
-class BoundedCache<V> {
-  private readonly map = new Map<string, V>();
-  constructor(private readonly limit: number) {}
+/** Bounded map whose entries expire; when full it forgets the oldest entry first. */
+class ExpiringCache<V> {
+  private readonly map = new Map<string, { value: V; expiresAtMs: number }>();
+  constructor(
+    private readonly limit: number,
+    private readonly ttlMs: number,
+    private readonly clock: Clock,
+  ) {}
   get(key: string): V | undefined {
-    return this.map.get(key);
+    const entry = this.map.get(key);
+    if (!entry) return undefined;
+    if (entry.expiresAtMs <= this.clock.nowMs()) {
+      this.map.delete(key);
+      return undefined;
+    }
+    return entry.value;
   }
   set(key: string, value: V): void {
+    if (this.ttlMs <= 0) return;
     if (this.map.size >= this.limit) this.map.delete(this.map.keys().next().value as string);
-    this.map.set(key, value);
-  }
-  delete(key: string): void {
-    this.map.delete(key);
+    this.map.set(key, { value, expiresAtMs: this.clock.nowMs() + this.ttlMs });
   }
 }
 
 export class Authenticator {
-  private readonly keys = new BoundedCache<KeyOwner>(CACHE_LIMIT);
+  /** Known keys; an entry lives API_KEY_CACHE_SECONDS, so a revoked key stops working within that. */
+  private readonly keys: ExpiringCache<KeyOwner>;
 
   constructor(
     private readonly prisma: PrismaClient,
     private readonly mode: AuthMode,
     private readonly clock: Clock,
-  ) {}
+    cacheSeconds: number,
+  ) {
+    this.keys = new ExpiringCache(CACHE_LIMIT, cacheSeconds * 1000, clock);
+  }
 
   async authenticate(headers: IncomingHttpHeaders): Promise<Caller> {
     const key = extractKey(headers.authorization);

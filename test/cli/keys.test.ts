@@ -1,4 +1,4 @@
-import { createRegisteredKey } from '../../src/cli/keys';
+import { createRegisteredKey, listKeys, revokeKey } from '../../src/cli/keys';
 import { loadConfig } from '../../src/config';
 import { hashKey } from '../../src/kernel/auth';
 import { bearer, newTestKey, startTestApp, type TestApp } from '../helpers/app';
@@ -27,4 +27,38 @@ test('registered mode refuses a well-formed key nobody registered', async () => 
   const res = await t.http().get('/v1/webhook_endpoints').set(bearer(newTestKey()));
   expect(res.status).toBe(401);
   expect(res.body.error.message).toMatch(/^Invalid API Key provided: sk_test_\*+/);
+});
+
+describe('revoking a key', () => {
+  let uncached: TestApp;
+  let nowMs = Date.UTC(2026, 10, 23, 12, 0, 0);
+  let cached: TestApp;
+  beforeAll(async () => {
+    uncached = await startTestApp({ AUTH_MODE: 'registered', API_KEY_CACHE_SECONDS: '0' });
+    cached = await startTestApp({ AUTH_MODE: 'registered', API_KEY_CACHE_SECONDS: '30' }, { clock: { nowMs: () => nowMs } });
+  });
+  afterAll(async () => {
+    await uncached.close();
+    await cached.close();
+  });
+
+  test('the key stops working, at once without a cache and after API_KEY_CACHE_SECONDS with one; its account stays', async () => {
+    const config = loadConfig(process.env);
+    const { key, accountId } = await createRegisteredKey(config);
+    const other = await createRegisteredKey(config);
+    for (const app of [uncached, cached]) expect((await app.http().get('/v1/account').set(bearer(key))).status).toBe(200);
+    expect((await listKeys(config)).map((k) => k.accountId)).toEqual(expect.arrayContaining([accountId, other.accountId]));
+
+    expect(await revokeKey(config, key)).toEqual({ accountId });
+    expect(await revokeKey(config, key)).toBeNull();
+    expect((await uncached.http().get('/v1/account').set(bearer(key))).status).toBe(401);
+    // A running process remembers the key until its cache entry expires.
+    expect((await cached.http().get('/v1/account').set(bearer(key))).status).toBe(200);
+    nowMs += 31_000;
+    expect((await cached.http().get('/v1/account').set(bearer(key))).status).toBe(401);
+
+    expect((await listKeys(config)).some((k) => k.accountId === accountId)).toBe(false);
+    expect(await uncached.runtime.prisma.account.count({ where: { id: accountId } })).toBe(1);
+    expect((await uncached.http().get('/v1/account').set(bearer(other.key))).status).toBe(200);
+  });
 });
