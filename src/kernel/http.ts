@@ -82,7 +82,9 @@ export function requestIdentity(req: Request, res: Response, next: NextFunction)
   const requestId = newRequestId();
   (res.locals as Locals).requestId = requestId;
   res.setHeader('Request-Id', requestId);
-  res.setHeader('Stripe-Version', DEFAULT_API_VERSION);
+  // Answers that come before the key is known (a 401, say) echo a known requested version.
+  const requested = header(req, 'stripe-version')?.split(';')[0].trim();
+  res.setHeader('Stripe-Version', requested !== undefined && isApiVersion(requested) ? requested : DEFAULT_API_VERSION);
   const key = header(req, 'idempotency-key');
   if (key !== undefined) res.setHeader('Idempotency-Key', key.slice(0, 255));
   next();

@@ -89,6 +89,15 @@ describe('Stripe-Version', () => {
     expectError(res, 400, { message: `Invalid Stripe API version: ${version}` });
   });
 
+  test('a 401 (no key) echoes a known requested version, and the default for an unknown one', async () => {
+    const known = await t.http().get(ENDPOINTS).set('Stripe-Version', '2024-06-20');
+    expect(known.status).toBe(401);
+    expect(known.headers['stripe-version']).toBe('2024-06-20');
+    const unknown = await t.http().get(ENDPOINTS).set('Stripe-Version', 'bogus');
+    expect(unknown.status).toBe(401);
+    expect(unknown.headers['stripe-version']).toBe(DEFAULT_API_VERSION);
+  });
+
   test('an unknown version creates nothing', async () => {
     const key = newTestKey();
     await mustCreate(t, key);
