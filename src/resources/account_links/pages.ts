@@ -283,7 +283,7 @@ ${names.map((r) => input(formName(r), FIELDS[r], prefill(r)))}
   const bank = (posted.external_account ?? {}) as Record<string, unknown>;
   const country = row.country ?? 'US';
   const body = html`<h1>${link.type === 'account_update' ? 'Update your account' : 'Set up payouts'}</h1>
-<p class="muted">For ${details.business_profile?.name ?? row.email ?? row.id}. Fields are what the platform's account still needs.</p>
+<p class="muted">For ${details.business_profile?.name ?? row.email ?? row.id}. ${link.type === 'account_update' ? 'Change what you need to; blank fields keep what is on file.' : 'These are the details the account still needs.'}</p>
 ${errors.length > 0 ? html`<div class="errors" role="alert"><ul>${errors.map((e) => html`<li>${e}</li>`)}</ul></div>` : ''}
 <form method="post" id="onboarding" novalidate>
 <input type="hidden" name="form_token" value="${formToken}">
