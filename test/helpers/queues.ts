@@ -1,4 +1,4 @@
-import type { Queue } from 'bullmq';
+import type { Queue, Worker } from 'bullmq';
 import { EventRelay } from '../../src/events/relay';
 import { openQueue } from '../../src/lib/queue';
 import { eventFanoutQueue, webhookDeliveryQueue } from '../../src/queues';
@@ -26,4 +26,12 @@ export async function until(check: () => Promise<boolean> | boolean, timeoutMs =
     if (Date.now() > deadline) throw new Error(`${what} not met within ${timeoutMs} ms`);
     await new Promise((r) => setTimeout(r, 50));
   }
+}
+
+/** Stops a worker a test started (maintenance, say) and empties its queue; nothing if none was. */
+export async function stopWorker(running: { queue: Queue; worker: Worker } | undefined): Promise<void> {
+  if (!running) return;
+  await running.worker.close();
+  await running.queue.obliterate({ force: true });
+  await running.queue.close();
 }

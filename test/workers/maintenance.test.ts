@@ -1,7 +1,7 @@
 import type { Queue, Worker } from 'bullmq';
 import { startMaintenance, PRUNE_EVENTS, PRUNE_IDEMPOTENCY, RECONCILE } from '../../workers/maintenance';
 import { startTestApp, type TestApp } from '../helpers/app';
-import { openTestQueues, until } from '../helpers/queues';
+import { openTestQueues, stopWorker, until } from '../helpers/queues';
 
 let t: TestApp;
 let running: { queue: Queue; worker: Worker } | undefined;
@@ -12,11 +12,7 @@ beforeAll(async () => {
   queues = openTestQueues(t.runtime);
 });
 afterAll(async () => {
-  if (running) {
-    await running.worker.close();
-    await running.queue.obliterate({ force: true });
-    await running.queue.close();
-  }
+  await stopWorker(running);
   await queues.close();
   await t.close();
 });

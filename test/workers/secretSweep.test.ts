@@ -4,7 +4,7 @@ import { sweepExpiredSecrets } from '../../src/resources/apps_secrets/service';
 import { newTestKey, startTestApp, type TestApp } from '../helpers/app';
 import { createAppSecret } from '../helpers/fixtures';
 import { privateDatabase, type PrivateDatabase } from '../helpers/isolation';
-import { openTestQueues, until } from '../helpers/queues';
+import { openTestQueues, stopWorker, until } from '../helpers/queues';
 
 // The expired-secret sweep: the repeatable job deletes what is past expires_at (on the worker's
 // injected clock) in batches, keeps the rest, and is put back at start when Redis lost it. The
@@ -25,11 +25,7 @@ beforeAll(async () => {
   queues = openTestQueues(t.runtime);
 });
 afterAll(async () => {
-  if (running) {
-    await running.worker.close();
-    await running.queue.obliterate({ force: true });
-    await running.queue.close();
-  }
+  await stopWorker(running);
   await queues.close();
   await t.close();
   await db.drop();
