@@ -50,7 +50,7 @@ export const settings = {
   PARAM_COUNT_LIMIT: ['2000', 'Most parameters accepted in one request'],
   IDEMPOTENCY_TTL_HOURS: ['24', 'How long idempotent results are kept'],
   MAX_WEBHOOK_ENDPOINTS: ['16', 'Most webhook endpoints one account may have (the public API allows 16)'],
-  MAINTENANCE_INTERVAL_MS: ['3600000', 'How often the worker prunes expired idempotency records'],
+  MAINTENANCE_INTERVAL_MS: ['3600000', 'How often the worker prunes expired idempotency records, old events and long-expired links'],
   SHUTDOWN_TIMEOUT_MS: ['10000', 'How long SIGTERM waits for in-flight requests and jobs'],
   WEBHOOK_TIMEOUT_MS: ['10000', 'How long one webhook delivery attempt may take'],
   WEBHOOK_RETRY_SCHEDULE: ['60,300,1800,3600,7200', 'Seconds before each retry of a failed delivery (jittered); after the last, the delivery fails'],

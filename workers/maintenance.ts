@@ -8,14 +8,17 @@ import { openQueue, openWorker } from '../src/lib/queue';
 import { maintenanceQueue } from '../src/queues';
 import { sweepExpiredSecrets } from '../src/resources/apps_secrets/service';
 import { reconcileIdentity } from '../src/resources/identity/pipeline';
+import { pruneExpiredLinks } from '../src/hosted/prune';
 
-// Periodic housekeeping: the reconciler, and pruning of expired idempotency records and old
-// events. Schedules are upserted at every worker start, so a Redis that lost them gets them back.
+// Periodic housekeeping: the reconciler, pruning of expired idempotency records, old events and
+// long-expired hosted links, and the app-secret sweep. Schedules are upserted at every worker
+// start, so a Redis that lost them gets them back.
 
 export const PRUNE_IDEMPOTENCY = 'prune-idempotency';
 export const PRUNE_EVENTS = 'prune-events';
 export const RECONCILE = 'reconcile';
 export const SWEEP_SECRETS = 'sweep-secrets';
+export const PRUNE_LINKS = 'prune-links';
 
 export interface MaintenanceDeps {
   relay: EventRelay;
@@ -29,6 +32,7 @@ export async function startMaintenance(runtime: Runtime, deps: MaintenanceDeps):
   await queue.upsertJobScheduler(PRUNE_IDEMPOTENCY, { every: config.maintenanceIntervalMs }, { name: PRUNE_IDEMPOTENCY, data: {} });
   await queue.upsertJobScheduler(PRUNE_EVENTS, { every: config.maintenanceIntervalMs }, { name: PRUNE_EVENTS, data: {} });
   await queue.upsertJobScheduler(RECONCILE, { every: config.reconcileIntervalMs }, { name: RECONCILE, data: {} });
+  await queue.upsertJobScheduler(PRUNE_LINKS, { every: config.maintenanceIntervalMs }, { name: PRUNE_LINKS, data: {} });
   await queue.upsertJobScheduler(SWEEP_SECRETS, { every: config.secretSweepIntervalMs }, { name: SWEEP_SECRETS, data: {} });
   const worker = openWorker(maintenanceQueue, config, async (job) => {
     switch (job.name) {
@@ -48,6 +52,11 @@ export async function startMaintenance(runtime: Runtime, deps: MaintenanceDeps):
         const identity = await reconcileIdentity(prisma, runtime.identity.queue, runtime.clock.nowMs());
         if (identity.processing + identity.redactions > 0) logger.info(identity, 'reconciled identity steps from the database');
         return { ...result, identity };
+      }
+      case PRUNE_LINKS: {
+        const pruned = await pruneExpiredLinks(prisma, unixSeconds(runtime.clock));
+        if (pruned.accountLinks + pruned.accountSessions + pruned.identityLinks > 0) logger.info(pruned, 'pruned expired links');
+        return pruned;
       }
       case SWEEP_SECRETS: {
         const swept = await sweepExpiredSecrets(prisma, unixSeconds(runtime.clock));

@@ -2,19 +2,26 @@ import type { Queue, Worker } from 'bullmq';
 import { startMaintenance, PRUNE_EVENTS, PRUNE_IDEMPOTENCY, RECONCILE } from '../../workers/maintenance';
 import { startTestApp, type TestApp } from '../helpers/app';
 import { openTestQueues, stopWorker, until } from '../helpers/queues';
+import { privateDatabase, type PrivateDatabase } from '../helpers/isolation';
 
+// The maintenance worker prunes across the whole database on the real clock, which would reach
+// rows other files made with injected clocks, so this file has a database of its own.
+
+let db: PrivateDatabase;
 let t: TestApp;
 let running: { queue: Queue; worker: Worker } | undefined;
 let queues: ReturnType<typeof openTestQueues>;
 
 beforeAll(async () => {
-  t = await startTestApp({ MAINTENANCE_INTERVAL_MS: '1000' });
+  db = await privateDatabase('maintenance');
+  t = await startTestApp({ DATABASE_URL: db.url, MAINTENANCE_INTERVAL_MS: '1000' });
   queues = openTestQueues(t.runtime);
 });
 afterAll(async () => {
   await stopWorker(running);
   await queues.close();
   await t.close();
+  await db.drop();
 });
 
 test('the scheduled job prunes idempotency records past their TTL and keeps fresh ones', async () => {

@@ -1,0 +1,75 @@
+import { bearer, newTestKey, startTestApp, type TestApp } from '../helpers/app';
+import { createAccount, createAccountSession, createVerificationSession, form } from '../helpers/fixtures';
+import { EXPIRED_LINK_RETENTION_SECONDS, pruneExpiredLinks } from '../../src/hosted/prune';
+import { startMaintenance, PRUNE_LINKS } from '../../workers/maintenance';
+import { openTestQueues, stopWorker, until } from '../helpers/queues';
+import { privateDatabase, type PrivateDatabase } from '../helpers/isolation';
+import type { Queue, Worker } from 'bullmq';
+
+// Expired hosted links and session secrets are kept a week, then pruned by the maintenance job.
+// Other files' maintenance workers prune too, so this file has a database of its own.
+
+let db: PrivateDatabase;
+let t: TestApp;
+let queues: ReturnType<typeof openTestQueues>;
+let running: { queue: Queue; worker: Worker } | undefined;
+beforeAll(async () => {
+  db = await privateDatabase('link_prune');
+  t = await startTestApp({ DATABASE_URL: db.url, MAINTENANCE_INTERVAL_MS: '1000' });
+  queues = openTestQueues(t.runtime);
+});
+afterAll(async () => {
+  await stopWorker(running);
+  await queues.close();
+  await t.close();
+  await db.drop();
+});
+
+const now = () => Math.floor(Date.now() / 1000);
+
+/** One of each kind for a new key; returns the owning key's rows by account. */
+async function issueEach(): Promise<{ account: string; session: string }> {
+  const key = newTestKey();
+  const account = (await createAccount(t, key)).id;
+  await t.http().post('/v1/account_links').set(bearer(key)).type('form').send(form({ account, type: 'account_onboarding' }));
+  await createAccountSession(t, key);
+  const session = (await createVerificationSession(t, key)).id;
+  return { account, session };
+}
+
+const counts = async (owner: { account: string; session: string }) => {
+  const prisma = t.runtime.prisma;
+  const parent = (await prisma.account.findUniqueOrThrow({ where: { id: owner.account } })).parentAccountId!;
+  return {
+    accountLinks: await prisma.accountLink.count({ where: { accountId: owner.account } }),
+    accountSessions: await prisma.accountSession.count({ where: { account: { parentAccountId: parent } } }),
+    identityLinks: await prisma.identityVerificationLink.count({ where: { sessionId: owner.session } }),
+  };
+};
+
+test('rows expired over a week ago go; recent and expired-this-week ones stay', async () => {
+  const old = await issueEach();
+  const recent = await issueEach();
+  const prisma = t.runtime.prisma;
+  const longAgo = now() - EXPIRED_LINK_RETENTION_SECONDS - 10;
+  const lastWeek = now() - EXPIRED_LINK_RETENTION_SECONDS + 3600;
+  await prisma.accountLink.updateMany({ where: { accountId: old.account }, data: { expiresAt: longAgo } });
+  await prisma.accountSession.updateMany({ where: { account: { parentAccountId: (await prisma.account.findUniqueOrThrow({ where: { id: old.account } })).parentAccountId } }, data: { expiresAt: longAgo } });
+  await prisma.identityVerificationLink.updateMany({ where: { sessionId: old.session }, data: { expiresAt: longAgo } });
+  await prisma.identityVerificationLink.updateMany({ where: { sessionId: recent.session }, data: { expiresAt: lastWeek } });
+
+  const pruned = await pruneExpiredLinks(prisma, now());
+  expect(pruned).toEqual({ accountLinks: 1, accountSessions: 1, identityLinks: 2 });
+  expect(await counts(old)).toEqual({ accountLinks: 0, accountSessions: 0, identityLinks: 0 });
+  expect(await counts(recent)).toEqual({ accountLinks: 1, accountSessions: 1, identityLinks: 2 });
+  // The session itself stays; a retrieve issues a fresh url.
+  expect(await prisma.identityVerificationSession.count({ where: { id: old.session } })).toBe(1);
+});
+
+test('the maintenance worker schedules the pruning', async () => {
+  const old = await issueEach();
+  await t.runtime.prisma.identityVerificationLink.updateMany({ where: { sessionId: old.session }, data: { expiresAt: now() - EXPIRED_LINK_RETENTION_SECONDS - 10 } });
+  running = await startMaintenance(t.runtime, queues);
+  expect((await running.queue.getJobSchedulers()).map((s) => s.key ?? s.id)).toContain(PRUNE_LINKS);
+  await until(async () => (await counts(old)).identityLinks === 0);
+});
