@@ -68,7 +68,7 @@ export function buildApp(deps: AppDeps): BuiltApp {
     res.status(database && queue ? 200 : 503).json({ status: database && queue ? 'ready' : 'unavailable', postgres: database, redis: queue });
   });
 
-  mountPages(app, resources.flatMap((r) => r.pages ?? []), deps, kernel.limits);
+  mountPages(app, resources.flatMap((r) => r.pages ?? []), deps, kernel.limits, kernel.inFlight);
   mountRoutes(app, routes, operations, kernel);
   app.use(notFound(logger));
   app.use(errorMiddleware(logger));

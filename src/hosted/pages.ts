@@ -3,6 +3,7 @@ import type { Express, Request, Response } from 'express';
 import type { Config } from '../config';
 import type { Deps } from '../kernel/route';
 import { ApiError } from '../kernel/errors';
+import type { InFlight } from '../kernel/http';
 import { parseForm, readBody, type ParamLimits } from '../kernel/params';
 import { html, htmlDocument, type Html } from './html';
 
@@ -65,13 +66,15 @@ function send(res: Response, result: PageResult, nonce: string): void {
   res.status(result.status ?? 200).type('text/html; charset=utf-8').send(result.html.text);
 }
 
-export function mountPages(app: Express, pages: readonly HostedPage[], deps: Deps, limits: ParamLimits): void {
+/** `inFlight`: a submitted form's change finishes before shutdown disconnects the database. */
+export function mountPages(app: Express, pages: readonly HostedPage[], deps: Deps, limits: ParamLimits, inFlight: InFlight): void {
   for (const page of pages) {
     const label = `${page.method.toUpperCase()} ${HOSTED_PREFIX}${page.path.replace(/:(\w+)/g, '{$1}')}`;
     app[page.method](`${HOSTED_PREFIX}${page.path}`, async (req: Request, res: Response) => {
       res.locals.route = label;
       const requestId = String(res.locals.requestId ?? '');
       const nonce = randomBytes(16).toString('base64');
+      inFlight.enter();
       try {
         let form: Record<string, unknown> = {};
         if (page.method === 'post') {
@@ -93,6 +96,8 @@ export function mountPages(app: Express, pages: readonly HostedPage[], deps: Dep
         }
         deps.logger.error({ err, request_id: requestId, route: label }, 'hosted page failed');
         send(res, messagePage(nonce, 'Something went wrong', 'The page could not be shown. Please try again.', 500), nonce);
+      } finally {
+        inFlight.leave();
       }
     });
   }

@@ -81,3 +81,28 @@ test('every page carries a fresh script nonce', async () => {
   expect(nonceOf(first.headers['content-security-policy'])).toBeTruthy();
   expect(nonceOf(first.headers['content-security-policy'])).not.toBe(nonceOf(second.headers['content-security-policy']));
 });
+
+test('a page request counts as in flight until it has answered, so shutdown waits for it', async () => {
+  const [path] = await hostedPaths();
+  const { request } = await import('node:http');
+  const answered = new Promise<number>((resolve, reject) => {
+    const req = request({ host: '127.0.0.1', port: t.port, path, method: 'POST', headers: { 'Content-Type': 'application/x-www-form-urlencoded', 'Content-Length': 11 } }, (res) => {
+      res.resume();
+      resolve(res.statusCode ?? 0);
+    });
+    req.on('error', reject);
+    // Half the body now: the page is reading it, so it is in flight.
+    req.write('action=');
+    setTimeout(() => req.end('leav'), 300);
+  });
+  await new Promise((r) => setTimeout(r, 100));
+  let idle = false;
+  const drained = t.kernel.inFlight.idle().then(() => {
+    idle = true;
+  });
+  await new Promise((r) => setTimeout(r, 50));
+  expect(idle).toBe(false);
+  expect(await answered).toBeLessThan(500);
+  await drained;
+  expect(idle).toBe(true);
+});
