@@ -171,7 +171,13 @@ async function runOperation(
 ): Promise<void> {
   const { deps } = kernel;
   const requestId = (res.locals as Locals).requestId;
-  let claimed: { accountId: string; key: string } | undefined;
+  let claimed: { accountId: string; key: string; claimId: string } | undefined;
+  let heartbeat: NodeJS.Timeout | undefined;
+  const storeResult = async (status: number, body: string, seal?: boolean) => {
+    if (!claimed) return;
+    const stored = await kernel.idempotency.complete(claimed.accountId, claimed.key, claimed.claimId, status, body, seal);
+    if (!stored) deps.logger.warn({ request_id: requestId }, 'idempotency claim was taken over; this result was not stored');
+  };
   try {
     const caller = await kernel.authenticator.authenticate(req.headers);
     const apiVersion = resolveApiVersion(header(req, 'stripe-version'), caller.defaultApiVersion);
@@ -191,7 +197,13 @@ async function runOperation(
         send(res, claim.status, claim.body);
         return;
       }
-      claimed = { accountId: caller.accountId, key: idempotencyKey };
+      const held = { accountId: caller.accountId, key: idempotencyKey, claimId: claim.claimId };
+      claimed = held;
+      // While the handler runs, the claim stays alive; only a dead process's claim goes stale.
+      heartbeat = setInterval(() => {
+        kernel.idempotency.heartbeat(held.accountId, held.key, held.claimId).catch((e) => deps.logger.warn({ err: e, request_id: requestId }, 'idempotency heartbeat failed'));
+      }, kernel.idempotency.heartbeatMs);
+      heartbeat.unref();
     }
 
     const ctx: RequestContext = {
@@ -205,16 +217,14 @@ async function runOperation(
     };
     const result = await kernel.expand.apply(await r.handler(ctx), expandPaths, ctx);
     const body = JSON.stringify(result);
-    if (claimed) await kernel.idempotency.complete(claimed.accountId, claimed.key, 200, body, r.responseHasSecret);
+    await storeResult(200, body, r.responseHasSecret);
     send(res, 200, body);
   } catch (err) {
     const rendered = sendError(res, err, deps.logger);
     // The first result of an idempotent request is kept whatever it was, errors included.
-    if (claimed) {
-      await kernel.idempotency
-        .complete(claimed.accountId, claimed.key, rendered.status, rendered.body)
-        .catch((e) => deps.logger.error({ err: e, request_id: requestId }, 'could not store idempotent result'));
-    }
+    await storeResult(rendered.status, rendered.body).catch((e) => deps.logger.error({ err: e, request_id: requestId }, 'could not store idempotent result'));
+  } finally {
+    clearInterval(heartbeat);
   }
 }
 

@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import type { PrismaClient } from '../lib/prisma';
 import { Encryption } from '../lib/encryption';
 import { ApiError, invalidRequest } from './errors';
@@ -8,10 +8,14 @@ import { ApiError, invalidRequest } from './errors';
 // to the acting account, and expire after the configured TTL (24 hours or more).
 
 export const MAX_KEY_LENGTH = 255;
-/** A claim whose request never finished (the process died) may be taken over after this long. */
+/**
+ * A running request refreshes its claim's heartbeat; a claim silent this long belongs to a request
+ * that died with its process, and the key may be claimed again.
+ */
 const ABANDONED_AFTER_SECONDS = 60;
+const HEARTBEAT_MS = 20_000;
 
-export type Claim = { kind: 'claimed' } | { kind: 'replay'; status: number; body: string };
+export type Claim = { kind: 'claimed'; claimId: string } | { kind: 'replay'; status: number; body: string };
 
 export function fingerprintOf(method: string, path: string, params: unknown): string {
   return createHash('sha256').update(`${method} ${path}\n${JSON.stringify(params)}`).digest('hex');
@@ -28,23 +32,27 @@ export class IdempotencyStore {
     private readonly prisma: PrismaClient,
     private readonly ttlHours: number,
     private readonly encryption: Encryption,
+    /** How often a running request refreshes its claim (shorter in tests). */
+    readonly heartbeatMs = HEARTBEAT_MS,
   ) {}
 
   /** Claims the key for this request, or returns the stored result to replay, or throws 409/400. */
   async claim(accountId: string, key: string, fingerprint: string): Promise<Claim> {
     const ttl = `${this.ttlHours} hours`;
     const abandoned = `${ABANDONED_AFTER_SECONDS} seconds`;
+    const claimId = randomUUID();
     const claimed = await this.prisma.$queryRaw<{ key: string }[]>`
-      INSERT INTO idempotency_records (account_id, key, fingerprint)
-      VALUES (${accountId}, ${key}, ${fingerprint})
+      INSERT INTO idempotency_records (account_id, key, fingerprint, claim_id, heartbeat_at)
+      VALUES (${accountId}, ${key}, ${fingerprint}, ${claimId}, CURRENT_TIMESTAMP)
       ON CONFLICT (account_id, key) DO UPDATE
         SET fingerprint = EXCLUDED.fingerprint, status = NULL, response_body = NULL,
-            created_at = CURRENT_TIMESTAMP, completed_at = NULL
+            created_at = CURRENT_TIMESTAMP, completed_at = NULL,
+            claim_id = EXCLUDED.claim_id, heartbeat_at = CURRENT_TIMESTAMP
         WHERE idempotency_records.created_at < CURRENT_TIMESTAMP - ${ttl}::interval
            OR (idempotency_records.completed_at IS NULL
-               AND idempotency_records.created_at < CURRENT_TIMESTAMP - ${abandoned}::interval)
+               AND COALESCE(idempotency_records.heartbeat_at, idempotency_records.created_at) < CURRENT_TIMESTAMP - ${abandoned}::interval)
       RETURNING key`;
-    if (claimed.length > 0) return { kind: 'claimed' };
+    if (claimed.length > 0) return { kind: 'claimed', claimId };
 
     const existing = await this.prisma.idempotencyRecord.findUnique({
       where: { accountId_key: { accountId, key } },
@@ -70,12 +78,24 @@ export class IdempotencyStore {
     return { kind: 'replay', status: existing.status, body };
   }
 
-  /** `seal`: the body carries a secret, so the stored copy is encrypted. */
-  async complete(accountId: string, key: string, status: number, response: string, seal = false): Promise<void> {
-    const body = seal ? await this.encryption.seal(response) : response;
+  /** Keeps a running request's claim from looking abandoned. */
+  async heartbeat(accountId: string, key: string, claimId: string): Promise<void> {
     await this.prisma.$executeRaw`
+      UPDATE idempotency_records SET heartbeat_at = CURRENT_TIMESTAMP
+      WHERE account_id = ${accountId} AND key = ${key} AND claim_id = ${claimId} AND completed_at IS NULL`;
+  }
+
+  /**
+   * Stores the claim's result; false when the claim was taken over meanwhile (its request looked
+   * abandoned), in which case the other request's result stands. `seal`: the body carries a
+   * secret, so the stored copy is encrypted.
+   */
+  async complete(accountId: string, key: string, claimId: string, status: number, response: string, seal = false): Promise<boolean> {
+    const body = seal ? await this.encryption.seal(response) : response;
+    const updated = await this.prisma.$executeRaw`
       UPDATE idempotency_records SET status = ${status}, response_body = ${body}, completed_at = CURRENT_TIMESTAMP
-      WHERE account_id = ${accountId} AND key = ${key}`;
+      WHERE account_id = ${accountId} AND key = ${key} AND claim_id = ${claimId}`;
+    return updated > 0;
   }
 
   /** Deletes records past the TTL; returns how many. */

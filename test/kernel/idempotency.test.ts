@@ -3,6 +3,8 @@ import request from 'supertest';
 import Stripe from 'stripe';
 import { bearer, newTestKey, startTestApp, type TestApp } from '../helpers/app';
 import { accountOf, CREATE_BODY, createEndpoint, ENDPOINTS, endpointCount, expectError, mustCreate } from './util';
+import { until } from '../helpers/queues';
+import { fingerprintOf, IdempotencyStore } from '../../src/kernel/idempotency';
 
 let t: TestApp;
 beforeAll(async () => {
@@ -124,6 +126,56 @@ describe('a request still running', () => {
       await blocker.query('ROLLBACK').catch(() => undefined);
       await blocker.end();
     }
+  });
+
+  test('a long request keeps its claim alive with heartbeats, so a retry still gets 409 after a minute', async () => {
+    const key = newTestKey();
+    await mustCreate(t, key);
+    const account = await accountOf(t, key);
+    const idem = newIdemKey();
+    const kernel = t.kernel as { idempotency: IdempotencyStore };
+    const original = kernel.idempotency;
+    kernel.idempotency = new IdempotencyStore(t.runtime.prisma, t.config.idempotencyTtlHours, t.runtime.encryption, 50);
+    const blocker = new Client({ connectionString: t.config.databaseUrl });
+    await blocker.connect();
+    try {
+      await blocker.query('BEGIN');
+      await blocker.query('SELECT 1 FROM accounts WHERE id = $1 FOR UPDATE', [account]);
+      const firstDone = createEndpoint(t, key, CREATE_BODY, { 'Idempotency-Key': idem }).then((r) => r);
+      for (let i = 0; i < 200 && (await records(idem)).length === 0; i++) await new Promise((r) => setTimeout(r, 10));
+      // As if the request had been running for two minutes: only its heartbeat says it lives.
+      await t.runtime.prisma.$executeRaw`
+        UPDATE idempotency_records SET created_at = created_at - interval '2 minutes', heartbeat_at = heartbeat_at - interval '2 minutes' WHERE key = ${idem}`;
+      await until(async () => Date.now() - (await records(idem))[0].heartbeatAt!.getTime() < 1000, 5000, 'a heartbeat');
+      expectError(await createEndpoint(t, key, CREATE_BODY, { 'Idempotency-Key': idem }), 409, { code: 'idempotency_key_in_use' });
+      await blocker.query('COMMIT');
+      expect((await firstDone).status).toBe(200);
+      expect(await endpointCount(t, account)).toBe(2);
+    } finally {
+      kernel.idempotency = original;
+      await blocker.query('ROLLBACK').catch(() => undefined);
+      await blocker.end();
+    }
+  });
+
+  test("a claim whose process died (no heartbeat for a minute) is taken over, and the dead claim can't overwrite the result", async () => {
+    const key = newTestKey();
+    await mustCreate(t, key);
+    const account = await accountOf(t, key);
+    const idem = newIdemKey();
+    const store = t.kernel.idempotency;
+    const fingerprint = fingerprintOf('post', ENDPOINTS, { url: 'https://example.com/hook', enabled_events: ['*'] });
+    const dead = await store.claim(account, idem, fingerprint);
+    expect(dead.kind).toBe('claimed');
+    await t.runtime.prisma.$executeRaw`
+      UPDATE idempotency_records SET created_at = created_at - interval '61 seconds', heartbeat_at = heartbeat_at - interval '61 seconds' WHERE key = ${idem}`;
+    const retry = await createEndpoint(t, key, CREATE_BODY, { 'Idempotency-Key': idem });
+    expect(retry.status).toBe(200);
+    // The dead request, finishing late after all, stores nothing.
+    expect(await store.complete(account, idem, (dead as { claimId: string }).claimId, 500, '{"error":{}}')).toBe(false);
+    const replay = await createEndpoint(t, key, CREATE_BODY, { 'Idempotency-Key': idem });
+    expect(replay.headers['idempotent-replayed']).toBe('true');
+    expect(replay.body.id).toBe(retry.body.id);
   });
 
   test('20 concurrent requests with one key (and a brand-new API key) create exactly one object', async () => {
