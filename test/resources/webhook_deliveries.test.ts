@@ -148,3 +148,19 @@ test('errors: unknown, malformed or missing endpoint; unknown or foreign event; 
   expect(e.receiver.on(endpoint.path)).toEqual([]);
   expect(e.receiver.on(otherEndpoint.path)).toEqual([]);
 });
+
+test('only events from the last 30 days can be resent', async () => {
+  const key = newTestKey();
+  const endpoint = await createReceivingEndpoint(e.t, e.receiver, key, '/resend/old');
+  const account = await accountOfKey(e.t.runtime, key);
+  const now = Math.floor(Date.now() / 1000);
+  const old = await emitTestEvent(e.t.runtime, account, 'account.updated', undefined, { handOff: false });
+  const recent = await emitTestEvent(e.t.runtime, account, 'account.updated', undefined, { handOff: false });
+  await prisma().event.update({ where: { id: old }, data: { created: now - 31 * 86400 } });
+  await prisma().event.update({ where: { id: recent }, data: { created: now - 29 * 86400 } });
+  const refused = await resend(key, old, { webhook_endpoint: endpoint.id });
+  expectError(refused, 400, { type: 'invalid_request_error', code: 'resource_invalid_state', param: 'id' });
+  expect(refused.body.error.message).toContain('30 days');
+  expect(await prisma().webhookDelivery.count({ where: { eventId: old } })).toBe(0);
+  expect((await resend(key, recent, { webhook_endpoint: endpoint.id })).status).toBe(200);
+});

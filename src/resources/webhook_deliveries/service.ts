@@ -1,3 +1,4 @@
+import { unixSeconds } from '../../lib/clock';
 import { invalidRequest, resourceMissing } from '../../kernel/errors';
 import { paginate } from '../../kernel/list';
 import type { RequestContext } from '../../kernel/route';
@@ -20,6 +21,8 @@ export async function listDeliveryAttempts(ctx: RequestContext) {
   });
 }
 
+const RESEND_WINDOW_SECONDS = 30 * 86400;
+
 /**
  * Queues one more delivery of an event to one endpoint, as `stripe events resend` does. The event
  * must be the caller's, or a connected account's when the endpoint is a connect endpoint.
@@ -32,9 +35,13 @@ export async function resendEvent(ctx: RequestContext) {
   if (!hasIdShape('evt', eventId)) throw resourceMissing('event', eventId);
   const event = await prisma.event.findFirst({
     where: endpoint.connect ? { id: eventId, account: { parentAccountId: ctx.caller.accountId } } : { id: eventId, accountId: ctx.caller.accountId },
-    select: { id: true },
+    select: { id: true, created: true },
   });
   if (!event) throw resourceMissing('event', eventId);
+  // As in the public API, only events from the last 30 days can be resent (retention may be longer).
+  if (event.created < unixSeconds(ctx.deps.clock) - RESEND_WINDOW_SECONDS) {
+    throw invalidRequest(`The event ${eventId} is more than 30 days old; only events from the last 30 days can be resent.`, 'resource_invalid_state', 'id');
+  }
   if (endpoint.status !== 'enabled') {
     throw invalidRequest(`The webhook endpoint ${endpointId} is disabled; enable it before resending events to it.`, 'resource_invalid_state', 'webhook_endpoint');
   }
