@@ -194,6 +194,8 @@ async function runOperation(
       const claim = await kernel.idempotency.claim(caller.accountId, idempotencyKey, fingerprintOf(r.method, req.path, raw));
       if (claim.kind === 'replay') {
         res.setHeader('Idempotent-Replayed', 'true');
+        // A replayed failure will be replayed again: the SDKs must not retry it.
+        if (claim.status >= 500) res.setHeader('Stripe-Should-Retry', 'false');
         send(res, claim.status, claim.body);
         return;
       }

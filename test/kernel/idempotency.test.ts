@@ -242,6 +242,9 @@ describe('errors are results too', () => {
     expect(again.status).toBe(500);
     expect(again.headers['idempotent-replayed']).toBe('true');
     expect(again.text).toBe(first.text);
+    // The first answer asked for a retry; the replay says another retry would get the same.
+    expect(first.headers['stripe-should-retry']).toBe('true');
+    expect(again.headers['stripe-should-retry']).toBe('false');
   });
 });
 
