@@ -205,7 +205,8 @@ describe('the hosted onboarding page', () => {
 
     const after = (await get(key, `/v1/accounts/${account}`)).body;
     expectMatchesResponseSchema('GetAccountsAccount', 200, after);
-    expect(after.requirements).toMatchObject({ currently_due: [], eventually_due: [], past_due: [], disabled_reason: null });
+    // A currently_due link leaves what is due only eventually (the full SSN).
+    expect(after.requirements).toMatchObject({ currently_due: [], eventually_due: ['individual.id_number'], past_due: [], disabled_reason: null });
     expect(after).toMatchObject({ charges_enabled: true, payouts_enabled: true, details_submitted: true, capabilities: { card_payments: 'active', transfers: 'active' } });
     expect(after.individual).toMatchObject({ first_name: 'Jenny', last_name: 'Rosen', dob: { day: 1, month: 1, year: 1901 }, address: { state: 'CA' } });
     expect(after.external_accounts.data[0]).toMatchObject({ object: 'bank_account', last4: '6789', routing_number: '110000000' });
@@ -225,6 +226,28 @@ describe('the hosted onboarding page', () => {
     expect(again.status).toBe(303);
     expect(again.headers.location).toBe(REFRESH);
     expect((await openPage(url)).headers.location).toBe(REFRESH);
+  });
+
+  test('collection_options[fields]=eventually_due also asks for what is due later, and clears it', async () => {
+    const { key, account } = await newPlatform();
+    const current = (await createLink(key, { account, type: 'account_onboarding' })).body.url;
+    expect((await openPage(current)).text).not.toContain('name="individual[id_number]"');
+    const { url } = (await createLink(key, { account, type: 'account_onboarding', collection_options: { fields: 'eventually_due' }, return_url: RETURN })).body;
+    const page = await openPage(url);
+    expect(page.text).toContain('name="individual[id_number]"');
+    const missing = await submitPage(url, { form_token: formTokenOf(page), action: 'submit', ...INDIVIDUAL_FORM });
+    expect(missing.status).toBe(400);
+    expect(missing.text).toContain('ID number (in the US, the full Social Security number) is required.');
+    const done = await submitPage(url, {
+      form_token: formTokenOf(missing),
+      action: 'submit',
+      ...INDIVIDUAL_FORM,
+      individual: { ...INDIVIDUAL_FORM.individual, id_number: '000000000' },
+    });
+    expect(done.status).toBe(303);
+    const after = (await get(key, `/v1/accounts/${account}`)).body;
+    expect(after.requirements).toMatchObject({ currently_due: [], eventually_due: [] });
+    expect(after.individual).toMatchObject({ id_number_provided: true, requirements: { eventually_due: [] } });
   });
 
   test('wrong or missing values re-show the form with what to fix, and change nothing', async () => {

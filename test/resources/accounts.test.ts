@@ -275,7 +275,8 @@ describe('requirements and capabilities', () => {
     const key = newTestKey();
     const account = await createAccount(key, { ...CUSTOM, capabilities: CAPS, business_type: 'individual', country: 'US' });
     expect(account.requirements.currently_due).toEqual(US_INDIVIDUAL_DUE);
-    expect(account.requirements.eventually_due).toEqual(US_INDIVIDUAL_DUE);
+    // The full SSN is due eventually; its last 4 now.
+    expect(account.requirements.eventually_due).toEqual([...US_INDIVIDUAL_DUE, 'individual.id_number'].sort());
     expect(account.requirements.past_due).toEqual(US_INDIVIDUAL_DUE);
     expect(account.requirements.disabled_reason).toBe('requirements.past_due');
     expect(account.capabilities).toEqual({ card_payments: 'inactive', transfers: 'inactive' });

@@ -4,7 +4,7 @@ import { randomBase62 } from '../../lib/ids';
 import { html, htmlDocument, raw, type Html } from '../../hosted/html';
 import { messagePage, type PageRequest, type PageResult } from '../../hosted/pages';
 import { ACCOUNT_ROW, changeAccount, lockConnectedAccount } from '../accounts/service';
-import { missingRequirements, type AccountDetails, type AccountRow } from '../accounts/serializer';
+import { eventuallyDueRequirements, missingRequirements, type AccountDetails, type AccountRow } from '../accounts/serializer';
 import { hashToken, TOKEN_SHAPE } from './service';
 
 // The hosted onboarding page an account link opens. Opening the link uses it up and shows a form
@@ -61,7 +61,7 @@ const FIELDS: Record<string, Field> = {
   'individual.dob.month': { label: 'Month of birth', test: '1', check: between(1, 12, 'The month') },
   'individual.dob.year': { label: 'Year of birth', test: '1901', check: between(1900, 2100, 'The year') },
   'individual.ssn_last_4': { label: 'Last 4 digits of SSN', test: '0000', check: digits(4, 4, 'The SSN’s last 4') },
-  'individual.id_number': { label: 'ID number', test: '000000000', check: digits(4, 20, 'The ID number') },
+  'individual.id_number': { label: 'ID number (in the US, the full Social Security number)', test: '000000000', check: digits(4, 20, 'The ID number') },
   ...address('individual'),
   'company.name': { label: 'Legal business name', test: 'Sandbank Test Company', max: 100 },
   'company.phone': { label: 'Business phone', type: 'tel', test: '+12025550199', check: phone },
@@ -83,17 +83,20 @@ const formName = (requirement: string): string => {
 const valueAt = (source: Record<string, any> | undefined, path: string[]): unknown =>
   path.reduce<any>((node, key) => (node === null || typeof node !== 'object' ? undefined : node[key]), source);
 
-/** What the page asks for, given a business type: what is due, or everything for an update. */
-function requirementsFor(row: AccountRow, businessType: string | null, type: string): string[] {
+/**
+ * What the page asks for, given a business type: what is due (currently, or eventually too, as
+ * the link's `collect` says), or every such field, filled in, for an update.
+ */
+function requirementsFor(row: AccountRow, businessType: string | null, link: Pick<Link, 'type' | 'collect'>): string[] {
   const details = row.details as AccountDetails;
-  // An update shows every field, filled in; onboarding shows only what is still missing.
-  const asked = type === 'account_update' ? { ...row, businessType, details: { controller: details.controller } } : { ...row, businessType };
-  return missingRequirements(asked);
+  const asked = link.type === 'account_update' ? { ...row, businessType, details: { controller: details.controller } } : { ...row, businessType };
+  return link.collect === 'eventually_due' ? eventuallyDueRequirements(asked) : missingRequirements(asked);
 }
 
 interface Link {
   tokenHash: string;
   type: string;
+  collect: string;
   refreshUrl: string | null;
   returnUrl: string | null;
   account: AccountRow & { defaultApiVersion: string };
@@ -102,6 +105,7 @@ interface Link {
 const LINK_SELECT = {
   tokenHash: true,
   type: true,
+  collect: true,
   refreshUrl: true,
   returnUrl: true,
   account: { select: { ...ACCOUNT_ROW, defaultApiVersion: true } },
@@ -202,7 +206,7 @@ function readForm(form: Record<string, unknown>, link: Link, req: PageRequest, n
   const details = row.details as AccountDetails;
   // An update may leave what is on file as it is; onboarding asks only for what is missing.
   const update = link.type === 'account_update';
-  for (const requirement of requirementsFor(row, businessType, link.type)) {
+  for (const requirement of requirementsFor(row, businessType, link)) {
     if (requirement === 'business_type') continue;
     if (requirement === 'tos_acceptance.date' || requirement === 'tos_acceptance.ip') {
       if (params.tos_acceptance) continue;
@@ -267,7 +271,7 @@ function renderForm(req: PageRequest, link: Link, formToken: string, posted: Rec
   const known = row.businessType;
   // Without a business type, both kinds of owner are shown; the script shows the chosen one.
   const types = known ? [known] : ['individual', 'company'];
-  const due = new Set(types.flatMap((t) => requirementsFor(row, t, link.type)));
+  const due = new Set(types.flatMap((t) => requirementsFor(row, t, link)));
   const shown = (requirement: string) => due.has(requirement);
   const prefill = (requirement: string) => {
     const path = requirement.split('.');

@@ -106,6 +106,17 @@ export function missingRequirements(row: AccountRow): string[] {
   return missing.sort();
 }
 
+/**
+ * What will be due later as well as now: a US individual gives the last 4 of the SSN to start,
+ * and the full number eventually (as in the public API, before payouts pass a volume threshold).
+ */
+export function eventuallyDueRequirements(row: AccountRow, missing: string[] = missingRequirements(row)): string[] {
+  if (isPlatform(row) || row.businessType !== 'individual' || (row.country ?? 'US') !== 'US') return missing;
+  const ind = (row.details as AccountDetails).individual ?? {};
+  if (ind.id_number) return missing;
+  return [...missing, 'individual.id_number'].sort();
+}
+
 /** Requested capabilities are inactive until nothing is due, then active. */
 export function capabilityStatuses(row: AccountRow): Record<string, CapabilityStatus> {
   if (isPlatform(row)) return { card_payments: 'active', transfers: 'active' };
@@ -124,7 +135,7 @@ function requirements(row: AccountRow, missing: string[], hasCapabilities: boole
     currently_due: missing,
     disabled_reason: missing.length > 0 ? 'requirements.past_due' : null,
     errors: [],
-    eventually_due: missing,
+    eventually_due: eventuallyDueRequirements(row, missing),
     // Requested capabilities wait for these, so they are already past due.
     past_due: hasCapabilities ? missing : [],
     pending_verification: [],
@@ -199,7 +210,9 @@ function company(c: Record<string, any> = {}) {
 /** The account's individual as a person; identity numbers are never echoed, only whether they were given. */
 function person(row: AccountRow, d: AccountDetails, missing: string[]) {
   const ind = d.individual ?? {};
-  const due = missing.filter((f) => f.startsWith('individual.')).map((f) => f.slice('individual.'.length));
+  const personal = (fields: string[]) => fields.filter((f) => f.startsWith('individual.')).map((f) => f.slice('individual.'.length));
+  const due = personal(missing);
+  const eventually = personal(eventuallyDueRequirements(row, missing));
   return {
     id: d.individual_id ?? `person_${row.id.slice(5)}`,
     object: 'person',
@@ -223,7 +236,7 @@ function person(row: AccountRow, d: AccountDetails, missing: string[]) {
       representative: true,
       title: ind.relationship?.title ?? null,
     },
-    requirements: { alternatives: [], currently_due: due, errors: [], eventually_due: due, past_due: due, pending_verification: [] },
+    requirements: { alternatives: [], currently_due: due, errors: [], eventually_due: eventually, past_due: due, pending_verification: [] },
     ssn_last_4_provided: Boolean(ind.ssn_last_4),
     verification: {
       additional_document: { back: null, details: null, details_code: null, front: null },
