@@ -42,6 +42,8 @@ export class ExpandRegistry {
           throw invalidRequest(`This property cannot be expanded (${segments[0]}).${hint}`, undefined, 'expand');
         }
         rest = segments.slice(1);
+        // The list's items are already objects; `data` itself is not an expandable field.
+        if (rest.length === 0) throw invalidRequest('This property cannot be expanded (data).', undefined, 'expand');
       }
       if (rest.length > MAX_EXPAND_DEPTH) {
         throw invalidRequest(`You cannot expand more than ${MAX_EXPAND_DEPTH} levels of a property. Property: ${path}`, undefined, 'expand');

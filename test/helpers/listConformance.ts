@@ -239,7 +239,7 @@ export function describeListConformance(opts: ListConformanceOptions): void {
     test('expand on a list must start with data. and name an expandable field', async () => {
       const key = newTestKey();
       const base = await create(key, 1);
-      for (const path of ['data.zz_not_expandable', 'zz_not_expandable', 'data.', 'data.a.b.c.d.e']) {
+      for (const path of ['data.zz_not_expandable', 'zz_not_expandable', 'data', 'data.', 'data.a.b.c.d.e']) {
         const page = await list(key, base, { expand: [path] });
         expectInvalid(page, 'expand');
         expect(page.body.error.message).toMatch(/expand/i);
