@@ -1,29 +1,19 @@
-import { bearer, newTestKey, startTestApp, type TestApp } from '../helpers/app';
+import { bearer, newTestKey, type TestApp } from '../helpers/app';
 import { createAccount, createAccountSession, createVerificationSession, form } from '../helpers/fixtures';
 import { EXPIRED_LINK_RETENTION_SECONDS, pruneExpiredLinks } from '../../src/hosted/prune';
-import { startMaintenance, PRUNE_LINKS } from '../../workers/maintenance';
-import { openTestQueues, stopWorker, until } from '../helpers/queues';
-import { privateDatabase, type PrivateDatabase } from '../helpers/isolation';
-import type { Queue, Worker } from 'bullmq';
+import { PRUNE_LINKS } from '../../workers/maintenance';
+import { startMaintenanceTestApp, type MaintenanceTestApp } from '../helpers/maintenanceApp';
+import { until } from '../helpers/queues';
 
 // Expired hosted links and session secrets are kept a week, then pruned by the maintenance job.
-// Other files' maintenance workers prune too, so this file has a database of its own.
 
-let db: PrivateDatabase;
+let m: MaintenanceTestApp;
 let t: TestApp;
-let queues: ReturnType<typeof openTestQueues>;
-let running: { queue: Queue; worker: Worker } | undefined;
 beforeAll(async () => {
-  db = await privateDatabase('link_prune');
-  t = await startTestApp({ DATABASE_URL: db.url, MAINTENANCE_INTERVAL_MS: '1000' });
-  queues = openTestQueues(t.runtime);
+  m = await startMaintenanceTestApp('link_prune', { MAINTENANCE_INTERVAL_MS: '1000' });
+  t = m.t;
 });
-afterAll(async () => {
-  await stopWorker(running);
-  await queues.close();
-  await t.close();
-  await db.drop();
-});
+afterAll(() => m.close());
 
 const now = () => Math.floor(Date.now() / 1000);
 
@@ -69,7 +59,7 @@ test('rows expired over a week ago go; recent and expired-this-week ones stay', 
 test('the maintenance worker schedules the pruning', async () => {
   const old = await issueEach();
   await t.runtime.prisma.identityVerificationLink.updateMany({ where: { sessionId: old.session }, data: { expiresAt: now() - EXPIRED_LINK_RETENTION_SECONDS - 10 } });
-  running = await startMaintenance(t.runtime, queues);
+  const running = await m.start();
   expect((await running.queue.getJobSchedulers()).map((s) => s.key ?? s.id)).toContain(PRUNE_LINKS);
   await until(async () => (await counts(old)).identityLinks === 0);
 });

@@ -94,6 +94,31 @@ describe('mismatches', () => {
   });
 });
 
+/**
+ * Holds the account's row locked, so a create that has claimed its idempotency key waits on it;
+ * `release` lets it go on, and `end` releases it in any case.
+ */
+async function holdAccountRow(account: string): Promise<{ release(): Promise<void>; end(): Promise<void> }> {
+  const client = new Client({ connectionString: t.config.databaseUrl });
+  await client.connect();
+  await client.query('BEGIN');
+  await client.query('SELECT 1 FROM accounts WHERE id = $1 FOR UPDATE', [account]);
+  return {
+    release: async () => {
+      await client.query('COMMIT');
+    },
+    end: async () => {
+      await client.query('ROLLBACK').catch(() => undefined);
+      await client.end();
+    },
+  };
+}
+
+/** Waits until the key's record exists (the request has claimed it). */
+async function claimed(idem: string): Promise<void> {
+  for (let i = 0; i < 200 && (await records(idem)).length === 0; i++) await new Promise((r) => setTimeout(r, 10));
+}
+
 describe('a request still running', () => {
   test('another request with its key gets 409 idempotency_key_in_use; the first one then completes', async () => {
     const key = newTestKey();
@@ -101,13 +126,10 @@ describe('a request still running', () => {
     const account = await accountOf(t, key);
     const idem = newIdemKey();
     // Hold the account row: the create waits on it after claiming the key.
-    const blocker = new Client({ connectionString: t.config.databaseUrl });
-    await blocker.connect();
+    const held = await holdAccountRow(account);
     try {
-      await blocker.query('BEGIN');
-      await blocker.query('SELECT 1 FROM accounts WHERE id = $1 FOR UPDATE', [account]);
       const firstDone = createEndpoint(t, key, CREATE_BODY, { 'Idempotency-Key': idem }).then((r) => r);
-      for (let i = 0; i < 200 && (await records(idem)).length === 0; i++) await new Promise((r) => setTimeout(r, 10));
+      await claimed(idem);
       expect((await records(idem))[0]).toMatchObject({ status: null, responseBody: null });
 
       const second = await createEndpoint(t, key, CREATE_BODY, { 'Idempotency-Key': idem });
@@ -115,7 +137,7 @@ describe('a request still running', () => {
       expect(second.body.error.message).toContain(idem);
       expect(second.headers['stripe-should-retry']).toBe('true');
 
-      await blocker.query('COMMIT');
+      await held.release();
       const first = await firstDone;
       expect(first.status).toBe(200);
       const third = await createEndpoint(t, key, CREATE_BODY, { 'Idempotency-Key': idem });
@@ -123,8 +145,7 @@ describe('a request still running', () => {
       expect(third.body.id).toBe(first.body.id);
       expect(await endpointCount(t, account)).toBe(2);
     } finally {
-      await blocker.query('ROLLBACK').catch(() => undefined);
-      await blocker.end();
+      await held.end();
     }
   });
 
@@ -136,25 +157,21 @@ describe('a request still running', () => {
     const kernel = t.kernel as { idempotency: IdempotencyStore };
     const original = kernel.idempotency;
     kernel.idempotency = new IdempotencyStore(t.runtime.prisma, t.config.idempotencyTtlHours, t.runtime.encryption, 50);
-    const blocker = new Client({ connectionString: t.config.databaseUrl });
-    await blocker.connect();
+    const held = await holdAccountRow(account);
     try {
-      await blocker.query('BEGIN');
-      await blocker.query('SELECT 1 FROM accounts WHERE id = $1 FOR UPDATE', [account]);
       const firstDone = createEndpoint(t, key, CREATE_BODY, { 'Idempotency-Key': idem }).then((r) => r);
-      for (let i = 0; i < 200 && (await records(idem)).length === 0; i++) await new Promise((r) => setTimeout(r, 10));
+      await claimed(idem);
       // As if the request had been running for two minutes: only its heartbeat says it lives.
       await t.runtime.prisma.$executeRaw`
         UPDATE idempotency_records SET created_at = created_at - interval '2 minutes', heartbeat_at = heartbeat_at - interval '2 minutes' WHERE key = ${idem}`;
       await until(async () => Date.now() - (await records(idem))[0].heartbeatAt!.getTime() < 1000, 5000, 'a heartbeat');
       expectError(await createEndpoint(t, key, CREATE_BODY, { 'Idempotency-Key': idem }), 409, { code: 'idempotency_key_in_use' });
-      await blocker.query('COMMIT');
+      await held.release();
       expect((await firstDone).status).toBe(200);
       expect(await endpointCount(t, account)).toBe(2);
     } finally {
       kernel.idempotency = original;
-      await blocker.query('ROLLBACK').catch(() => undefined);
-      await blocker.end();
+      await held.end();
     }
   });
 

@@ -1,10 +1,9 @@
-import type { Queue, Worker } from 'bullmq';
-import { startMaintenance, SWEEP_SECRETS } from '../../workers/maintenance';
+import { SWEEP_SECRETS } from '../../workers/maintenance';
 import { sweepExpiredSecrets } from '../../src/resources/apps_secrets/service';
-import { newTestKey, startTestApp, type TestApp } from '../helpers/app';
+import { newTestKey, type TestApp } from '../helpers/app';
 import { createAppSecret } from '../helpers/fixtures';
-import { privateDatabase, type PrivateDatabase } from '../helpers/isolation';
-import { openTestQueues, stopWorker, until } from '../helpers/queues';
+import { startMaintenanceTestApp, type MaintenanceTestApp } from '../helpers/maintenanceApp';
+import { until } from '../helpers/queues';
 
 // The expired-secret sweep: the repeatable job deletes what is past expires_at (on the worker's
 // injected clock) in batches, keeps the rest, and is put back at start when Redis lost it. The
@@ -14,22 +13,14 @@ let nowMs = Date.UTC(2026, 10, 25, 12, 0, 0);
 const clock = { nowMs: () => nowMs };
 const now = () => Math.floor(nowMs / 1000);
 
-let db: PrivateDatabase;
+let m: MaintenanceTestApp;
 let t: TestApp;
-let queues: ReturnType<typeof openTestQueues>;
-let running: { queue: Queue; worker: Worker } | undefined;
 
 beforeAll(async () => {
-  db = await privateDatabase('secret_sweep');
-  t = await startTestApp({ DATABASE_URL: db.url, SECRET_SWEEP_INTERVAL_MS: '200' }, { clock });
-  queues = openTestQueues(t.runtime);
+  m = await startMaintenanceTestApp('secret_sweep', { SECRET_SWEEP_INTERVAL_MS: '200' }, { clock });
+  t = m.t;
 });
-afterAll(async () => {
-  await stopWorker(running);
-  await queues.close();
-  await t.close();
-  await db.drop();
-});
+afterAll(() => m.close());
 
 const createExpiring = async (key: string, names: string[]) => {
   const ids: string[] = [];
@@ -57,8 +48,8 @@ test('the repeatable job sweeps expired secrets on the worker clock; a Redis tha
   const kept = await createAppSecret(t, key, { name: 'kept', expires_at: now() + 3600 });
   const prisma = t.runtime.prisma;
 
-  running = await startMaintenance(t.runtime, queues);
-  const keys = async () => (await running!.queue.getJobSchedulers()).map((s) => s.key ?? s.id);
+  let running = await m.start();
+  const keys = async () => (await running.queue.getJobSchedulers()).map((s) => s.key ?? s.id);
   expect(await keys()).toContain(SWEEP_SECRETS);
   // Not yet expired: several sweeps run and leave everything.
   await new Promise((r) => setTimeout(r, 600));
@@ -70,9 +61,8 @@ test('the repeatable job sweeps expired secrets on the worker clock; a Redis tha
 
   await running.queue.removeJobScheduler(SWEEP_SECRETS);
   expect(await keys()).not.toContain(SWEEP_SECRETS);
-  await running.worker.close();
-  await running.queue.close();
-  running = await startMaintenance(t.runtime, queues);
+  await m.stop();
+  running = await m.start();
   expect(await keys()).toContain(SWEEP_SECRETS);
   nowMs += 3600_000;
   await until(async () => (await prisma.appSecret.count({ where: { id: kept.id } })) === 0);
