@@ -13,7 +13,7 @@ import {
   submitSession,
   updateSession,
 } from './service';
-import { showVerificationPage, submitVerificationPage } from './page';
+import { showVerificationPage, submitVerificationPage } from './pages';
 
 const session = { object: SESSION_OBJECT };
 const sessions = { object: SESSION_OBJECT, list: true };
