@@ -6,8 +6,10 @@
 # Each applies pending migrations itself (under Prisma Migrate's advisory lock) before it starts.
 # docker-compose.yml runs PostgreSQL, Redis, the API and the worker from it.
 
-# Prisma 7 needs Node >= 20.19.
-ARG NODE_IMAGE=node:20.20-bookworm-slim
+# Node 26, the Active LTS line since 2026-10-28 (24 is in maintenance; Node 20 reached its end of
+# life in April 2026). Node 26's images are Debian 13 (trixie). The code runs on any version
+# package.json's engines allows (Prisma 7's: ^20.19 || ^22.12 || >=24).
+ARG NODE_IMAGE=node:26-trixie-slim
 
 # ---------------------------------------------------------------------------------------------
 # build: all dependencies, Prisma client generation, TypeScript compilation, then prune to prod
@@ -39,7 +41,13 @@ RUN npm run build \
 # ---------------------------------------------------------------------------------------------
 # runtime: compiled JavaScript, production dependencies, and the files read at run time
 FROM ${NODE_IMAGE} AS runtime
-ENV NODE_ENV=production
+# HOST: Sandbank listens on 127.0.0.1 unless told otherwise; in a container that would leave the
+# published port unreachable, so the image listens on every interface of its own network.
+# Production: the process never generates a key for secrets at rest; it starts only with
+# SECRETS_ENCRYPTION_KEY or an existing key file in DATA_DIR (see the README).
+ENV NODE_ENV=production \
+    HOST=0.0.0.0 \
+    DATA_DIR=/app/data
 WORKDIR /app
 
 # The project root is the directory holding package.json: the migration runner reads
@@ -47,15 +55,21 @@ WORKDIR /app
 COPY --from=build /app/package.json ./package.json
 COPY --from=build /app/node_modules ./node_modules
 COPY --from=build /app/dist ./dist
+# `npm run keys`, `npm run migrate` and `npm run reset` run scripts/build.js first; with no src/
+# here it has nothing to build, and they run the compiled command.
+COPY scripts/build.js ./scripts/build.js
 COPY prisma/migrations ./prisma/migrations
 COPY openapi ./openapi
 
-# Files stay root-owned and read-only to the process; it writes nothing but its logs to stdout.
+# Files stay root-owned and read-only to the process; it writes nothing but its logs to stdout
+# and the key file in DATA_DIR, a directory of its own (mode 0700). A named volume mounted there
+# starts with this owner and mode, as docker-compose.yml's `sandbank-data` does.
+RUN mkdir -p /app/data && chown node:node /app/data && chmod 700 /app/data
 USER node
 EXPOSE 12111
 
-# No curl in the slim image: ask /healthz with node. (The worker serves no HTTP; compose turns
-# this check off for it.)
+# No curl in the slim image: ask /healthz with node. The worker answers no /healthz: compose gives
+# it a check of its own (its metrics on WORKER_METRICS_PORT, 12112).
 HEALTHCHECK --interval=10s --timeout=5s --start-period=30s --retries=3 \
   CMD ["node", "-e", "require('node:http').get({ host: '127.0.0.1', port: process.env.PORT || 12111, path: '/healthz', timeout: 4000 }, (res) => process.exit(res.statusCode === 200 ? 0 : 1)).on('timeout', () => process.exit(1)).on('error', () => process.exit(1))"]
 

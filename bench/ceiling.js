@@ -18,7 +18,7 @@ const BODY = {
   livemode: false,
   metadata: {},
   status: 'enabled',
-  url: 'https://example.com/bench/hooks',
+  url: 'http://127.0.0.1:0/bench/hooks',
 };
 
 function bareExpress() {

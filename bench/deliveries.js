@@ -14,6 +14,7 @@
 const { spawn } = require('node:child_process');
 const fs = require('node:fs');
 const http = require('node:http');
+const os = require('node:os');
 const path = require('node:path');
 const { Client } = require('pg');
 const Stripe = require('stripe');
@@ -24,7 +25,9 @@ const { loadConfig } = dist('src/config.js');
 const { openRuntime } = dist('src/runtime.js');
 const { applyMigrations, ensureDatabase } = dist('src/db/migrate.js');
 const { emit, automaticCause } = dist('src/events/emit.js');
+const { handOffEvents } = dist('src/events/jobs.js');
 const { createLogger } = dist('src/lib/logger.js');
+const { Encryption } = dist('src/lib/encryption.js');
 const { randomBase62 } = dist('src/lib/ids.js');
 
 const int = (name, fallback) => (process.env[name] ? Number(process.env[name]) : fallback);
@@ -106,7 +109,10 @@ function startReceiver(secrets) {
 async function main() {
   await resetDatabase();
   const queuePrefix = `benchdeliveries${randomBase62(6)}`;
-  const config = loadConfig({ ...process.env, DATABASE_URL, QUEUE_PREFIX: queuePrefix, LOG_LEVEL: 'warn' });
+  // The bench process and its worker share a key file (secrets at rest), in a folder of their own.
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'sandbank-bench-'));
+  process.on('exit', () => fs.rmSync(dataDir, { recursive: true, force: true }));
+  const config = loadConfig({ ...process.env, DATABASE_URL, QUEUE_PREFIX: queuePrefix, LOG_LEVEL: 'warn', DATA_DIR: dataDir, WEBHOOK_LOOPBACK_ONLY: 'true' });
   const runtime = openRuntime(config, { logger: createLogger('warn') });
   const { prisma } = runtime;
 
@@ -115,14 +121,26 @@ async function main() {
   const secrets = { '/a': `whsec_${randomBase62(32)}`, '/b': `whsec_${randomBase62(32)}` };
   const receiver = await startReceiver(secrets);
   for (const [p, secret] of Object.entries(secrets)) {
+    // Stored as the API stores it: sealed, under the key its key_id names.
+    const sealed = await runtime.encryption.seal(secret);
     await prisma.webhookEndpoint.create({
-      data: { id: `we_${randomBase62(24)}`, accountId, created: Math.floor(Date.now() / 1000), url: receiver.url(p), enabledEvents: ['*'], status: 'enabled', secret },
+      data: {
+        id: `we_${randomBase62(24)}`,
+        accountId,
+        created: Math.floor(Date.now() / 1000),
+        url: receiver.url(p),
+        enabledEvents: ['*'],
+        status: 'enabled',
+        secret: sealed,
+        keyId: Encryption.keyIdOf(sealed),
+      },
     });
   }
 
   const nodeArgs = (process.env.BENCH_WORKER_NODE_ARGS || '').split(/\s+/).filter(Boolean);
   worker = spawn(process.execPath, [...nodeArgs, '-r', path.join(__dirname, 'watchdog.js'), path.join(ROOT, 'dist/workers/index.js')], {
-    env: { ...process.env, DATABASE_URL, QUEUE_PREFIX: queuePrefix, LOG_LEVEL: 'warn', RECONCILE_INTERVAL_MS: '600000' },
+    // WEBHOOK_LOOPBACK_ONLY: the worker delivers to the local receiver and may reach nothing else.
+    env: { ...process.env, DATABASE_URL, QUEUE_PREFIX: queuePrefix, LOG_LEVEL: 'warn', RECONCILE_INTERVAL_MS: '600000', WEBHOOK_LOOPBACK_ONLY: 'true', DATA_DIR: dataDir },
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   });
 
@@ -136,7 +154,7 @@ async function main() {
   // Warm-up: the worker is up once these arrive.
   const warm = [];
   for (let i = 0; i < 50; i++) warm.push((await emitOne(i)).id);
-  await runtime.jobs.handOffEvents(warm);
+  await handOffEvents(runtime.queues, warm);
   await receiver.waitFor(100, 60_000);
   receiver.arrivals.clear();
 
@@ -153,7 +171,7 @@ async function main() {
   }
   process.stdout.write('handing off… ');
   const handedOffAt = now();
-  for (let i = 0; i < ids.length; i += 500) await runtime.jobs.handOffEvents(ids.slice(i, i + 500));
+  for (let i = 0; i < ids.length; i += 500) await handOffEvents(runtime.queues, ids.slice(i, i + 500));
   await receiver.waitFor(EVENTS * 2, 300_000);
   const burstTimes = [...receiver.arrivals.values()];
   const burstSeconds = (Math.max(...burstTimes) - handedOffAt) / 1000;
@@ -174,7 +192,7 @@ async function main() {
     pending.push(
       emitOne(i).then(async ({ id, committedAt }) => {
         committed.set(id, committedAt);
-        await runtime.jobs.handOffEvents([id]);
+        await handOffEvents(runtime.queues, [id]);
       }),
     );
   }

@@ -32,6 +32,9 @@ const autocannon = require('autocannon');
 const ROOT = path.resolve(__dirname, '..');
 const RESULTS_DIR = path.join(__dirname, 'results');
 const HOST = '127.0.0.1';
+// Where the endpoints the benchmark creates point: this machine, port 0, where nothing can listen,
+// so nothing would arrive anywhere even if a worker ran against the bench database.
+const CLOSED_ORIGIN = `http://${HOST}:0`;
 /** User CPU of programs other than the server, PostgreSQL and autocannon above which a scenario is flagged. */
 const DISTURBED_PCT = 25;
 
@@ -189,6 +192,11 @@ async function startSandbank() {
   const env = {
     ...process.env,
     NODE_ENV: 'production',
+    HOST,
+    // Production refuses to start without a key for secrets at rest; the bench brings one (and a
+    // data directory of its own, for keys an older bench database kept).
+    SECRETS_ENCRYPTION_KEY: crypto.randomBytes(32).toString('base64'),
+    DATA_DIR: fs.mkdtempSync(path.join(os.tmpdir(), 'sandbank-bench-')),
     PORT: String(port),
     PUBLIC_URL: `http://${HOST}:${port}`,
     DATABASE_URL: settings.databaseUrl,
@@ -199,6 +207,8 @@ async function startSandbank() {
     // an error benchmark after 16 requests.
     MAX_WEBHOOK_ENDPOINTS: String(settings.maxWebhookEndpoints),
     SHUTDOWN_TIMEOUT_MS: '3000',
+    // Deliveries (none are expected here) may only reach this machine.
+    WEBHOOK_LOOPBACK_ONLY: 'true',
   };
   const args = [...settings.serverNodeArgs, '-r', path.join(__dirname, 'watchdog.js'), path.join(ROOT, 'dist', 'src', 'server.js')];
   // Below warn the server logs every request: send its stdout to a file (as a deployment would),
@@ -492,7 +502,7 @@ async function main() {
       const res = await fetch(`${base}/v1/webhook_endpoints`, {
         method: 'POST',
         headers: { ...auth, 'content-type': 'application/x-www-form-urlencoded', 'idempotency-key': `bench-setup-${crypto.randomUUID()}` },
-        body: `url=${encodeURIComponent(`https://example.com/bench/${i}`)}&enabled_events[0]=charge.succeeded`,
+        body: `url=${encodeURIComponent(`${CLOSED_ORIGIN}/bench/${i}`)}&enabled_events[0]=charge.succeeded`,
       });
       const body = await res.json();
       if (res.status !== 200) throw new Error(`preparing data: POST /v1/webhook_endpoints answered ${res.status}: ${JSON.stringify(body)}`);
@@ -519,7 +529,7 @@ async function main() {
               method: 'POST',
               path: '/v1/webhook_endpoints',
               headers: { ...auth, 'content-type': 'application/x-www-form-urlencoded' },
-              body: `url=${encodeURIComponent('https://example.com/bench/hooks')}&enabled_events[0]=charge.succeeded`,
+              body: `url=${encodeURIComponent(`${CLOSED_ORIGIN}/bench/hooks`)}&enabled_events[0]=charge.succeeded`,
               // A fresh key per request, as the SDKs send: every request creates an endpoint.
               setupRequest: (req) => {
                 req.headers['idempotency-key'] = `bench-${run}-${++counter}`;

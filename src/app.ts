@@ -1,17 +1,22 @@
 import express, { type Express } from 'express';
-import type { Redis } from './lib/redis';
+import { redisAnswers, type Redis } from './lib/redis';
+import type { JobQueues } from './lib/queue';
 import type { Deps } from './kernel/route';
 import { Authenticator } from './kernel/auth';
 import { ExpandRegistry } from './kernel/expand';
 import { accessLog, errorMiddleware, InFlight, mountRoutes, notFound, requestIdentity, type Kernel } from './kernel/http';
 import { IdempotencyStore } from './kernel/idempotency';
+import { RateLimiter } from './kernel/rateLimit';
 import { checkRoutesAgainstDocument, loadOpenApiDocument, operationsOf } from './kernel/openapi';
-import { generatedSchemas, resources } from './resources';
+import { generatedSchemas, queueDefinitions, resources } from './resources';
+import { versions } from './resources/versions';
 import { renderMetrics, watchQueueDepth } from './lib/metrics';
-import { mountPages } from './hosted/pages';
+import { HOSTED_PREFIX, mountPages } from './hosted/pages';
+import { cors } from './kernel/cors';
 
 export interface AppDeps extends Deps {
   readonly redis: Redis;
+  readonly queues: JobQueues;
 }
 
 export interface BuiltApp {
@@ -31,11 +36,13 @@ export function buildApp(deps: AppDeps): BuiltApp {
   for (const r of resources) for (const [object, fields] of Object.entries(r.expandable)) expand.register(object, fields);
   const kernel: Kernel = {
     deps,
-    authenticator: new Authenticator(prisma, config.authMode, clock, config.apiKeyCacheSeconds),
+    authenticator: new Authenticator(prisma, config.authMode, clock, config.apiKeyCacheSeconds, config.defaultApiVersion),
     idempotency: new IdempotencyStore(prisma, config.idempotencyTtlHours, deps.encryption),
     expand,
+    versions,
     limits: { bodyLimitBytes: config.bodyLimitBytes, depthLimit: config.paramDepthLimit, countLimit: config.paramCountLimit },
     inFlight: new InFlight(),
+    rateLimiter: config.apiRateLimit > 0 ? new RateLimiter(config.apiRateLimit, clock) : undefined,
   };
 
   const app = express();
@@ -43,16 +50,24 @@ export function buildApp(deps: AppDeps): BuiltApp {
   app.disable('etag');
   app.set('query parser', false);
   app.set('case sensitive routing', true);
-  app.use(requestIdentity);
+  // `/v1/webhook_endpoints/` is not `/v1/webhook_endpoints`: a 404, as the public API answers.
+  app.set('strict routing', true);
+  app.use(requestIdentity(config.defaultApiVersion));
   app.use(accessLog(logger));
+  app.use(cors(HOSTED_PREFIX));
+  // The service endpoints name their route in the access log and metrics, as operations do.
+  for (const path of ['/openapi.json', '/metrics', '/healthz', '/readyz']) {
+    app.get(path, (_req, res, next) => {
+      (res.locals as { route?: string }).route = path;
+      next();
+    });
+  }
 
   const documentJson = JSON.stringify(document);
   app.get('/openapi.json', (_req, res) => {
     res.type('application/json').send(documentJson);
   });
-  watchQueueDepth(deps.jobs.relay.queue);
-  watchQueueDepth(deps.jobs.deliveryQueue);
-  watchQueueDepth(deps.identity.queue);
+  for (const definition of queueDefinitions) watchQueueDepth(deps.queues.of(definition));
   app.get('/metrics', async (_req, res) => {
     const metrics = await renderMetrics();
     res.type(metrics.contentType).send(metrics.body);
@@ -63,7 +78,7 @@ export function buildApp(deps: AppDeps): BuiltApp {
   app.get('/readyz', async (_req, res) => {
     const [database, queue] = await Promise.all([
       prisma.$queryRaw`SELECT 1`.then(() => true, () => false),
-      redis.ping().then((r) => r === 'PONG', () => false),
+      redisAnswers(redis),
     ]);
     res.status(database && queue ? 200 : 503).json({ status: database && queue ? 'ready' : 'unavailable', postgres: database, redis: queue });
   });

@@ -1,8 +1,13 @@
 // Every setting is read here, once, from the environment. Nothing else reads process.env.
 
+import { isIP } from 'node:net';
+import { normalizeHost } from './lib/netguard';
+import { isApiVersion, LATEST_API_VERSION } from './kernel/versions';
+
 export type AuthMode = 'open' | 'registered';
 
 export interface Config {
+  readonly host: string;
   readonly port: number;
   readonly publicUrl: string;
   readonly databaseUrl: string;
@@ -11,6 +16,12 @@ export interface Config {
   readonly queuePrefix: string;
   readonly authMode: AuthMode;
   readonly apiKeyCacheSeconds: number;
+  /** Requests per second per platform account, across the API; 0: no limit. */
+  readonly apiRateLimit: number;
+  /** Requests per second per platform account to the sandbox resend; 0: no limit. */
+  readonly resendRateLimit: number;
+  /** The version of platforms none of whose requests pinned one yet. */
+  readonly defaultApiVersion: string;
   readonly logLevel: string;
   readonly bodyLimitBytes: number;
   readonly paramDepthLimit: number;
@@ -22,20 +33,32 @@ export interface Config {
   readonly webhookTimeoutMs: number;
   /** Seconds to wait before each retry; its length is the number of retries. */
   readonly webhookRetrySchedule: readonly number[];
+  readonly webhookAllowPrivateNetwork: boolean;
+  /** Host names as the URL parser writes them (lower case, IPv6 without brackets, no trailing dot). */
+  readonly webhookAllowedHosts: readonly string[];
+  readonly webhookLoopbackOnly: boolean;
   readonly reconcileIntervalMs: number;
   readonly eventRetentionDays: number;
   readonly workerMetricsPort: number;
   readonly accountSessionTtlSeconds: number;
   readonly accountLinkTtlSeconds: number;
-  /** Base64, or '' to use a key generated and kept in the database. */
+  readonly loginLinkTtlSeconds: number;
+  /** Base64, or '' to use the newest key of the key file in dataDir. */
   readonly secretsEncryptionKey: string;
+  /** Where the key file lives; relative paths are relative to the working directory. */
+  readonly dataDir: string;
+  /** `production` never generates a key: it starts only with a configured key or an existing key file. */
+  readonly nodeEnv: string;
   readonly secretSweepIntervalMs: number;
+  /** How long a card payment method's CVC is kept when no forward uses it up. */
+  readonly cardCvcTtlSeconds: number;
   readonly identityProcessingDelayMs: number;
   readonly redactionDelayMs: number;
 }
 
 /** Name, default and one-line meaning of every setting; .env.example and the README table follow it. */
 export const settings = {
+  HOST: ['127.0.0.1', 'Address the API (with its hosted pages and /metrics) and a worker\'s metrics listen on; 0.0.0.0 for every interface (the Docker image sets it)'],
   PORT: ['12111', 'HTTP port of the API'],
   PUBLIC_URL: ['http://localhost:<PORT>', 'Base URL of hosted pages (onboarding, verification)'],
   DATABASE_URL: ['postgresql://postgres@127.0.0.1:5432/sandbank', 'PostgreSQL connection string; the database is created when missing'],
@@ -44,6 +67,9 @@ export const settings = {
   QUEUE_PREFIX: ['sandbank', 'Key prefix of the BullMQ queues in Redis'],
   AUTH_MODE: ['open', '`open`: any well-formed sk_test_ key works; `registered`: only keys made by `npm run keys -- create`'],
   API_KEY_CACHE_SECONDS: ['60', 'How long an API process remembers a key it looked up; a revoked key stops working within this (0: look up every request)'],
+  API_RATE_LIMIT: ['0', 'Requests per second one platform account (a key and its connected accounts) may make, counted per API process; more get 429 `rate_limit` (0: no limit)'],
+  RESEND_RATE_LIMIT: ['0', 'Requests per second one platform account may make to the sandbox resend, on top of API_RATE_LIMIT, counted per API process (0: no limit)'],
+  DEFAULT_API_VERSION: [LATEST_API_VERSION, 'API version of a platform until one of its requests sends `Stripe-Version` (the first that does pins it as the platform default); requests without the header and events without an endpoint version use it'],
   LOG_LEVEL: ['info', 'pino log level (fatal, error, warn, info, debug, trace, silent)'],
   BODY_LIMIT_BYTES: ['262144', 'Largest accepted request body'],
   PARAM_DEPTH_LIMIT: ['8', 'Deepest accepted bracket nesting in parameters'],
@@ -54,13 +80,20 @@ export const settings = {
   SHUTDOWN_TIMEOUT_MS: ['10000', 'How long SIGTERM waits for in-flight requests and jobs'],
   WEBHOOK_TIMEOUT_MS: ['10000', 'How long one webhook delivery attempt may take'],
   WEBHOOK_RETRY_SCHEDULE: ['60,300,1800,3600,7200', 'Seconds before each retry of a failed delivery (jittered); after the last, the delivery fails'],
-  RECONCILE_INTERVAL_MS: ['30000', 'How often the worker re-queues events and deliveries that Redis lost'],
+  WEBHOOK_ALLOW_PRIVATE_NETWORK: ['true', 'Whether deliveries may reach private and loopback addresses (10/8, 172.16/12, 192.168/16, 100.64/10, fc00::/7, 127/8, ::1); set `false` on a shared deployment. Link-local and cloud metadata addresses are always refused'],
+  WEBHOOK_ALLOWED_HOSTS: ['', 'Comma-separated host names whose deliveries may reach private and loopback addresses even when WEBHOOK_ALLOW_PRIVATE_NETWORK is `false` (your own receivers)'],
+  WEBHOOK_LOOPBACK_ONLY: ['false', '`true`: deliveries may only reach loopback addresses, and names other than `localhost` are not even looked up; the test suite and benchmarks run with it'],
+  RECONCILE_INTERVAL_MS: ['5000', 'How often the worker rebuilds from the database what Redis lost (fan-outs, deliveries, identity steps, maintenance schedules); it also runs when Redis reconnects'],
   EVENT_RETENTION_DAYS: ['30', 'Events older than this are pruned'],
   WORKER_METRICS_PORT: ['12112', 'Port of /metrics in a worker run on its own (`npm run start:worker`); 0 turns it off'],
   ACCOUNT_SESSION_TTL_SECONDS: ['1800', 'How long an account session\'s client secret can be claimed'],
   ACCOUNT_LINK_TTL_SECONDS: ['300', 'How long an account link\'s URL can be opened (once)'],
-  SECRETS_ENCRYPTION_KEY: ['', 'Base64 of 32 bytes: the AES-256-GCM key for secrets at rest; empty: one is generated and kept in the database'],
-  SECRET_SWEEP_INTERVAL_MS: ['60000', 'How often the worker deletes app secrets past their expires_at (reads never return them anyway)'],
+  LOGIN_LINK_TTL_SECONDS: ['300', 'How long a login link\'s URL (an Express account\'s dashboard) can be opened (once)'],
+  SECRETS_ENCRYPTION_KEY: ['', 'Base64 of 32 bytes: the AES-256-GCM key for secrets at rest; empty: the newest key of the key file in DATA_DIR'],
+  DATA_DIR: ['data', 'Directory of the key file for secrets at rest, `encryption-keys.json` (generated at the first start unless NODE_ENV=production); back it up: losing it loses every sealed value'],
+  NODE_ENV: ['', '`production`: refuse to start unless SECRETS_ENCRYPTION_KEY is set or the key file exists (no key is generated)'],
+  SECRET_SWEEP_INTERVAL_MS: ['60000', 'How often the worker deletes app secrets past their expires_at (reads never return them anyway), and card CVCs past CARD_CVC_TTL_SECONDS'],
+  CARD_CVC_TTL_SECONDS: ['3600', 'How long a card payment method keeps its CVC (sealed) when no forward uses it up first'],
   IDENTITY_PROCESSING_DELAY_MS: ['2000', 'How long a submitted verification session stays `processing` before its outcome'],
   REDACTION_DELAY_MS: ['5000', 'How long a verification session redaction takes (the public API allows up to four days, the most accepted)'],
 } as const satisfies Record<string, readonly [string, string]>;
@@ -85,10 +118,54 @@ function secondsList(env: Env, name: keyof typeof settings): number[] {
   return values.map(Number);
 }
 
+function boolean(env: Env, name: keyof typeof settings): boolean {
+  const raw = env[name] || settings[name][0];
+  if (raw !== 'true' && raw !== 'false') throw new ConfigError(`${name} must be "true" or "false", got "${raw}"`);
+  return raw === 'true';
+}
+
+/** Comma-separated host names, normalised as the URL parser writes a URL's host (so they compare equal). */
+function hostList(env: Env, name: keyof typeof settings): string[] {
+  const raw = env[name] ?? settings[name][0];
+  return raw
+    .split(',')
+    .map((h) => h.trim())
+    .filter(Boolean)
+    .map((host) => {
+      const bracketed = host.includes(':') && !host.startsWith('[') ? `[${host}]` : host;
+      let parsed: URL | undefined;
+      try {
+        parsed = new URL(`http://${bracketed}/`);
+      } catch {
+        parsed = undefined;
+      }
+      // A scheme, port, path or user would change what was parsed; only a bare host comes back whole.
+      if (!parsed || parsed.host !== parsed.hostname || parsed.pathname !== '/' || parsed.username || /[/?#@]/.test(host)) {
+        throw new ConfigError(`${name} must be comma-separated host names, got "${host}"`);
+      }
+      return normalizeHost(parsed.hostname);
+    });
+}
+
+function apiVersion(env: Env, name: keyof typeof settings): string {
+  const raw = env[name] || settings[name][0];
+  if (!isApiVersion(raw)) throw new ConfigError(`${name} must be an API version Sandbank knows (such as ${LATEST_API_VERSION}), got "${raw}"`);
+  return raw;
+}
+
 function encryptionKey(env: Env): string {
   const raw = env.SECRETS_ENCRYPTION_KEY ?? settings.SECRETS_ENCRYPTION_KEY[0];
   if (raw !== '' && Buffer.from(raw, 'base64').length !== 32) {
     throw new ConfigError('SECRETS_ENCRYPTION_KEY must be 32 bytes in base64 (e.g. `openssl rand -base64 32`)');
+  }
+  return raw;
+}
+
+/** An IP address or a host name to listen on. */
+function host(env: Env): string {
+  const raw = env.HOST || settings.HOST[0];
+  if (isIP(raw) === 0 && !/^[A-Za-z0-9]([A-Za-z0-9-]*[A-Za-z0-9])?(\.[A-Za-z0-9]([A-Za-z0-9-]*[A-Za-z0-9])?)*$/.test(raw)) {
+    throw new ConfigError(`HOST must be an IP address or a host name, got "${raw}"`);
   }
   return raw;
 }
@@ -112,6 +189,7 @@ export function loadConfig(env: Env = process.env): Config {
   const queuePrefix = env.QUEUE_PREFIX || settings.QUEUE_PREFIX[0];
   if (queuePrefix.includes(':')) throw new ConfigError('QUEUE_PREFIX must not contain ":"');
   return Object.freeze({
+    host: host(env),
     port,
     publicUrl: url(env, 'PUBLIC_URL', `http://localhost:${port}`, ['http:', 'https:']).replace(/\/+$/, ''),
     databaseUrl: url(env, 'DATABASE_URL', settings.DATABASE_URL[0], ['postgresql:', 'postgres:']),
@@ -120,6 +198,9 @@ export function loadConfig(env: Env = process.env): Config {
     queuePrefix,
     authMode,
     apiKeyCacheSeconds: integer(env, 'API_KEY_CACHE_SECONDS', 0, 86400),
+    apiRateLimit: integer(env, 'API_RATE_LIMIT', 0, 1_000_000),
+    resendRateLimit: integer(env, 'RESEND_RATE_LIMIT', 0, 1_000_000),
+    defaultApiVersion: apiVersion(env, 'DEFAULT_API_VERSION'),
     logLevel: env.LOG_LEVEL || settings.LOG_LEVEL[0],
     bodyLimitBytes: integer(env, 'BODY_LIMIT_BYTES', 1024),
     paramDepthLimit: integer(env, 'PARAM_DEPTH_LIMIT', 1, 64),
@@ -130,13 +211,20 @@ export function loadConfig(env: Env = process.env): Config {
     shutdownTimeoutMs: integer(env, 'SHUTDOWN_TIMEOUT_MS', 0),
     webhookTimeoutMs: integer(env, 'WEBHOOK_TIMEOUT_MS', 1),
     webhookRetrySchedule: Object.freeze(secondsList(env, 'WEBHOOK_RETRY_SCHEDULE')),
+    webhookAllowPrivateNetwork: boolean(env, 'WEBHOOK_ALLOW_PRIVATE_NETWORK'),
+    webhookAllowedHosts: Object.freeze(hostList(env, 'WEBHOOK_ALLOWED_HOSTS')),
+    webhookLoopbackOnly: boolean(env, 'WEBHOOK_LOOPBACK_ONLY'),
     reconcileIntervalMs: integer(env, 'RECONCILE_INTERVAL_MS', 100),
     eventRetentionDays: integer(env, 'EVENT_RETENTION_DAYS', 1),
     workerMetricsPort: integer(env, 'WORKER_METRICS_PORT', 0, 65535),
     accountSessionTtlSeconds: integer(env, 'ACCOUNT_SESSION_TTL_SECONDS', 1, 86400),
     accountLinkTtlSeconds: integer(env, 'ACCOUNT_LINK_TTL_SECONDS', 1, 86400),
+    loginLinkTtlSeconds: integer(env, 'LOGIN_LINK_TTL_SECONDS', 1, 86400),
     secretsEncryptionKey: encryptionKey(env),
+    dataDir: env.DATA_DIR || settings.DATA_DIR[0],
+    nodeEnv: env.NODE_ENV ?? settings.NODE_ENV[0],
     secretSweepIntervalMs: integer(env, 'SECRET_SWEEP_INTERVAL_MS', 100),
+    cardCvcTtlSeconds: integer(env, 'CARD_CVC_TTL_SECONDS', 1, 86400),
     identityProcessingDelayMs: integer(env, 'IDENTITY_PROCESSING_DELAY_MS', 0, 86400000),
     redactionDelayMs: integer(env, 'REDACTION_DELAY_MS', 0, 4 * 86400000),
   });

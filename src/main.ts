@@ -1,5 +1,5 @@
 import { loadConfig } from './config';
-import { onShutdownSignal, openRuntime, prepareDatabase } from './runtime';
+import { failStartup, onShutdownSignal, openRuntime, prepareDatabase, prepareSecrets } from './runtime';
 import { startApi } from './server';
 import { startWorkers } from '../workers';
 
@@ -7,6 +7,7 @@ import { startWorkers } from '../workers';
 async function main(): Promise<void> {
   const runtime = openRuntime(loadConfig());
   await prepareDatabase(runtime.config, runtime.logger);
+  await prepareSecrets(runtime);
   const workers = await startWorkers(runtime);
   const api = await startApi(runtime);
   onShutdownSignal(runtime.logger, async () => {
@@ -16,7 +17,4 @@ async function main(): Promise<void> {
   });
 }
 
-main().catch((err) => {
-  console.error(err);
-  process.exit(1);
-});
+main().catch(failStartup);

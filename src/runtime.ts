@@ -1,13 +1,14 @@
 import type { AppDeps } from './app';
-import type { Config } from './config';
+import { ConfigError, type Config } from './config';
 import { systemClock, type Clock } from './lib/clock';
 import { createLogger, type Logger } from './lib/logger';
 import { createPrisma } from './lib/prisma';
 import { createRedis } from './lib/redis';
-import { applyMigrations, ensureDatabase } from './db/migrate';
-import { EventJobs } from './events/jobs';
+import { applyMigrations, ensureDatabase, MigrationError } from './db/migrate';
+import { explainDatabaseError } from './db/connectError';
 import { Encryption } from './lib/encryption';
-import { IdentityJobs } from './resources/identity/jobs';
+import { JobQueues } from './lib/queue';
+import { sealPlaintextSecrets } from './resources/webhook_endpoints/service';
 
 export interface Runtime extends AppDeps {
   close(): Promise<void>;
@@ -16,32 +17,57 @@ export interface Runtime extends AppDeps {
 /** Opens the shared clients of one process. */
 export function openRuntime(config: Config, options: { logger?: Logger; clock?: Clock } = {}): Runtime {
   const logger = options.logger ?? createLogger(config.logLevel);
-  const prisma = createPrisma(config.databaseUrl, config.databasePoolSize);
+  const prisma = createPrisma(config.databaseUrl, config.databasePoolSize, logger);
   const redis = createRedis(config.redisUrl);
   redis.on('error', (err) => logger.warn({ err: err.message }, 'redis connection error'));
-  const jobs = new EventJobs(config, logger);
-  const encryption = new Encryption(prisma, config.secretsEncryptionKey, logger);
-  const identity = new IdentityJobs(config, logger);
+  const queues = new JobQueues(config, logger);
+  const encryption = new Encryption(prisma, config, logger);
   return {
     config,
     logger,
     clock: options.clock ?? systemClock,
     prisma,
     redis,
-    jobs,
+    queues,
     encryption,
-    identity,
     async close() {
-      await Promise.allSettled([jobs.close(), identity.close(), prisma.$disconnect(), redis.quit()]);
+      await Promise.allSettled([queues.close(), prisma.$disconnect(), redis.quit().catch(() => redis.disconnect())]);
     },
   };
 }
 
 /** Creates the database when missing and applies pending migrations (safe to run from several processes). */
 export async function prepareDatabase(config: Config, logger: Logger): Promise<void> {
-  if (await ensureDatabase(config.databaseUrl)) logger.info('created the database');
-  const applied = await applyMigrations(config.databaseUrl, { log: (msg) => logger.info(msg) });
-  if (applied.length > 0) logger.info({ migrations: applied }, 'applied migrations');
+  try {
+    if (await ensureDatabase(config.databaseUrl)) logger.info('created the database');
+    const applied = await applyMigrations(config.databaseUrl, { log: (msg) => logger.info(msg) });
+    if (applied.length > 0) logger.info({ migrations: applied }, 'applied migrations');
+  } catch (err) {
+    const explained = explainDatabaseError(err, config.databaseUrl);
+    if (explained) throw new StartupError(explained);
+    if (err instanceof MigrationError) throw new StartupError(err.message);
+    throw err;
+  }
+}
+
+/** A start-up failure that one line explains (printed without a stack). */
+export class StartupError extends Error {}
+
+/**
+ * Loads the keys for secrets at rest (in production, without a key, this refuses to start) and
+ * seals the webhook signing secrets earlier versions kept in plain text. Every process runs it at
+ * start; running it from several at once is safe.
+ */
+export async function prepareSecrets(runtime: Runtime): Promise<void> {
+  await runtime.encryption.ready();
+  const sealed = await sealPlaintextSecrets(runtime);
+  if (sealed > 0) runtime.logger.info({ sealed }, 'sealed webhook signing secrets kept in plain text by an earlier version');
+}
+
+/** A process that can't start exits with the reason: one line for a setting's problem. */
+export function failStartup(err: unknown): never {
+  console.error(err instanceof ConfigError || err instanceof StartupError ? err.message : err);
+  process.exit(1);
 }
 
 /** Runs `stop` once on SIGTERM or SIGINT, then exits; a second signal exits at once. */

@@ -2,7 +2,7 @@ import { createServer, type Server } from 'node:http';
 import { buildApp } from './app';
 import { answerClientErrors } from './kernel/http';
 import { loadConfig } from './config';
-import { onShutdownSignal, openRuntime, prepareDatabase, type Runtime } from './runtime';
+import { failStartup, onShutdownSignal, openRuntime, prepareDatabase, prepareSecrets, type Runtime } from './runtime';
 
 export interface RunningApi {
   readonly server: Server;
@@ -10,15 +10,17 @@ export interface RunningApi {
   close(): Promise<void>;
 }
 
-export function startApi(runtime: Runtime): Promise<RunningApi> {
+export async function startApi(runtime: Runtime): Promise<RunningApi> {
+  await runtime.encryption.ready();
   const { app, kernel } = buildApp(runtime);
   const server = createServer(app);
   answerClientErrors(server);
   server.keepAliveTimeout = 65_000;
-  return new Promise((resolve, reject) => {
+  return new Promise<RunningApi>((resolve, reject) => {
     server.once('error', reject);
-    server.listen(runtime.config.port, () => {
-      runtime.logger.info({ port: runtime.config.port }, 'api listening');
+    const { host, port } = runtime.config;
+    server.listen(port, host, () => {
+      runtime.logger.info({ host, port: (server.address() as { port: number }).port }, 'api listening');
       resolve({
         server,
         close: async () => {
@@ -43,6 +45,7 @@ export function startApi(runtime: Runtime): Promise<RunningApi> {
 async function main(): Promise<void> {
   const runtime = openRuntime(loadConfig());
   await prepareDatabase(runtime.config, runtime.logger);
+  await prepareSecrets(runtime);
   const api = await startApi(runtime);
   onShutdownSignal(runtime.logger, async () => {
     await api.close();
@@ -51,8 +54,5 @@ async function main(): Promise<void> {
 }
 
 if (require.main === module) {
-  main().catch((err) => {
-    console.error(err);
-    process.exit(1);
-  });
+  main().catch(failStartup);
 }

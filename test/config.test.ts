@@ -2,8 +2,8 @@ import { readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { ConfigError, loadConfig, settings, type Config } from '../src/config';
 
-// The typed config, and the two documents that follow `settings`: .env.example (checked here
-// line for line) and the README's configuration table.
+// The typed config, and the two documents that follow `settings` (both checked here): .env.example
+// line for line, and the README's configuration table row for row.
 
 const root = path.join(__dirname, '..');
 const names = Object.keys(settings) as (keyof typeof settings)[];
@@ -67,6 +67,31 @@ describe('.env.example', () => {
   });
 });
 
+describe("the README's configuration table", () => {
+  /** The table's rows: name, default as shown, meaning. */
+  function readTable(): { name: string; shown: string; meaning: string }[] {
+    const lines = readFileSync(path.join(root, 'README.md'), 'utf8').split('\n');
+    const start = lines.indexOf('| Variable | Default | Meaning |');
+    expect(start).toBeGreaterThan(-1);
+    const rows: { name: string; shown: string; meaning: string }[] = [];
+    for (const line of lines.slice(start + 2)) {
+      if (!line.startsWith('|')) break;
+      const [name, shown, meaning] = line.slice(1, -1).split(' | ').map((cell) => cell.trim());
+      rows.push({ name: name.replace(/^`|`$/g, ''), shown, meaning });
+    }
+    return rows;
+  }
+
+  test('lists exactly the settings, in their order, each with its default and meaning', () => {
+    const rows = readTable();
+    expect(rows.map((r) => r.name)).toEqual(names);
+    for (const row of rows) {
+      const [fallback, meaning] = settings[row.name as keyof typeof settings];
+      expect(row).toEqual({ name: row.name, shown: fallback === '' ? '(empty)' : `\`${fallback}\``, meaning });
+    }
+  });
+});
+
 describe('loadConfig', () => {
   test('gives the documented defaults', () => {
     const config = loadConfig({});
@@ -76,7 +101,13 @@ describe('loadConfig', () => {
       redisUrl: 'redis://127.0.0.1:6379',
       publicUrl: 'http://localhost:12111',
       authMode: 'open',
+      // Off the network and unlimited unless told otherwise.
+      host: '127.0.0.1',
+      apiRateLimit: 0,
+      resendRateLimit: 0,
     });
+    expect(loadConfig({ HOST: '::' }).host).toBe('::');
+    expect(loadConfig({ HOST: 'sandbank.internal' }).host).toBe('sandbank.internal');
   });
 
   test('has one field per setting, named after it, each equal to the default in `settings`', () => {
@@ -104,8 +135,14 @@ describe('loadConfig', () => {
       AUTH_MODE: 'registered',
       QUEUE_PREFIX: 'sb1',
       MAX_WEBHOOK_ENDPOINTS: '3',
+      HOST: '0.0.0.0',
+      API_RATE_LIMIT: '25',
+      RESEND_RATE_LIMIT: '1',
     });
     expect(config).toMatchObject({
+      host: '0.0.0.0',
+      apiRateLimit: 25,
+      resendRateLimit: 1,
       port: 3000,
       databaseUrl: 'postgres://u:p@db:5433/other',
       redisUrl: 'rediss://cache:6380',
@@ -113,6 +150,20 @@ describe('loadConfig', () => {
       queuePrefix: 'sb1',
       maxWebhookEndpoints: 3,
     });
+  });
+
+  test('reads the webhook destination settings; allowed hosts are written as the URL parser writes hosts', () => {
+    const config = loadConfig({
+      WEBHOOK_ALLOW_PRIVATE_NETWORK: 'false',
+      WEBHOOK_LOOPBACK_ONLY: 'true',
+      WEBHOOK_ALLOWED_HOSTS: ' Hooks.Internal. , 10.0.0.5,,[::1], fd00::0:1 ,0x0a.0.0.6',
+    });
+    expect(config).toMatchObject({
+      webhookAllowPrivateNetwork: false,
+      webhookLoopbackOnly: true,
+      webhookAllowedHosts: ['hooks.internal', '10.0.0.5', '::1', 'fd00::1', '10.0.0.6'],
+    });
+    expect(Object.isFrozen(config.webhookAllowedHosts)).toBe(true);
   });
 
   test('returns a frozen object', () => {
@@ -137,6 +188,17 @@ describe('loadConfig', () => {
     ['DATABASE_POOL_SIZE', '0'],
     ['BODY_LIMIT_BYTES', '1.5'],
     ['WEBHOOK_RETRY_SCHEDULE', '60,soon'],
+    ['WEBHOOK_ALLOW_PRIVATE_NETWORK', 'yes'],
+    ['WEBHOOK_LOOPBACK_ONLY', '1'],
+    ['WEBHOOK_ALLOWED_HOSTS', 'https://hooks.internal'],
+    ['WEBHOOK_ALLOWED_HOSTS', 'hooks.internal:8443'],
+    ['WEBHOOK_ALLOWED_HOSTS', 'ok.internal,hooks.internal/path'],
+    ['WEBHOOK_ALLOWED_HOSTS', 'user@hooks.internal'],
+    ['HOST', 'not a host'],
+    ['HOST', 'http://0.0.0.0'],
+    ['API_RATE_LIMIT', '-1'],
+    ['API_RATE_LIMIT', '2.5'],
+    ['RESEND_RATE_LIMIT', 'fast'],
   ])('%s=%s throws a ConfigError naming the variable', (name, value) => {
     let thrown: unknown;
     try {

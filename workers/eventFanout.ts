@@ -1,21 +1,20 @@
-import type { Queue, Worker } from 'bullmq';
+import type { Worker } from 'bullmq';
 import type { Runtime } from '../src/runtime';
 import { fanOutEvents } from '../src/events/fanout';
 import { createBatcher } from '../src/lib/batcher';
-import { enqueueDeliveries } from '../src/events/reconcile';
-import { openWorker } from '../src/lib/queue';
-import { eventFanoutQueue } from '../src/queues';
+import { eventFanoutQueue, queueDeliveries } from '../src/events/jobs';
+import { logFailedJobs, openWorker } from '../src/lib/queue';
 
 /** Event → one delivery row per matching endpoint → one delivery job per row. */
-export function startEventFanout(runtime: Runtime, deliveryQueue: Queue<{ deliveryId: string; attempt: number }>): Worker {
+export function startEventFanout(runtime: Runtime): Worker {
   // Concurrent jobs share one statement and one addBulk. An event asked for twice in a batch
   // (relay and reconciler racing) is fanned out once; its second job finds nothing to do.
   const fanOut = createBatcher(
     async (eventIds: string[]) => {
       const byEvent = await fanOutEvents(runtime.prisma, eventIds);
       const deliveryIds = [...byEvent.values()].flat();
-      await enqueueDeliveries(
-        deliveryQueue,
+      await queueDeliveries(
+        runtime.queues,
         deliveryIds.map((id) => ({ id, attempts: 0 })),
       );
       const seen = new Set<string>();
@@ -23,7 +22,7 @@ export function startEventFanout(runtime: Runtime, deliveryQueue: Queue<{ delive
     },
     { maxItems: 100 },
   );
-  const worker = openWorker(eventFanoutQueue, runtime.config, async (job) => ({ deliveries: await fanOut(job.data.eventId) }));
-  worker.on('failed', (job, err) => runtime.logger.error({ err, event: job?.data.eventId }, 'event fan-out failed'));
+  const worker = openWorker(eventFanoutQueue, runtime, async (job) => ({ deliveries: await fanOut(job.data.eventId) }));
+  logFailedJobs(worker, runtime.logger, 'event fan-out failed', (d) => ({ event: d.eventId }));
   return worker;
 }

@@ -1,40 +1,58 @@
 import type { Queue, Worker } from 'bullmq';
 import type { Runtime } from '../src/runtime';
 import { unixSeconds } from '../src/lib/clock';
+import { redisAnswers } from '../src/lib/redis';
 import { IdempotencyStore } from '../src/kernel/idempotency';
-import type { EventRelay } from '../src/events/relay';
-import { pruneEvents, reconcile } from '../src/events/reconcile';
-import { openQueue, openWorker } from '../src/lib/queue';
-import { maintenanceQueue } from '../src/queues';
+import { pruneEvents } from '../src/events/reconcile';
+import { defineQueue, logFailedJobs, openWorker } from '../src/lib/queue';
 import { sweepExpiredSecrets } from '../src/resources/apps_secrets/service';
-import { reconcileIdentity } from '../src/resources/identity/pipeline';
 import { pruneExpiredLinks } from '../src/hosted/prune';
+import { purgeExpiredCvcs } from '../src/resources/payment_methods/service';
 
-// Periodic housekeeping: the reconciler, pruning of expired idempotency records, old events and
-// long-expired hosted links, and the app-secret sweep. Schedules are upserted at every worker
-// start, so a Redis that lost them gets them back.
+// Periodic housekeeping: pruning of expired idempotency records, old events and long-expired
+// hosted links, the app-secret sweep and the card CVC purge. BullMQ's schedulers run each once per interval across
+// all workers; they live in Redis, so the reconciler (workers/reconciler.ts, a timer of the
+// worker process itself) re-creates any that Redis lost.
+
+export const maintenanceQueue = defineQueue<Record<string, never>>('maintenance', { concurrency: 1 });
 
 export const PRUNE_IDEMPOTENCY = 'prune-idempotency';
 export const PRUNE_EVENTS = 'prune-events';
-export const RECONCILE = 'reconcile';
 export const SWEEP_SECRETS = 'sweep-secrets';
 export const PRUNE_LINKS = 'prune-links';
+export const PURGE_CVCS = 'purge-cvcs';
 
-export interface MaintenanceDeps {
-  relay: EventRelay;
-  deliveryQueue: Queue<{ deliveryId: string; attempt: number }>;
+export interface Maintenance {
+  readonly queue: Queue;
+  readonly worker: Worker;
+  /** Creates the schedules Redis doesn't have (all of them at start, or after it lost its data); returns how many. */
+  ensureSchedules(): Promise<number>;
 }
 
-export async function startMaintenance(runtime: Runtime, deps: MaintenanceDeps): Promise<{ queue: Queue; worker: Worker }> {
+export async function startMaintenance(runtime: Runtime): Promise<Maintenance> {
   const { config, prisma, logger } = runtime;
   const store = new IdempotencyStore(prisma, config.idempotencyTtlHours, runtime.encryption);
-  const queue = openQueue(maintenanceQueue, config);
-  await queue.upsertJobScheduler(PRUNE_IDEMPOTENCY, { every: config.maintenanceIntervalMs }, { name: PRUNE_IDEMPOTENCY, data: {} });
-  await queue.upsertJobScheduler(PRUNE_EVENTS, { every: config.maintenanceIntervalMs }, { name: PRUNE_EVENTS, data: {} });
-  await queue.upsertJobScheduler(RECONCILE, { every: config.reconcileIntervalMs }, { name: RECONCILE, data: {} });
-  await queue.upsertJobScheduler(PRUNE_LINKS, { every: config.maintenanceIntervalMs }, { name: PRUNE_LINKS, data: {} });
-  await queue.upsertJobScheduler(SWEEP_SECRETS, { every: config.secretSweepIntervalMs }, { name: SWEEP_SECRETS, data: {} });
-  const worker = openWorker(maintenanceQueue, config, async (job) => {
+  const queue = runtime.queues.of(maintenanceQueue);
+  const every: Record<string, number> = {
+    [PRUNE_IDEMPOTENCY]: config.maintenanceIntervalMs,
+    [PRUNE_EVENTS]: config.maintenanceIntervalMs,
+    [PRUNE_LINKS]: config.maintenanceIntervalMs,
+    [SWEEP_SECRETS]: config.secretSweepIntervalMs,
+    [PURGE_CVCS]: config.secretSweepIntervalMs,
+  };
+  // Only missing ones: upserting an existing schedule would push its next run back each time.
+  const ensureSchedules = async () => {
+    let created = 0;
+    for (const [name, ms] of Object.entries(every)) {
+      if (await queue.getJobScheduler(name)) continue;
+      await queue.upsertJobScheduler(name, { every: ms }, { name, data: {} });
+      created++;
+    }
+    return created;
+  };
+  // With Redis down BullMQ would wait for it here; the reconciler creates them once it answers.
+  if (await redisAnswers(runtime.redis)) await ensureSchedules();
+  const worker = openWorker(maintenanceQueue, runtime, async (job) => {
     switch (job.name) {
       case PRUNE_IDEMPOTENCY: {
         const pruned = await store.prune();
@@ -46,16 +64,9 @@ export async function startMaintenance(runtime: Runtime, deps: MaintenanceDeps):
         if (pruned > 0) logger.info({ pruned }, 'pruned events');
         return { pruned };
       }
-      case RECONCILE: {
-        const result = await reconcile(prisma, deps.relay, deps.deliveryQueue);
-        if (result.events + result.deliveries > 0) logger.info(result, 'reconciled jobs from the database');
-        const identity = await reconcileIdentity(prisma, runtime.identity.queue, runtime.clock.nowMs());
-        if (identity.processing + identity.redactions > 0) logger.info(identity, 'reconciled identity steps from the database');
-        return { ...result, identity };
-      }
       case PRUNE_LINKS: {
         const pruned = await pruneExpiredLinks(prisma, unixSeconds(runtime.clock));
-        if (pruned.accountLinks + pruned.accountSessions + pruned.identityLinks > 0) logger.info(pruned, 'pruned expired links');
+        if (Object.values(pruned).some((n) => n > 0)) logger.info(pruned, 'pruned expired links');
         return pruned;
       }
       case SWEEP_SECRETS: {
@@ -63,10 +74,15 @@ export async function startMaintenance(runtime: Runtime, deps: MaintenanceDeps):
         if (swept > 0) logger.info({ swept }, 'deleted expired app secrets');
         return { swept };
       }
+      case PURGE_CVCS: {
+        const purged = await purgeExpiredCvcs(prisma, unixSeconds(runtime.clock));
+        if (purged > 0) logger.info({ purged }, 'purged expired card CVCs');
+        return { purged };
+      }
       default:
         throw new Error(`Unknown maintenance job ${job.name}`);
     }
   });
-  worker.on('failed', (job, err) => logger.error({ err, job: job?.name }, 'maintenance job failed'));
-  return { queue, worker };
+  logFailedJobs(worker, logger, 'maintenance job failed');
+  return { queue, worker, ensureSchedules };
 }

@@ -5,7 +5,8 @@ import { createPlatformAccount, generateKey, hashKey, maskKey } from '../kernel/
 import { prepareDatabase } from '../runtime';
 import { createLogger } from '../lib/logger';
 
-// `npm run keys -- create`: makes a platform account with a new secret key and prints the key.
+// `npm run keys -- create [--restricted]`: makes a platform account with a new secret key (or a
+// restricted key, `rk_test_…`, whose permissions are not modelled) and prints the key.
 // Only the key's hash is stored, so this is the one time it is shown.
 // `npm run keys -- list`: the keys, masked, with their accounts.
 // `npm run keys -- revoke <key>`: the key stops working (within API_KEY_CACHE_SECONDS in
@@ -16,9 +17,9 @@ export interface CreatedKey {
   accountId: string;
 }
 
-export function createRegisteredKey(config: Config): Promise<CreatedKey> {
+export function createRegisteredKey(config: Config, options: { restricted?: boolean } = {}): Promise<CreatedKey> {
   return withPrisma(config, async (prisma) => {
-    const key = generateKey();
+    const key = generateKey(options.restricted);
     const account = await createPlatformAccount(prisma, systemClock, { keyHash: hashKey(key), hint: maskKey(key), origin: 'registered' });
     return { key, accountId: account.id };
   });
@@ -55,13 +56,13 @@ export function revokeKey(config: Config, key: string): Promise<{ accountId: str
   });
 }
 
-const USAGE = 'usage: npm run keys -- create | list | revoke <key>';
+const USAGE = 'usage: npm run keys -- create [--restricted] | list | revoke <key>';
 
-async function main(argv: string[]): Promise<number> {
+export async function main(argv: string[]): Promise<number> {
   const config = loadConfig();
   const [command, ...rest] = argv;
-  if (command === 'create' && rest.length === 0) {
-    const created = await createRegisteredKey(config);
+  if (command === 'create' && (rest.length === 0 || (rest.length === 1 && rest[0] === '--restricted'))) {
+    const created = await createRegisteredKey(config, { restricted: rest.length === 1 });
     console.log(created.key);
     console.error(`account ${created.accountId}; the key is shown only now`);
     return 0;

@@ -3,6 +3,7 @@
 
 import { loadConfig } from '../config';
 import { applyMigrations, ensureDatabase } from '../db/migrate';
+import { explainDatabaseError } from '../db/connectError';
 
 /** host:port/database, without credentials. */
 function describeDatabase(databaseUrl: string): string {
@@ -32,6 +33,6 @@ async function main(): Promise<void> {
 }
 
 main().catch((err: unknown) => {
-  console.error(`migrate failed: ${oneLine(err)}`);
+  console.error(explainDatabaseError(err, loadConfig().databaseUrl) ?? `migrate failed: ${oneLine(err)}`);
   process.exit(1);
 });

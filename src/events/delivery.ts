@@ -2,14 +2,18 @@ import { randomUUID } from 'node:crypto';
 import { Agent, request } from 'undici';
 import { Prisma } from '../generated/prisma/client';
 import type { PrismaClient } from '../lib/prisma';
-import type { Clock } from '../lib/clock';
+import type { Deps } from '../kernel/route';
 import { createBatcher } from '../lib/batcher';
+import { Encryption } from '../lib/encryption';
 import { newId } from '../lib/ids';
-import { renderEvent, type EventRow } from './render';
+import { checkHost, DestinationRefusedError, findRefusal, guardedLookup, type DestinationPolicy } from '../lib/netguard';
+import { renderDelivery, type EventRow } from './render';
 import { signatureHeader } from './signature';
 
-// One HTTP attempt of one delivery: claim it, sign the payload afresh, POST it without following
-// redirects, record the attempt, and either finish the delivery or schedule its next attempt.
+// One HTTP attempt of one delivery: claim it, sign the payload afresh (with the endpoint's secret,
+// unsealed), POST it without following redirects, record the attempt, and either finish the
+// delivery or schedule its next attempt. The destination's addresses are checked first
+// (src/lib/netguard.ts): a refused one is recorded as a failed attempt saying why, and nothing is sent.
 
 /** Delivery ids; fan-out makes the same shape in SQL (`'whdel_' || replace(gen_random_uuid()::text, '-', '')`). */
 export const newDeliveryId = (): string => `whdel_${randomUUID().replace(/-/g, '')}`;
@@ -23,6 +27,8 @@ export interface DeliverySettings {
   retrySchedule: readonly number[];
   /** ±fraction applied to each retry delay, so retries of many deliveries spread out. */
   jitter?: number;
+  /** Which addresses a delivery may reach. */
+  destinations: DestinationPolicy;
 }
 
 export type AttemptOutcome =
@@ -47,34 +53,54 @@ interface ClaimedDelivery {
   pending_webhooks: number;
   parent_account_id: string | null;
   url: string | null;
+  /** Sealed, or plain text in a row an earlier version wrote and start-up hasn't sealed yet. */
   secret: string | null;
   endpoint_api_version: string | null;
   endpoint_status: string | null;
 }
 
-/** Keep-alive connections to receivers, shared by every attempt of this process. */
-const dispatcher = new Agent({ keepAliveTimeout: 10_000, connections: 256 });
+/**
+ * Keep-alive connections to receivers, shared by every attempt under one policy. Each new
+ * connection resolves its host once, checks every address, and connects to those checked
+ * addresses (the Host header and TLS servername stay the URL's host).
+ */
+const dispatchers = new WeakMap<DestinationPolicy, Agent>();
+
+function dispatcherFor(policy: DestinationPolicy): Agent {
+  let agent = dispatchers.get(policy);
+  if (!agent) {
+    agent = new Agent({ keepAliveTimeout: 10_000, connections: 256, connect: { lookup: guardedLookup(policy) } });
+    dispatchers.set(policy, agent);
+  }
+  return agent;
+}
 
 export function retryDelayMs(schedule: readonly number[], attemptsMade: number, jitter: number, random = Math.random): number {
   const base = schedule[attemptsMade - 1] * 1000;
   return Math.max(0, Math.round(base * (1 + (random() * 2 - 1) * jitter)));
 }
 
+/**
+ * `takeOver`: the job ran before and its worker stopped renewing its lock (killed, say), so the
+ * row's lease is that dead worker's and is taken over instead of waited out.
+ */
 export async function attemptDelivery(
-  prisma: PrismaClient,
-  clock: Clock,
+  { prisma, clock, encryption }: Pick<Deps, 'prisma' | 'clock' | 'encryption'>,
   settings: DeliverySettings,
   deliveryId: string,
   attempt: number,
+  takeOver = false,
 ): Promise<AttemptOutcome> {
   // Claim: only the attempt the job was made for, only while pending, only if nobody holds it.
-  const lockSeconds = Math.ceil(settings.timeoutMs / 1000) + 30;
-  const d = await batchersOf(prisma).claim({ id: deliveryId, attempt, lockSeconds });
+  // The lease outlasts the request (bounded by the timeout) and the recording of its outcome.
+  const lockSeconds = Math.ceil(settings.timeoutMs / 1000) + 5;
+  const d = await batchersOf(prisma).claim({ id: deliveryId, attempt, lockSeconds, takeOver });
   if (!d) return { kind: 'skipped' };
   if (d.endpoint_status !== 'enabled' || !d.url || !d.secret) {
     await cancelPendingDeliveries(prisma, { deliveryIds: [d.id] });
     return { kind: 'canceled' };
   }
+  const secret = Encryption.isSealed(d.secret) ? await encryption.open(d.secret) : d.secret;
 
   const row: EventRow = {
     id: d.event_id,
@@ -87,20 +113,24 @@ export async function attemptDelivery(
     idempotencyKey: d.idempotency_key,
     pendingWebhooks: d.pending_webhooks,
   };
-  const payload = JSON.stringify(renderEvent(row, { connected: d.parent_account_id !== null, apiVersion: d.endpoint_api_version }));
+  const payload = JSON.stringify(renderDelivery(row, { connected: d.parent_account_id !== null, apiVersion: d.endpoint_api_version }));
   const started = clock.nowMs();
   let statusCode: number | null = null;
   let error: string | null = null;
   let excerpt: string | null = null;
   try {
+    // An IP literal is connected to without a lookup, so it is checked here; names are checked
+    // by the dispatcher's lookup (and under loopbackOnly refused here, before any DNS query).
+    const host = checkHost(new URL(d.url).hostname, settings.destinations);
+    if ('refused' in host) throw new DestinationRefusedError(host.refused);
     const res = await request(d.url, {
       method: 'POST',
-      dispatcher,
+      dispatcher: dispatcherFor(settings.destinations),
       body: payload,
       headers: {
         'content-type': 'application/json; charset=utf-8',
         'user-agent': USER_AGENT,
-        'stripe-signature': signatureHeader(payload, d.secret, Math.floor(clock.nowMs() / 1000)),
+        'stripe-signature': signatureHeader(payload, secret, Math.floor(clock.nowMs() / 1000)),
         'cache-control': 'no-cache',
         accept: '*/*; q=0.5, application/xml',
       },
@@ -147,6 +177,7 @@ interface ClaimRequest {
   id: string;
   attempt: number;
   lockSeconds: number;
+  takeOver: boolean;
 }
 
 interface Completion {
@@ -183,13 +214,14 @@ async function claimBatch(prisma: PrismaClient, items: ClaimRequest[]): Promise<
   const rows = await retryingDeadlocks(() => prisma.$queryRaw<ClaimedDelivery[]>`
     WITH wanted AS (
       SELECT * FROM unnest(${items.map((i) => i.id)}::text[], ${items.map((i) => i.attempt)}::int[],
-                           ${items.map((i) => i.lockSeconds)}::float8[]) AS t(id, attempt, lock_seconds)
+                           ${items.map((i) => i.lockSeconds)}::float8[], ${items.map((i) => i.takeOver)}::bool[])
+        AS t(id, attempt, lock_seconds, take_over)
     ),
     claimed AS (
       UPDATE webhook_deliveries d SET locked_until = CURRENT_TIMESTAMP + make_interval(secs => wanted.lock_seconds)
       FROM wanted
       WHERE d.id = wanted.id AND d.status = 'pending' AND d.attempts = wanted.attempt
-        AND (d.locked_until IS NULL OR d.locked_until < CURRENT_TIMESTAMP)
+        AND (d.locked_until IS NULL OR d.locked_until < CURRENT_TIMESTAMP OR wanted.take_over)
       RETURNING d.id, d.endpoint_id, d.event_id, d.attempts
     )
     SELECT c.id, c.endpoint_id, c.event_id, c.attempts, e.account_id, e.created, e.type, e.api_version, e.data,
@@ -298,6 +330,8 @@ async function readExcerpt(body: AsyncIterable<Buffer> & { destroy?: () => void 
 }
 
 function describeNetworkError(err: unknown, timeoutMs: number): string {
+  const refused = findRefusal(err);
+  if (refused) return refused.message.slice(0, 500);
   const e = err as { name?: string; code?: string; message?: string; cause?: { code?: string; message?: string } };
   if (e.name === 'TimeoutError' || e.code === 'UND_ERR_HEADERS_TIMEOUT' || e.code === 'UND_ERR_BODY_TIMEOUT') {
     return `Timed out after ${timeoutMs} ms`;

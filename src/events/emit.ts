@@ -28,6 +28,19 @@ export interface EmitOptions {
 }
 
 /**
+ * The version an account's events are rendered at when no endpoint pins one: its platform's
+ * default (the version the platform's first request pinned), else DEFAULT_API_VERSION (`fallback`).
+ * A connected account's events go to its platform's endpoints, so they follow the platform.
+ */
+export async function accountApiVersion(tx: Tx, accountId: string, fallback: string): Promise<string> {
+  const rows = await tx.$queryRaw<{ version: string | null }[]>`
+    SELECT platform.default_api_version AS version
+    FROM accounts a JOIN accounts platform ON platform.id = COALESCE(a.parent_account_id, a.id)
+    WHERE a.id = ${accountId}`;
+  return rows[0]?.version ?? fallback;
+}
+
+/**
  * Writes the event in the caller's transaction, so it exists exactly when the change it reports
  * does (the outbox). Returns its id; hand it to the relay after the transaction commits.
  */
@@ -52,11 +65,44 @@ export async function emit(tx: Tx, type: EventType, object: Record<string, unkno
   return id;
 }
 
-/** The old values of top-level fields that differ between two renderings of an object. */
+/**
+ * `data.previous_attributes` as the public API writes it: the old value of every leaf that
+ * changed, nested as in the object (`{metadata: {a: "old"}}`), and `null` for a key that was
+ * added. An array that changed, a removed key, and a value that changed kind are given whole.
+ */
 export function previousAttributes(before: Record<string, unknown>, after: Record<string, unknown>): Record<string, unknown> {
-  const out: Record<string, unknown> = {};
-  for (const key of Object.keys(before)) {
-    if (JSON.stringify(before[key]) !== JSON.stringify(after[key])) out[key] = before[key];
-  }
-  return out;
+  const changed = oldValues(before, after);
+  return changed === UNCHANGED ? {} : (changed as Record<string, unknown>);
 }
+
+const UNCHANGED = Symbol('unchanged');
+
+function oldValues(before: unknown, after: unknown): unknown {
+  if (!isPlainObject(before) || !isPlainObject(after)) return sameJson(before, after) ? UNCHANGED : before;
+  const out: Record<string, unknown> = {};
+  for (const key of new Set([...Object.keys(before), ...Object.keys(after)])) {
+    const was = own(before, key);
+    const is = own(after, key);
+    if (was === undefined) {
+      if (is !== undefined) out[key] = null;
+      continue;
+    }
+    const old = is === undefined ? was : oldValues(was, is);
+    if (old !== UNCHANGED) out[key] = old;
+  }
+  return Object.keys(out).length > 0 ? out : UNCHANGED;
+}
+
+/** Equality of JSON values (key order aside). */
+function sameJson(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (Array.isArray(a)) return Array.isArray(b) && a.length === b.length && a.every((v, i) => sameJson(v, b[i]));
+  if (!isPlainObject(a) || !isPlainObject(b)) return false;
+  const keys = Object.keys(a).filter((k) => a[k] !== undefined);
+  return keys.length === Object.keys(b).filter((k) => b[k] !== undefined).length && keys.every((k) => sameJson(a[k], own(b, k)));
+}
+
+/** A member of the object itself: metadata keys such as `constructor` are data, not the prototype's. */
+const own = (o: Record<string, unknown>, key: string): unknown => (Object.prototype.hasOwnProperty.call(o, key) ? o[key] : undefined);
+
+const isPlainObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);

@@ -1,41 +1,31 @@
-import type { Queue } from 'bullmq';
-import type { Config } from '../config';
-import type { Logger } from '../lib/logger';
-import { openQueue } from '../lib/queue';
-import { eventFanoutQueue, webhookDeliveryQueue } from '../queues';
-import { enqueueDeliveries } from './reconcile';
-import { EventRelay } from './relay';
+import { defineQueue, type JobAdder } from '../lib/queue';
+
+// The events area's queues. Both jobs are safe to repeat and safe to lose: the event row (not
+// yet fanned out) and the delivery row (pending) are the truth, and the reconciler re-adds them.
 
 /**
- * The producers the API and the workers share: hand committed events to fan-out, queue delivery
- * attempts. Both are safe to repeat and safe to lose; the reconciler rebuilds from the database.
+ * Hands a committed event to fan-out; the job id is the event id, so handing it twice is harmless.
+ * Concurrent jobs share one statement (workers/eventFanout.ts), so more of them make fuller batches.
  */
-export class EventJobs {
-  readonly relay: EventRelay;
-  readonly deliveryQueue: Queue<{ deliveryId: string; attempt: number }>;
+export const eventFanoutQueue = defineQueue<{ eventId: string }>('event-fanout', { concurrency: 64 });
 
-  constructor(config: Config, private readonly logger: Logger) {
-    this.relay = new EventRelay(openQueue(eventFanoutQueue, config), logger);
-    this.deliveryQueue = openQueue(webhookDeliveryQueue, config);
-    // Without a listener BullMQ prints every failed reconnect to stderr; these go to the log.
-    for (const queue of [this.relay.queue, this.deliveryQueue]) {
-      queue.on('error', (err) => logger.warn({ err: err.message, queue: queue.name }, 'queue connection error'));
-    }
-  }
+/** One HTTP attempt of one delivery; the job id is `<delivery id>-<attempt>`. */
+export const webhookDeliveryQueue = defineQueue<{ deliveryId: string; attempt: number }>('webhook-delivery', { concurrency: 64 });
 
-  handOffEvents(eventIds: readonly string[]): Promise<void> {
-    return this.relay.handOff(eventIds);
-  }
+export const deliveryJobId = (deliveryId: string, attempt: number): string => `${deliveryId}-${attempt}`;
 
-  async queueDeliveries(deliveries: { id: string; attempts: number; delayMs?: number }[]): Promise<void> {
-    try {
-      await enqueueDeliveries(this.deliveryQueue, deliveries);
-    } catch (err) {
-      this.logger.warn({ err: (err as Error).message }, 'queueing deliveries failed; the reconciler will retry');
-    }
-  }
+/** Hands committed events to fan-out (after their transaction commits). */
+export function handOffEvents(queues: JobAdder, eventIds: readonly string[]): Promise<boolean> {
+  return queues.add(
+    eventFanoutQueue,
+    eventIds.map((eventId) => ({ id: eventId, data: { eventId } })),
+  );
+}
 
-  async close(): Promise<void> {
-    await Promise.all([this.relay.close(), this.deliveryQueue.close()]);
-  }
+/** Queues delivery attempts; `attempts` is the attempt the job makes (0 for the first). */
+export function queueDeliveries(queues: JobAdder, deliveries: readonly { id: string; attempts: number; delayMs?: number }[]): Promise<boolean> {
+  return queues.add(
+    webhookDeliveryQueue,
+    deliveries.map((d) => ({ id: deliveryJobId(d.id, d.attempts), data: { deliveryId: d.id, attempt: d.attempts }, delayMs: d.delayMs })),
+  );
 }

@@ -1,6 +1,6 @@
-import type { Queue } from 'bullmq';
 import type { PrismaClient } from '../lib/prisma';
-import type { EventRelay } from './relay';
+import type { JobAdder } from '../lib/queue';
+import { handOffEvents, queueDeliveries } from './jobs';
 
 // Rebuilds every job Redis should have from database state: events not yet fanned out, and
 // pending deliveries that are due and not held by a worker. Job ids make a second run, or a run
@@ -13,29 +13,7 @@ export interface ReconcileResult {
   deliveries: number;
 }
 
-export const deliveryJobId = (deliveryId: string, attempt: number): string => `${deliveryId}-${attempt}`;
-
-export async function enqueueDeliveries(
-  queue: Queue<{ deliveryId: string; attempt: number }>,
-  deliveries: { id: string; attempts: number; delayMs?: number }[],
-): Promise<void> {
-  if (deliveries.length === 0) return;
-  await queue.addBulk(
-    deliveries.map((d) => ({
-      name: 'deliver',
-      data: { deliveryId: d.id, attempt: d.attempts },
-      // A failed job is removed too: while its id exists, adding that id again does nothing,
-      // and the reconciler could never re-queue the delivery.
-      opts: { jobId: deliveryJobId(d.id, d.attempts), delay: d.delayMs, removeOnComplete: true, removeOnFail: true },
-    })),
-  );
-}
-
-export async function reconcile(
-  prisma: PrismaClient,
-  relay: EventRelay,
-  deliveryQueue: Queue<{ deliveryId: string; attempt: number }>,
-): Promise<ReconcileResult> {
+export async function reconcile(prisma: PrismaClient, queues: JobAdder): Promise<ReconcileResult> {
   let events = 0;
   let afterSeq = -1n;
   for (;;) {
@@ -46,7 +24,7 @@ export async function reconcile(
       select: { id: true, seq: true },
     });
     if (batch.length === 0) break;
-    await relay.handOff(batch.map((e) => e.id));
+    await handOffEvents(queues, batch.map((e) => e.id));
     events += batch.length;
     afterSeq = batch[batch.length - 1].seq;
     if (batch.length < BATCH) break;
@@ -61,7 +39,7 @@ export async function reconcile(
         AND (locked_until IS NULL OR locked_until < CURRENT_TIMESTAMP) AND id > ${afterId}
       ORDER BY id LIMIT ${BATCH}`;
     if (due.length === 0) break;
-    await enqueueDeliveries(deliveryQueue, due);
+    await queueDeliveries(queues, due);
     deliveries += due.length;
     afterId = due[due.length - 1].id;
     if (due.length < BATCH) break;

@@ -1,7 +1,12 @@
 import type { Event } from '../generated/prisma/client';
+import { alreadyRendered } from '../kernel/versions';
+import { versions } from '../resources/versions';
 
-// The public event object. Objects are rendered alike for every API version today, so rendering
-// at a version only sets `api_version`; version-specific shapes go here when they are needed.
+// The public event object. `data` is stored in the newest shape and rendered for the event's
+// version: the endpoint's `api_version` when it has one, else the version the event was
+// written at (the account's default then). The envelope is left in the newest shape: whoever
+// sends it renders it for the reader (the kernel for a request's version, delivery for the
+// endpoint's).
 
 export type EventRow = Pick<
   Event,
@@ -15,16 +20,31 @@ export interface EventData {
 
 /** `connected`: the event belongs to a connected account, so it names the account. */
 export function renderEvent(row: EventRow, options: { connected: boolean; apiVersion?: string | null }) {
+  const version = options.apiVersion ?? row.apiVersion;
+  const stored = row.data as unknown as EventData;
+  const data: EventData = { object: versions.render(stored.object, version) };
+  if (stored.previous_attributes) {
+    // Old values of the object's fields: rendered as a part of an object of its type.
+    const type = typeof stored.object?.object === 'string' ? stored.object.object : undefined;
+    data.previous_attributes = versions.render(stored.previous_attributes, version, type);
+  }
   return {
     id: row.id,
     object: 'event' as const,
     ...(options.connected ? { account: row.accountId } : {}),
-    api_version: options.apiVersion ?? row.apiVersion,
+    api_version: version,
     created: row.created,
-    data: row.data as unknown as EventData,
+    // Frozen at the event's version: a request's Stripe-Version doesn't re-render it.
+    data: alreadyRendered(data),
     livemode: false,
     pending_webhooks: row.pendingWebhooks,
     request: { id: row.requestId, idempotency_key: row.idempotencyKey },
     type: row.type,
   };
+}
+
+/** The event as a webhook carries it: wholly at its version, the envelope included. */
+export function renderDelivery(row: EventRow, options: { connected: boolean; apiVersion?: string | null }) {
+  const event = renderEvent(row, options);
+  return versions.render(event, event.api_version);
 }

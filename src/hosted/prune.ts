@@ -11,15 +11,17 @@ export interface PrunedLinks {
   accountLinks: number;
   accountSessions: number;
   identityLinks: number;
+  loginLinks: number;
 }
 
-/** Deletes account links, account sessions and verification links expired over a week ago. */
+/** Deletes account links, account sessions, verification links and login links expired over a week ago. */
 export async function pruneExpiredLinks(prisma: PrismaClient, now: number): Promise<PrunedLinks> {
   const before = now - EXPIRED_LINK_RETENTION_SECONDS;
-  const [accountLinks, accountSessions, identityLinks] = await Promise.all([
+  const [accountLinks, accountSessions, identityLinks, loginLinks] = await Promise.all([
     prisma.accountLink.deleteMany({ where: { expiresAt: { lt: before } } }),
     prisma.accountSession.deleteMany({ where: { expiresAt: { lt: before } } }),
     prisma.identityVerificationLink.deleteMany({ where: { expiresAt: { lt: before } } }),
+    prisma.loginLink.deleteMany({ where: { expiresAt: { lt: before } } }),
   ]);
-  return { accountLinks: accountLinks.count, accountSessions: accountSessions.count, identityLinks: identityLinks.count };
+  return { accountLinks: accountLinks.count, accountSessions: accountSessions.count, identityLinks: identityLinks.count, loginLinks: loginLinks.count };
 }

@@ -6,19 +6,24 @@ import { unixSeconds } from '../lib/clock';
 import { hasIdShape, newId, randomBase62 } from '../lib/ids';
 import type { AuthMode } from '../config';
 import { ApiError } from './errors';
-import { DEFAULT_API_VERSION } from './versions';
+import { isApiVersion } from './versions';
 
 /** Who is calling: the platform that owns the key, and the account it acts as (itself, or a connected account). */
 export interface Caller {
   readonly platformAccountId: string;
   readonly accountId: string;
   readonly keyHint: string;
+  /** The platform's default version: the one its first request pinned, else DEFAULT_API_VERSION. */
   readonly defaultApiVersion: string;
 }
 
+/** Whose key it is, before `Stripe-Account` is looked at. */
+export type KeyIdentity = Omit<Caller, 'accountId'>;
+
 interface KeyOwner {
   accountId: string;
-  defaultApiVersion: string;
+  /** The version the platform's first request pinned; null until one sends Stripe-Version. */
+  pinnedApiVersion: string | null;
 }
 
 const KEY_PATTERN = /^(sk|rk)_(test|live)_[A-Za-z0-9_]{1,240}$/;
@@ -34,8 +39,9 @@ export function maskKey(key: string): string {
   return prefix + '*'.repeat(rest.length - 4) + rest.slice(-4);
 }
 
-export function generateKey(): string {
-  return `sk_test_${randomBase62(99)}`;
+/** A new secret key, or a restricted one (`rk_test_…`; its permissions are not modelled: it can do what a secret key can). */
+export function generateKey(restricted = false): string {
+  return `${restricted ? 'rk' : 'sk'}_test_${randomBase62(99)}`;
 }
 
 const unauthorized = (message: string): ApiError => new ApiError({ status: 401, message, headers: { 'WWW-Authenticate': 'Bearer realm="Sandbank"' } });
@@ -95,11 +101,14 @@ export class Authenticator {
     private readonly mode: AuthMode,
     private readonly clock: Clock,
     cacheSeconds: number,
+    /** DEFAULT_API_VERSION: the version of platforms that haven't pinned one. */
+    private readonly defaultApiVersion: string,
   ) {
     this.keys = new ExpiringCache(CACHE_LIMIT, cacheSeconds * 1000, clock);
   }
 
-  async authenticate(headers: IncomingHttpHeaders): Promise<Caller> {
+  /** The key's owner (a cached lookup for a known key): enough to count the request before any other work. */
+  async identify(headers: IncomingHttpHeaders): Promise<KeyIdentity> {
     const key = extractKey(headers.authorization);
     if (key === undefined || key === '') throw noKey();
     if (!KEY_PATTERN.test(key)) throw invalidKey(key);
@@ -109,14 +118,37 @@ export class Authenticator {
       );
     }
     const owner = await this.ownerOf(key);
-    const keyHint = maskKey(key);
+    if (owner.pinnedApiVersion === null) await this.pinApiVersion(owner, headers['stripe-version']);
+    return { platformAccountId: owner.accountId, defaultApiVersion: owner.pinnedApiVersion ?? this.defaultApiVersion, keyHint: maskKey(key) };
+  }
+
+  /** The account the identified key acts as: its own, or the connected account `Stripe-Account` names. */
+  async actingAs(identity: KeyIdentity, headers: IncomingHttpHeaders): Promise<Caller> {
+    const { platformAccountId, keyHint, defaultApiVersion } = identity;
     const requested = headers['stripe-account'];
     const target = Array.isArray(requested) ? requested[0] : requested;
-    if (!target || target === owner.accountId) {
-      return { platformAccountId: owner.accountId, accountId: owner.accountId, keyHint, defaultApiVersion: owner.defaultApiVersion };
-    }
-    await this.checkConnectedAccount(owner.accountId, target, keyHint);
-    return { platformAccountId: owner.accountId, accountId: target, keyHint, defaultApiVersion: owner.defaultApiVersion };
+    if (!target || target === platformAccountId) return { platformAccountId, accountId: platformAccountId, keyHint, defaultApiVersion };
+    await this.checkConnectedAccount(platformAccountId, target, keyHint);
+    return { platformAccountId, accountId: target, keyHint, defaultApiVersion };
+  }
+
+  /**
+   * The first request that names a known version pins the platform's default to it, as the
+   * public API does with an account's first request. Only unpinned owners get here, so once
+   * pinned (and cached) a key costs nothing more; a concurrent pin by another request or
+   * process wins, and this one takes its value.
+   */
+  private async pinApiVersion(owner: KeyOwner, header: string | string[] | undefined): Promise<void> {
+    const requested = (Array.isArray(header) ? header[0] : header)?.split(';')[0].trim();
+    if (requested === undefined || !isApiVersion(requested)) return;
+    const pinned = await this.prisma.account.updateMany({
+      where: { id: owner.accountId, defaultApiVersion: null },
+      data: { defaultApiVersion: requested },
+    });
+    owner.pinnedApiVersion =
+      pinned.count === 1
+        ? requested
+        : ((await this.prisma.account.findUnique({ where: { id: owner.accountId }, select: { defaultApiVersion: true } }))?.defaultApiVersion ?? null);
   }
 
   /** Cached by the key itself, so a known key costs no hashing; only misses are hashed and looked up. */
@@ -128,10 +160,10 @@ export class Authenticator {
       where: { keyHash: hash },
       select: { accountId: true, account: { select: { defaultApiVersion: true } } },
     });
-    let owner: KeyOwner | undefined = row ? { accountId: row.accountId, defaultApiVersion: row.account.defaultApiVersion } : undefined;
+    let owner: KeyOwner | undefined = row ? { accountId: row.accountId, pinnedApiVersion: row.account.defaultApiVersion } : undefined;
     if (!owner) {
-      // Restricted keys belong to an existing account, which an open-mode key can't name.
-      if (this.mode !== 'open' || !key.startsWith('sk_test_')) throw invalidKey(key);
+      // Open mode: a test key, secret or restricted, is its own account (live keys never get here).
+      if (this.mode !== 'open') throw invalidKey(key);
       owner = await this.registerOpenKey(key, hash);
     }
     this.keys.set(key, owner);
@@ -145,10 +177,10 @@ export class Authenticator {
         // Two first requests with one key race; the loser reads the winner's account.
         const row = await this.prisma.apiKey.findUnique({ where: { keyHash: hash }, select: { accountId: true } });
         if (!row) throw err;
-        return { id: row.accountId, defaultApiVersion: DEFAULT_API_VERSION };
+        return { id: row.accountId };
       },
     );
-    return { accountId: account.id, defaultApiVersion: account.defaultApiVersion };
+    return { accountId: account.id, pinnedApiVersion: null };
   }
 
   /**
@@ -173,15 +205,8 @@ export async function createPlatformAccount(
   prisma: PrismaClient,
   clock: Clock,
   key: { keyHash: string; hint: string; origin: 'open' | 'registered' },
-): Promise<{ id: string; defaultApiVersion: string }> {
+): Promise<{ id: string }> {
   const id = newId('acct', 16);
-  return prisma.account.create({
-    data: {
-      id,
-      created: unixSeconds(clock),
-      defaultApiVersion: DEFAULT_API_VERSION,
-      apiKeys: { create: key },
-    },
-    select: { id: true, defaultApiVersion: true },
-  });
+  // No version yet: the first request that sends Stripe-Version pins it.
+  return prisma.account.create({ data: { id, created: unixSeconds(clock), apiKeys: { create: key } }, select: { id: true } });
 }

@@ -13,6 +13,11 @@ export interface Schema {
 }
 
 const INTEGER = /^-?\d+$/;
+/** Any letter case, as the public API's v1 reads them: SDKs before 2025 (stripe-python, stripe-dotnet) send `True`/`False`. */
+const BOOLEANS = new Map([
+  ['true', true],
+  ['false', false],
+]);
 const NUMBER = /^-?(\d+\.?\d*|\.\d+)$/;
 
 const isPlainObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -68,7 +73,7 @@ export function coerce(schema: Schema | undefined, value: unknown): unknown {
     case 'number':
       return typeof value === 'string' && NUMBER.test(value) ? Number(value) : value;
     case 'boolean':
-      return value === 'true' ? true : value === 'false' ? false : value;
+      return typeof value === 'string' ? (BOOLEANS.get(value.toLowerCase()) ?? value) : value;
     case 'array': {
       const items = Array.isArray(value) ? value : denseArray(value);
       return items ? items.map((item) => coerce(schema.items, item)) : value;

@@ -3,6 +3,12 @@ import type { RequestContext } from './route';
 
 // expand[]: each resource declares, per object type, which fields can be expanded, what they
 // expand to, and how. Paths are checked against those declarations before any work is done.
+// Three kinds of field:
+// - an id that expands to its object (`expand`);
+// - a field the public API returns only when expanded (`withheldField`): the serializer keeps its
+//   value out of the object with `withhold`, and expanding puts it back;
+// - a sub-object that is always there but holds such fields (`pathField`): a path may go
+//   through it (`document.number`), but it can't be expanded itself.
 
 export const MAX_EXPAND_DEPTH = 4;
 
@@ -10,13 +16,32 @@ export interface ExpandableField {
   /** Object type of the expanded value, so deeper path segments can be checked. */
   readonly type: string;
   /**
-   * Turns the stored value (usually an id, possibly null or absent for fields shown only when
-   * expanded) into the expanded value; `parent` is the object holding it.
+   * Turns the stored value (an id, possibly null) into the expanded value; `parent` is the
+   * object holding it. Absent for withheld and path fields.
    */
-  readonly expand: (value: unknown, parent: Record<string, unknown>, ctx: RequestContext) => Promise<unknown>;
+  readonly expand?: (value: unknown, parent: Record<string, unknown>, ctx: RequestContext) => Promise<unknown>;
+  readonly kind?: 'withheld' | 'path';
 }
 
 export type ExpandableFields = Readonly<Record<string, ExpandableField>>;
+
+/** A field the serializer withholds (see `withhold`); expanding it returns its value, or null. */
+export const withheldField = (type: string): ExpandableField => ({ type, kind: 'withheld' });
+
+/** A sub-object always present, named only to reach the expandable fields inside it. */
+export const pathField = (type: string): ExpandableField => ({ type, kind: 'path' });
+
+const WITHHELD = Symbol('withheld');
+
+/**
+ * Keeps `values` out of `object` until `expand[]` names them. They ride along on a symbol, so
+ * JSON (responses, stored events, webhooks) never shows them: a payload that isn't expanded
+ * can't leak them.
+ */
+export function withhold<T extends object>(object: T, values: Record<string, unknown>): T {
+  Object.defineProperty(object, WITHHELD, { value: values, enumerable: false, configurable: true });
+  return object;
+}
 
 export class ExpandRegistry {
   private readonly types = new Map<string, ExpandableFields>();
@@ -49,18 +74,19 @@ export class ExpandRegistry {
         throw invalidRequest(`You cannot expand more than ${MAX_EXPAND_DEPTH} levels of a property. Property: ${path}`, undefined, 'expand');
       }
       let type = rootType;
-      for (const segment of rest) {
+      for (const [i, segment] of rest.entries()) {
         const field = this.field(type, segment);
-        if (!field) throw invalidRequest(`This property cannot be expanded (${segment}).`, undefined, 'expand');
+        const last = i === rest.length - 1;
+        if (!field || (last && field.kind === 'path')) throw invalidRequest(`This property cannot be expanded (${segment}).`, undefined, 'expand');
         type = field.type;
       }
     }
   }
 
   private pathValid(type: string, segments: string[]): boolean {
-    for (const segment of segments) {
+    for (const [i, segment] of segments.entries()) {
       const field = this.field(type, segment);
-      if (!field) return false;
+      if (!field || (i === segments.length - 1 && field.kind === 'path')) return false;
       type = field.type;
     }
     return segments.length > 0;
@@ -71,28 +97,32 @@ export class ExpandRegistry {
     for (const path of paths) {
       const segments = path.split('.');
       if (isObject(result) && result.object === 'list' && Array.isArray(result.data)) {
-        await Promise.all(result.data.map((item) => this.expandPath(item, segments.slice(1), ctx)));
+        await Promise.all(result.data.map((item) => this.expandPath(item, segments.slice(1), undefined, ctx)));
       } else {
-        await this.expandPath(result, segments, ctx);
+        await this.expandPath(result, segments, undefined, ctx);
       }
     }
     return result;
   }
 
-  private async expandPath(node: unknown, segments: string[], ctx: RequestContext): Promise<void> {
+  /** `type`: the declared type of `node`, for sub-objects that don't name their own. */
+  private async expandPath(node: unknown, segments: string[], type: string | undefined, ctx: RequestContext): Promise<void> {
     if (!isObject(node) || segments.length === 0) return;
     const [name, ...rest] = segments;
-    const field = this.field(String(node.object), name);
+    const field = this.field(typeof node.object === 'string' ? node.object : (type ?? ''), name);
     if (!field) return;
     const current = node[name];
-    if (Array.isArray(current)) {
-      node[name] = await Promise.all(current.map((v) => (isObject(v) ? v : field.expand(v, node, ctx))));
-      await Promise.all((node[name] as unknown[]).map((v) => this.expandPath(v, rest, ctx)));
-      return;
+    if (field.kind === 'withheld') {
+      if (current === undefined) node[name] = (node[WITHHELD] as Record<string, unknown> | undefined)?.[name] ?? null;
+    } else if (field.expand && Array.isArray(current)) {
+      node[name] = await Promise.all(current.map((v) => (isObject(v) ? v : field.expand!(v, node, ctx))));
+    } else if (field.expand && !isObject(current)) {
+      node[name] = await field.expand(current, node, ctx);
     }
-    if (!isObject(current)) node[name] = await field.expand(current, node, ctx);
-    await this.expandPath(node[name], rest, ctx);
+    const value = node[name];
+    if (Array.isArray(value)) await Promise.all(value.map((v) => this.expandPath(v, rest, field.type, ctx)));
+    else await this.expandPath(value, rest, field.type, ctx);
   }
 }
 
-const isObject = (v: unknown): v is Record<string, any> => typeof v === 'object' && v !== null && !Array.isArray(v);
+const isObject = (v: unknown): v is Record<string | symbol, any> => typeof v === 'object' && v !== null && !Array.isArray(v);

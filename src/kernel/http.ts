@@ -4,15 +4,18 @@ import type { Express, NextFunction, Request, Response } from 'express';
 import type { Logger } from '../lib/logger';
 import { httpDuration, httpRequests } from '../lib/metrics';
 import { newRequestId } from '../lib/ids';
-import { ApiError, internalError, invalidRequest, unrecognizedUrl } from './errors';
+import { ApiError, internalError, invalidRequest, rateLimited, serviceUnavailable, unrecognizedUrl } from './errors';
+import { isDatabaseUnavailable } from '../lib/prisma';
 import type { Authenticator } from './auth';
 import type { ExpandRegistry } from './expand';
-import { checkKey, fingerprintOf, type IdempotencyStore } from './idempotency';
+import { checkKey, ClaimLost, fingerprintOf, idempotencyKeyInUse, type HeldClaim, type IdempotencyStore } from './idempotency';
+import { inOperationTransaction } from './transaction';
 import type { OperationSpec } from './openapi';
 import { readParams, type ParamLimits } from './params';
+import { RateLimiter } from './rateLimit';
 import type { Deps, RequestContext, Route } from './route';
 import { compileParamsValidator } from './validate';
-import { DEFAULT_API_VERSION, isApiVersion } from './versions';
+import { isApiVersion, type VersionRenderer } from './versions';
 
 // The resource-agnostic request pipeline: request id → auth → params → validation →
 // idempotency → handler → expand → response. Resources only supply handlers.
@@ -22,8 +25,12 @@ export interface Kernel {
   readonly authenticator: Authenticator;
   readonly idempotency: IdempotencyStore;
   readonly expand: ExpandRegistry;
+  /** Renders answers for the request's Stripe-Version. */
+  readonly versions: VersionRenderer;
   readonly limits: ParamLimits;
   readonly inFlight: InFlight;
+  /** The API-wide limit per platform account; none when API_RATE_LIMIT is 0. */
+  readonly rateLimiter?: RateLimiter;
 }
 
 /**
@@ -67,6 +74,8 @@ export function answerClientErrors(server: Server): void {
 
 interface Locals {
   requestId: string;
+  /** Unix seconds when the request arrived: the `t` of its request_log_url. */
+  receivedAt: number;
   route?: string;
 }
 
@@ -78,17 +87,20 @@ function header(req: Request, name: string): string | undefined {
 }
 
 /** First middleware: every response carries a Request-Id, the version and the echoed Idempotency-Key. */
-export function requestIdentity(req: Request, res: Response, next: NextFunction): void {
-  const requestId = newRequestId();
-  (res.locals as Locals).requestId = requestId;
-  res.setHeader('Request-Id', requestId);
-  // Answers that come before the key is known (a 401, say) echo a known requested version.
-  const requested = header(req, 'stripe-version')?.split(';')[0].trim();
-  res.setHeader('Stripe-Version', requested !== undefined && isApiVersion(requested) ? requested : DEFAULT_API_VERSION);
-  const key = header(req, 'idempotency-key');
-  if (key !== undefined) res.setHeader('Idempotency-Key', key.slice(0, 255));
-  next();
-}
+export const requestIdentity =
+  (defaultApiVersion: string) =>
+  (req: Request, res: Response, next: NextFunction): void => {
+    const requestId = newRequestId();
+    (res.locals as Locals).requestId = requestId;
+    (res.locals as Locals).receivedAt = Math.floor(Date.now() / 1000);
+    res.setHeader('Request-Id', requestId);
+    // Answers that come before the key is known (a 401, say) echo a known requested version.
+    const requested = header(req, 'stripe-version')?.split(';')[0].trim();
+    res.setHeader('Stripe-Version', requested !== undefined && isApiVersion(requested) ? requested : defaultApiVersion);
+    const key = header(req, 'idempotency-key');
+    if (key !== undefined) res.setHeader('Idempotency-Key', key.slice(0, 255));
+    next();
+  };
 
 /** Resolves `Stripe-Version` (with optional `; beta=v1` flags) to a known version, or refuses it. */
 export function resolveApiVersion(requested: string | undefined, fallback: string): string {
@@ -113,26 +125,40 @@ function send(res: Response, status: number, body: string): void {
  * A 4xx `status` on a foreign error is trusted only from Express itself (outside an operation):
  * inside one, an error with a status (from a client library, say) is still an unexpected failure.
  */
-function renderError(err: unknown, requestId: string, logger: Logger, fromExpress: boolean): { status: number; body: string; error: ApiError } {
+interface RenderedError {
+  status: number;
+  body: string;
+  error: ApiError;
+}
+
+function renderError(err: unknown, res: Response, logger: Logger, fromExpress: boolean): RenderedError {
+  const { requestId, receivedAt } = res.locals as Locals;
   let error: ApiError;
   if (err instanceof ApiError) error = err;
   else if (fromExpress && isBodyParserError(err)) error = new ApiError({ status: err.status, message: 'The request could not be read.' });
-  else {
+  else if (isDatabaseUnavailable(err)) {
+    // An outage, not a defect: one line, and an answer the SDKs retry.
+    logger.warn({ err: (err as Error).message, request_id: requestId }, 'database unavailable');
+    error = serviceUnavailable();
+  } else {
     logger.error({ err, request_id: requestId }, 'unexpected error');
     error = internalError();
   }
-  return { status: error.status, body: JSON.stringify(error.toBody(requestId)), error };
+  return { status: error.status, body: JSON.stringify(error.toBody(requestId, receivedAt)), error };
 }
 
 const isBodyParserError = (err: unknown): err is { status: number } =>
   typeof err === 'object' && err !== null && typeof (err as any).status === 'number' && (err as any).status >= 400 && (err as any).status < 500;
 
-export function sendError(res: Response, err: unknown, logger: Logger, fromExpress = false): { status: number; body: string } {
-  const requestId = (res.locals as Locals).requestId;
-  const rendered = renderError(err, requestId, logger, fromExpress);
+export function sendError(res: Response, err: unknown, logger: Logger, fromExpress = false): RenderedError {
+  const rendered = renderError(err, res, logger, fromExpress);
+  writeError(res, rendered);
+  return rendered;
+}
+
+function writeError(res: Response, rendered: RenderedError): void {
   if (rendered.error.headers) for (const [k, v] of Object.entries(rendered.error.headers)) res.setHeader(k, v);
   if (!res.headersSent) send(res, rendered.status, rendered.body);
-  return rendered;
 }
 
 const toExpressPath = (path: string): string => path.replace(/\{([^}]+)\}/g, ':$1');
@@ -150,11 +176,13 @@ export function mountRoutes(app: Express, routes: readonly Route[], operations: 
   const ordered = [...routes].sort((a, b) => specificity(a.path).localeCompare(specificity(b.path)));
   for (const r of ordered) {
     const validate = compileParamsValidator(byId.get(r.operationId)!.paramsSchema);
+    const perSecond = r.rateLimit?.(kernel.deps.config) ?? 0;
+    const mounted: Mounted = { route: r, validate, rateLimiter: perSecond > 0 ? new RateLimiter(perSecond, kernel.deps.clock) : undefined };
     app[r.method](toExpressPath(r.path), async (req: Request, res: Response) => {
       (res.locals as Locals).route = r.path;
       kernel.inFlight.enter();
       try {
-        await runOperation(r, validate, kernel, req, res);
+        await runOperation(mounted, kernel, req, res);
       } finally {
         kernel.inFlight.leave();
       }
@@ -162,24 +190,25 @@ export function mountRoutes(app: Express, routes: readonly Route[], operations: 
   }
 }
 
-async function runOperation(
-  r: Route,
-  validate: ReturnType<typeof compileParamsValidator>,
-  kernel: Kernel,
-  req: Request,
-  res: Response,
-): Promise<void> {
+/** A route as mounted: its compiled validator and its own rate limiter, if it declares one. */
+interface Mounted {
+  readonly route: Route;
+  readonly validate: ReturnType<typeof compileParamsValidator>;
+  readonly rateLimiter?: RateLimiter;
+}
+
+async function runOperation({ route: r, validate, rateLimiter }: Mounted, kernel: Kernel, req: Request, res: Response): Promise<void> {
   const { deps } = kernel;
   const requestId = (res.locals as Locals).requestId;
-  let claimed: { accountId: string; key: string; claimId: string } | undefined;
+  let claim: HeldClaim | undefined;
   let heartbeat: NodeJS.Timeout | undefined;
-  const storeResult = async (status: number, body: string, seal?: boolean) => {
-    if (!claimed) return;
-    const stored = await kernel.idempotency.complete(claimed.accountId, claimed.key, claimed.claimId, status, body, seal);
-    if (!stored) deps.logger.warn({ request_id: requestId }, 'idempotency claim was taken over; this result was not stored');
-  };
   try {
-    const caller = await kernel.authenticator.authenticate(req.headers);
+    const identity = await kernel.authenticator.identify(req.headers);
+    // Counted per platform account, before any other work: a refused request reads no body, looks
+    // up no connected account and never reaches the idempotency store, so a retry with its key runs.
+    if (kernel.rateLimiter && !kernel.rateLimiter.take(identity.platformAccountId)) throw rateLimited('global-rate');
+    if (rateLimiter && !rateLimiter.take(identity.platformAccountId)) throw rateLimited('endpoint-rate');
+    const caller = await kernel.authenticator.actingAs(identity, req.headers);
     const apiVersion = resolveApiVersion(header(req, 'stripe-version'), caller.defaultApiVersion);
     res.setHeader('Stripe-Version', apiVersion);
     const raw = await readParams(req, req.originalUrl, kernel.limits);
@@ -191,24 +220,22 @@ async function runOperation(
     const idempotencyKey = r.method === 'post' ? header(req, 'idempotency-key') || undefined : undefined;
     if (idempotencyKey !== undefined) {
       checkKey(idempotencyKey);
-      const claim = await kernel.idempotency.claim(caller.accountId, idempotencyKey, fingerprintOf(r.method, req.path, raw));
-      if (claim.kind === 'replay') {
+      const claimed = await kernel.idempotency.claim(caller.accountId, idempotencyKey, fingerprintOf(r.method, req.path, raw));
+      if (claimed.kind === 'replay') {
         res.setHeader('Idempotent-Replayed', 'true');
-        // A replayed failure will be replayed again: the SDKs must not retry it.
-        if (claim.status >= 500) res.setHeader('Stripe-Should-Retry', 'false');
-        send(res, claim.status, claim.body);
+        send(res, claimed.status, claimed.body);
         return;
       }
-      const held = { accountId: caller.accountId, key: idempotencyKey, claimId: claim.claimId };
-      claimed = held;
+      const held: HeldClaim = { accountId: caller.accountId, key: idempotencyKey, claimId: claimed.claimId };
+      claim = held;
       // While the handler runs, the claim stays alive; only a dead process's claim goes stale.
       heartbeat = setInterval(() => {
-        kernel.idempotency.heartbeat(held.accountId, held.key, held.claimId).catch((e) => deps.logger.warn({ err: e, request_id: requestId }, 'idempotency heartbeat failed'));
+        kernel.idempotency.heartbeat(held).catch((e) => deps.logger.warn({ err: e, request_id: requestId }, 'idempotency heartbeat failed'));
       }, kernel.idempotency.heartbeatMs);
       heartbeat.unref();
     }
 
-    const ctx: RequestContext = {
+    const ctx = (deps: Deps): RequestContext => ({
       requestId,
       caller,
       apiVersion,
@@ -216,18 +243,89 @@ async function runOperation(
       params,
       pathParams: req.params as Record<string, string>,
       deps,
-    };
-    const result = await kernel.expand.apply(await r.handler(ctx), expandPaths, ctx);
-    const body = JSON.stringify(result);
-    await storeResult(200, body, r.responseHasSecret);
+    });
+    const render = async (c: RequestContext) =>
+      JSON.stringify(kernel.versions.render(await kernel.expand.apply(await r.handler(c), expandPaths, c), c.apiVersion));
+    const body =
+      r.method === 'get'
+        ? await render(ctx(deps))
+        : await inOperationTransaction(
+            deps,
+            (opDeps) => render(ctx(opDeps)),
+            async (tx, body) => {
+              if (claim && !(await kernel.idempotency.complete(claim, 200, body, r.responseHasSecret, tx))) throw new ClaimLost();
+            },
+          );
     send(res, 200, body);
   } catch (err) {
-    const rendered = sendError(res, err, deps.logger);
-    // The first result of an idempotent request is kept whatever it was, errors included.
-    await storeResult(rendered.status, rendered.body).catch((e) => deps.logger.error({ err: e, request_id: requestId }, 'could not store idempotent result'));
+    await answerFailure(err, res, kernel, claim, requestId);
   } finally {
     clearInterval(heartbeat);
   }
+}
+
+/** How long an answer waits for its key to be stored or freed; with the database away it waits no longer. */
+const SETTLE_KEY_MS = 250;
+
+/**
+ * Answers an operation that failed; its transaction rolled back, so it changed nothing. What its
+ * key keeps follows the public API ("no idempotent result is saved" when parameters failed
+ * validation): a parameter error (`ApiError.kind`, whether AJV or the handler found it) frees
+ * the key, so a corrected retry with the same key runs; any other deliberate error (a 4xx: a
+ * lookup, a state conflict) is the request's result and is kept. An unexpected failure (a 500:
+ * a database outage, say) frees the key too, so the SDK's retry runs the request again rather
+ * than replaying a failure that a retry would not meet. Either happens before the answer, so a
+ * prompt retry finds it done, not a 409.
+ */
+async function answerFailure(err: unknown, res: Response, kernel: Kernel, claim: HeldClaim | undefined, requestId: string): Promise<void> {
+  const { logger } = kernel.deps;
+  if (err instanceof ClaimLost) {
+    sendError(res, idempotencyKeyInUse(claim!.key), logger);
+    return;
+  }
+  const rendered = renderError(err, res, logger, false);
+  if (claim) {
+    const keep = rendered.status < 500 && rendered.error.kind === 'state';
+    const settled = keep ? storeFailure(kernel, claim, rendered, requestId) : releaseWithRetries(kernel, claim, requestId);
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([settled, new Promise((resolve) => (timer = setTimeout(resolve, SETTLE_KEY_MS)))]);
+    clearTimeout(timer);
+  }
+  writeError(res, rendered);
+}
+
+async function storeFailure(kernel: Kernel, claim: HeldClaim, rendered: RenderedError, requestId: string): Promise<void> {
+  const { logger } = kernel.deps;
+  try {
+    if (!(await kernel.idempotency.complete(claim, rendered.status, rendered.body))) {
+      logger.warn({ request_id: requestId }, 'idempotency claim was taken over; this result was not stored');
+    }
+  } catch (e) {
+    // The claim stays until it looks abandoned; then a retry runs the request again.
+    logger.error({ err: e, request_id: requestId }, 'could not store the idempotent result');
+  }
+}
+
+/** Release retries while the database comes back (a restart takes seconds); the key would be free after ABANDONED anyway. */
+const RELEASE_RETRY_MS = [1000, 2000, 4000];
+
+/**
+ * Frees the key of a request that failed unexpectedly. When the failure was the database going
+ * away, the release fails too; it is tried again in the background a few times, so the SDK's
+ * retry finds the key free as soon as the database is back rather than answering 409 until the
+ * claim looks abandoned.
+ */
+async function releaseWithRetries(kernel: Kernel, claim: HeldClaim, requestId: string): Promise<void> {
+  const { logger } = kernel.deps;
+  const attempt = (retry: number): Promise<void> =>
+    kernel.idempotency.release(claim).catch((e) => {
+      if (retry >= RELEASE_RETRY_MS.length) {
+        logger.warn({ err: (e as Error).message, request_id: requestId }, 'could not free the idempotency key; it is free once the claim looks abandoned');
+        return;
+      }
+      setTimeout(() => void attempt(retry + 1), RELEASE_RETRY_MS[retry]).unref();
+    });
+  await attempt(0);
 }
 
 export function notFound(logger: Logger) {
@@ -243,27 +341,41 @@ export function errorMiddleware(logger: Logger) {
   };
 }
 
-/** One structured line per request, without headers or bodies (they carry keys and secrets). */
+/** nginx's "client closed request": the client hung up before its answer was sent. */
+const CLIENT_CLOSED_STATUS = 499;
+
+/**
+ * One structured line per request, without headers or bodies (they carry keys and secrets). A
+ * client that hangs up first (mid-body, say) gets its line when the connection closes, as a
+ * 499 with `client_closed`: its doing, not a server failure, so never a 5xx, whatever the
+ * operation went on to do, and kept out of the latency histogram.
+ */
 export function accessLog(logger: Logger) {
   return (req: Request, res: Response, next: NextFunction): void => {
     const started = process.hrtime.bigint();
-    res.on('finish', () => {
+    const record = (clientClosed: boolean) => {
       const locals = res.locals as Locals;
       const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+      const status = clientClosed ? CLIENT_CLOSED_STATUS : res.statusCode;
       // Unmatched paths share one label, so probing random URLs can't grow the metric without bound.
       const route = locals.route ?? 'unmatched';
-      httpRequests.inc({ route, method: req.method, status: res.statusCode });
-      httpDuration.observe({ route, method: req.method }, seconds);
+      httpRequests.inc({ route, method: req.method, status });
+      if (!clientClosed) httpDuration.observe({ route, method: req.method }, seconds);
       logger.info(
         {
           request_id: locals.requestId,
           method: req.method,
           route: locals.route ?? null,
-          status: res.statusCode,
+          status,
           duration_ms: seconds * 1000,
+          ...(clientClosed && { client_closed: true }),
         },
         'request',
       );
+    };
+    res.on('finish', () => record(false));
+    res.on('close', () => {
+      if (!res.writableFinished) record(true);
     });
     next();
   };

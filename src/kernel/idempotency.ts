@@ -1,21 +1,35 @@
 import { createHash, randomUUID } from 'node:crypto';
-import type { PrismaClient } from '../lib/prisma';
-import { Encryption } from '../lib/encryption';
+import type { PrismaClient, Tx } from '../lib/prisma';
+import { Encryption, SEALED_PREFIX } from '../lib/encryption';
 import { ApiError, invalidRequest } from './errors';
 
 // Idempotent POSTs. The SDKs send a key on every POST, so the common path (a new key) is one
-// INSERT to claim the key and one UPDATE to store the result. Records live in PostgreSQL, scoped
-// to the acting account, and expire after the configured TTL (24 hours or more).
+// INSERT to claim the key and one UPDATE, in the operation's own transaction, to store the result:
+// once the operation's changes are committed, so is its result, and a retry replays it whatever
+// happened to the process after the commit. Records live in PostgreSQL, scoped to the acting
+// account, and expire after the configured TTL (24 hours or more).
 
 export const MAX_KEY_LENGTH = 255;
 /**
  * A running request refreshes its claim's heartbeat; a claim silent this long belongs to a request
- * that died with its process, and the key may be claimed again.
+ * that died with its process, and the key may be claimed again. Taking over a live request's claim
+ * can't run it twice either: its result is stored in its transaction only while the claim is still
+ * its own, so it rolls back instead of committing.
  */
-const ABANDONED_AFTER_SECONDS = 60;
-const HEARTBEAT_MS = 20_000;
+const ABANDONED_AFTER_SECONDS = 8;
+const HEARTBEAT_MS = 2_000;
+
+/** The claim was taken over while the request ran; its transaction must not commit. */
+export class ClaimLost extends Error {}
 
 export type Claim = { kind: 'claimed'; claimId: string } | { kind: 'replay'; status: number; body: string };
+
+/** A key this request holds. */
+export interface HeldClaim {
+  readonly accountId: string;
+  readonly key: string;
+  readonly claimId: string;
+}
 
 export function fingerprintOf(method: string, path: string, params: unknown): string {
   return createHash('sha256').update(`${method} ${path}\n${JSON.stringify(params)}`).digest('hex');
@@ -26,6 +40,14 @@ export function checkKey(key: string): void {
     throw invalidRequest(`Idempotency keys can be at most ${MAX_KEY_LENGTH} characters long.`, 'idempotency_key_too_long', 'Idempotency-Key');
   }
 }
+
+export const idempotencyKeyInUse = (key: string): ApiError =>
+  new ApiError({
+    status: 409,
+    code: 'idempotency_key_in_use',
+    message: `There is currently another in-progress request using this Idempotent Key (that probably means you submitted twice, and the other request is still going through): ${key}. Please try again later.`,
+    headers: { 'Stripe-Should-Retry': 'true' },
+  });
 
 export class IdempotencyStore {
   constructor(
@@ -66,41 +88,71 @@ export class IdempotencyStore {
         message: `Keys for idempotent requests can only be used with the same parameters they were first used with. Try using a key other than '${key}' if you meant to execute a different request.`,
       });
     }
-    if (existing.status === null || existing.responseBody === null) {
-      throw new ApiError({
-        status: 409,
-        code: 'idempotency_key_in_use',
-        message: `There is currently another in-progress request using this Idempotent Key (that probably means you submitted twice, and the other request is still going through): ${key}. Please try again later.`,
-        headers: { 'Stripe-Should-Retry': 'true' },
-      });
-    }
+    if (existing.status === null || existing.responseBody === null) throw idempotencyKeyInUse(key);
     const body = Encryption.isSealed(existing.responseBody) ? await this.encryption.open(existing.responseBody) : existing.responseBody;
     return { kind: 'replay', status: existing.status, body };
   }
 
   /** Keeps a running request's claim from looking abandoned. */
-  async heartbeat(accountId: string, key: string, claimId: string): Promise<void> {
+  async heartbeat(claim: HeldClaim): Promise<void> {
     await this.prisma.$executeRaw`
       UPDATE idempotency_records SET heartbeat_at = CURRENT_TIMESTAMP
-      WHERE account_id = ${accountId} AND key = ${key} AND claim_id = ${claimId} AND completed_at IS NULL`;
+      WHERE account_id = ${claim.accountId} AND key = ${claim.key} AND claim_id = ${claim.claimId} AND completed_at IS NULL`;
   }
 
   /**
-   * Stores the claim's result; false when the claim was taken over meanwhile (its request looked
-   * abandoned), in which case the other request's result stands. `seal`: the body carries a
-   * secret, so the stored copy is encrypted.
+   * Stores the claim's result (in `db`: the operation's transaction, or the client for a failure
+   * whose transaction rolled back); false when the claim was taken over meanwhile (its request
+   * looked abandoned), in which case the other request's result stands. `seal`: the body carries
+   * a secret, so the stored copy is encrypted.
    */
-  async complete(accountId: string, key: string, claimId: string, status: number, response: string, seal = false): Promise<boolean> {
+  async complete(claim: HeldClaim, status: number, response: string, seal = false, db: Tx = this.prisma): Promise<boolean> {
     const body = seal ? await this.encryption.seal(response) : response;
-    const updated = await this.prisma.$executeRaw`
+    const updated = await db.$executeRaw`
       UPDATE idempotency_records SET status = ${status}, response_body = ${body}, completed_at = CURRENT_TIMESTAMP
-      WHERE account_id = ${accountId} AND key = ${key} AND claim_id = ${claimId}`;
+      WHERE account_id = ${claim.accountId} AND key = ${claim.key} AND claim_id = ${claim.claimId} AND completed_at IS NULL`;
     return updated > 0;
+  }
+
+  /**
+   * Frees the key of a request that changed nothing (its transaction rolled back on an unexpected
+   * failure, a database outage say), so a retry runs it afresh instead of replaying a 500. A commit
+   * that did happen left the record completed, which this never touches.
+   */
+  async release(claim: HeldClaim): Promise<void> {
+    await this.prisma.$executeRaw`
+      DELETE FROM idempotency_records
+      WHERE account_id = ${claim.accountId} AND key = ${claim.key} AND claim_id = ${claim.claimId} AND completed_at IS NULL`;
   }
 
   /** Deletes records past the TTL; returns how many. */
   async prune(): Promise<number> {
     return this.prisma.$executeRaw`
       DELETE FROM idempotency_records WHERE created_at < CURRENT_TIMESTAMP - ${`${this.ttlHours} hours`}::interval`;
+  }
+}
+
+/**
+ * Seals the stored responses that contain `text` and are still plain (versions before a route
+ * sealed its responses kept them so); returns how many. Concurrent runs skip each other's rows.
+ */
+export async function sealStoredResponses(prisma: PrismaClient, encryption: Encryption, text: string, batchSize = 500): Promise<number> {
+  const containing = `%${text.replace(/[\\%_]/g, '\\$&')}%`;
+  let total = 0;
+  for (;;) {
+    const sealed = await prisma.$transaction(async (tx) => {
+      const rows = await tx.$queryRaw<{ account_id: string; key: string; response_body: string }[]>`
+        SELECT account_id, key, response_body FROM idempotency_records
+        WHERE response_body LIKE ${containing} AND response_body NOT LIKE ${`${SEALED_PREFIX}%`}
+        LIMIT ${batchSize} FOR UPDATE SKIP LOCKED`;
+      const bodies = await Promise.all(rows.map((r) => encryption.seal(r.response_body)));
+      await tx.$executeRaw`
+        UPDATE idempotency_records r SET response_body = s.body
+        FROM unnest(${rows.map((r) => r.account_id)}::text[], ${rows.map((r) => r.key)}::text[], ${bodies}::text[]) AS s(account_id, key, body)
+        WHERE r.account_id = s.account_id AND r.key = s.key`;
+      return rows.length;
+    });
+    total += sealed;
+    if (sealed < batchSize) return total;
   }
 }

@@ -37,21 +37,31 @@ export interface PageOptions<Row> {
   serialize: (row: Row) => unknown;
 }
 
-export async function paginate<Row extends { seq: bigint }>(opts: PageOptions<Row>): Promise<ListObject> {
-  const { params, where, model } = opts;
-  const limit = params.limit ?? 10;
+type PageParams = PageOptions<unknown>['params'];
+
+/** The cursor a page starts from, if any: one of starting_after and ending_before, never empty. */
+function cursorOf(params: PageParams): { param: 'starting_after' | 'ending_before'; id: string } | undefined {
   if (params.starting_after !== undefined && params.ending_before !== undefined) {
     throw parametersExclusive('starting_after', 'ending_before');
   }
-  const cursorParam = params.starting_after !== undefined ? 'starting_after' : params.ending_before !== undefined ? 'ending_before' : undefined;
+  const param = params.starting_after !== undefined ? 'starting_after' : params.ending_before !== undefined ? 'ending_before' : undefined;
+  if (param === undefined) return undefined;
+  const id = params[param]!;
+  if (id === '') throw invalidRequest(`Invalid ${param}: it must be an object id.`, 'parameter_invalid_empty', param);
+  return { param, id };
+}
+
+export async function paginate<Row extends { seq: bigint }>(opts: PageOptions<Row>): Promise<ListObject> {
+  const { params, where, model } = opts;
+  const limit = params.limit ?? 10;
+  const start = cursorOf(params);
+  const cursorParam = start?.param;
   let seqWhere: Record<string, bigint> | undefined;
-  if (cursorParam) {
-    const id = params[cursorParam]!;
-    if (id === '') throw invalidRequest(`Invalid ${cursorParam}: it must be an object id.`, 'parameter_invalid_empty', cursorParam);
+  if (start) {
     // findUnique by id (with the list's filters) is far cheaper in Prisma than findFirst.
-    const cursor = await model.findUnique({ where: { ...where, id }, select: { seq: true } });
-    if (!cursor) throw resourceMissing(opts.objectName, id, cursorParam, 400);
-    seqWhere = cursorParam === 'starting_after' ? { lt: cursor.seq } : { gt: cursor.seq };
+    const cursor = await model.findUnique({ where: { ...where, id: start.id }, select: { seq: true } });
+    if (!cursor) throw resourceMissing(opts.objectName, start.id, start.param, 400);
+    seqWhere = start.param === 'starting_after' ? { lt: cursor.seq } : { gt: cursor.seq };
   }
   const backwards = cursorParam === 'ending_before';
   const rows = await model.findMany({
@@ -62,5 +72,41 @@ export async function paginate<Row extends { seq: bigint }>(opts: PageOptions<Ro
   const hasMore = rows.length > limit;
   const page = hasMore ? rows.slice(0, limit) : rows;
   if (backwards) page.reverse();
+  return { object: 'list', data: page.map(opts.serialize), has_more: hasMore, url: opts.url };
+}
+
+export interface ItemPageOptions<T> {
+  params: PageParams;
+  url: string;
+  /** Every item of the list, newest first. */
+  items: readonly T[];
+  objectName: string;
+  serialize: (item: T) => unknown;
+}
+
+/**
+ * The same pagination over a list held in memory: the sub-objects an account keeps (its
+ * capabilities, external accounts and persons), which are few.
+ */
+export function paginateItems<T extends { id: string }>(opts: ItemPageOptions<T>): ListObject {
+  const { params, items } = opts;
+  const limit = params.limit ?? 10;
+  const cursor = cursorOf(params);
+  let page: readonly T[];
+  let hasMore: boolean;
+  if (cursor === undefined) {
+    page = items.slice(0, limit);
+    hasMore = items.length > limit;
+  } else {
+    const at = items.findIndex((item) => item.id === cursor.id);
+    if (at === -1) throw resourceMissing(opts.objectName, cursor.id, cursor.param, 400);
+    if (cursor.param === 'starting_after') {
+      page = items.slice(at + 1, at + 1 + limit);
+      hasMore = items.length > at + 1 + limit;
+    } else {
+      page = items.slice(Math.max(0, at - limit), at);
+      hasMore = at - limit > 0;
+    }
+  }
   return { object: 'list', data: page.map(opts.serialize), has_more: hasMore, url: opts.url };
 }

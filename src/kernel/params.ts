@@ -28,9 +28,16 @@ export function readBody(req: IncomingMessage, limit: number): Promise<string> {
       chunks.push(chunk);
     });
     req.on('end', () => resolve(chunks.length === 1 ? chunks[0].toString('utf8') : Buffer.concat(chunks).toString('utf8')));
-    req.on('error', reject);
+    // A client that hangs up mid-body is the client's doing, not an unexpected failure (nobody reads the answer).
+    req.on('error', () => reject(bodyIncomplete()));
+    req.on('close', () => {
+      if (!req.complete) reject(bodyIncomplete());
+    });
   });
 }
+
+const bodyIncomplete = (): ApiError =>
+  new ApiError({ status: 400, message: 'The request body ended before its declared length: the client closed the connection.', code: 'request_incomplete' });
 
 function bodyTooLarge(limit: number): ApiError {
   return new ApiError({ status: 413, message: `The request body is too large: the limit is ${limit} bytes.`, code: 'request_too_large' });

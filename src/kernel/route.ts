@@ -2,9 +2,8 @@ import type { Logger } from '../lib/logger';
 import type { PrismaClient } from '../lib/prisma';
 import type { Clock } from '../lib/clock';
 import type { Config } from '../config';
-import type { EventJobs } from '../events/jobs';
 import type { Encryption } from '../lib/encryption';
-import type { IdentityJobs } from '../resources/identity/jobs';
+import type { JobAdder } from '../lib/queue';
 import type { Caller } from './auth';
 
 export type HttpMethod = 'get' | 'post' | 'delete';
@@ -26,12 +25,13 @@ export interface Deps {
   readonly prisma: PrismaClient;
   readonly logger: Logger;
   readonly clock: Clock;
-  /** Hands committed events and delivery attempts to the workers. */
-  readonly jobs: EventJobs;
+  /**
+   * Adds jobs for the workers (each also a database row the reconciler re-adds). Within an
+   * operation, jobs are added once its transaction committed.
+   */
+  readonly queues: JobAdder;
   /** Seals secrets at rest. */
   readonly encryption: Encryption;
-  /** Queues the delayed steps of verification sessions. */
-  readonly identity: IdentityJobs;
 }
 
 export type Handler = (ctx: RequestContext) => Promise<unknown>;
@@ -45,6 +45,12 @@ export interface Returns {
 export interface RouteOptions {
   /** The response carries a secret (a client secret, a payload): its idempotent copy is stored sealed. */
   readonly responseHasSecret?: boolean;
+  /**
+   * This operation's own limit, in requests per second per platform account (0: none), read from
+   * the config once at boot. It applies on top of the API-wide limit, as the public API's
+   * per-endpoint limits do.
+   */
+  readonly rateLimit?: (config: Config) => number;
 }
 
 /** One operation of the public (or sandbox) API. `path` is written as in the OpenAPI document. */

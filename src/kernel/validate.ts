@@ -8,9 +8,29 @@ export interface ParamsValidator {
   (params: Record<string, unknown>): Record<string, unknown>;
 }
 
+/** PostgreSQL's INTEGER, the type of every integer column (`created`, `expires_at`, …). */
+export const INTEGER_RANGE = { minimum: -2147483648, maximum: 2147483647 } as const;
+
+/**
+ * The schema with every integer that states no bound of its own bounded by INTEGER_RANGE, so a
+ * value no column can hold (`created[gt]=2147483648`) is a 400, never a failed query.
+ */
+export function boundIntegers(schema: Schema): Schema {
+  const out: Schema = { ...schema };
+  if (schema.type === 'integer') {
+    out.minimum ??= INTEGER_RANGE.minimum;
+    out.maximum ??= INTEGER_RANGE.maximum;
+  }
+  if (schema.properties) out.properties = Object.fromEntries(Object.entries(schema.properties).map(([k, v]) => [k, boundIntegers(v)]));
+  if (typeof schema.additionalProperties === 'object') out.additionalProperties = boundIntegers(schema.additionalProperties);
+  if (schema.items) out.items = boundIntegers(schema.items);
+  if (schema.anyOf) out.anyOf = schema.anyOf.map(boundIntegers);
+  return out;
+}
+
 /** Compiled once per operation at boot; returns the coerced parameters or throws the public API's error. */
 export function compileParamsValidator(schema: Schema): ParamsValidator {
-  const validate: ValidateFunction = ajv.compile(schema);
+  const validate: ValidateFunction = ajv.compile(boundIntegers(schema));
   const secrets = secretParams(schema);
   return (params) => {
     const coerced = coerce(schema, params) as Record<string, unknown>;
@@ -71,6 +91,9 @@ const KEYWORD_RANK: Record<string, number> = {
   type: 4,
 };
 
+/** `a`, `a or b`, `a, b, or c`: the public API's list of accepted values. */
+const oneOf = new Intl.ListFormat('en', { style: 'long', type: 'disjunction' });
+
 const isPlainObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 const SCALAR_TYPES = new Set(['string', 'integer', 'number', 'boolean']);
@@ -79,7 +102,44 @@ const SCALAR_KEYWORDS = new Set(['enum', 'const', 'maxLength', 'minLength', 'pat
 const isScalarError = (e: ErrorObject): boolean =>
   SCALAR_KEYWORDS.has(e.keyword) || (e.keyword === 'type' && [e.params.type].flat().every((t) => SCALAR_TYPES.has(String(t))));
 
-export function toApiError(errors: ErrorObject[], params: unknown, secrets: ReadonlySet<string> = new Set()): ApiError {
+/**
+ * Where a value matched no branch of an anyOf (a card form, a bank account form or a token, say),
+ * only the errors of the branch it was meant for: the one that doesn't refuse the value's type and
+ * knows all its members, else the one with the fewest complaints. Otherwise a member of one form
+ * would be reported as an unknown parameter of another.
+ */
+function meantBranches(errors: ErrorObject[]): ErrorObject[] {
+  let out = errors;
+  for (let round = 0; round < 8; round++) {
+    const byAnyOf = new Map<string, Map<string, ErrorObject[]>>();
+    for (const e of out) {
+      const m = /^(.*?\/anyOf)\/(\d+)(\/|$)/.exec(e.schemaPath);
+      if (!m) continue;
+      const branches = byAnyOf.get(m[1]) ?? new Map<string, ErrorObject[]>();
+      branches.set(m[2], [...(branches.get(m[2]) ?? []), e]);
+      byAnyOf.set(m[1], branches);
+    }
+    const contested = [...byAnyOf.entries()].find(([, branches]) => branches.size > 1);
+    if (!contested) return out;
+    const [prefix, branches] = contested;
+    const score = (list: ErrorObject[]): number[] => {
+      const real = list.filter((e) => !isEmptyBranchNoise(e));
+      if (real.length === 0) return [2, 0, 0];
+      const wrongType = real.some((e) => e.keyword === 'type' && e.schemaPath.split('/').length === prefix.split('/').length + 2) ? 1 : 0;
+      return [wrongType, real.filter((e) => e.keyword === 'additionalProperties').length, real.length];
+    };
+    const ranked = [...branches.entries()].sort(([ia, a], [ib, b]) => {
+      const [sa, sb] = [score(a), score(b)];
+      return sa[0] - sb[0] || sa[1] - sb[1] || sa[2] - sb[2] || Number(ia) - Number(ib);
+    });
+    const keep = `${prefix}/${ranked[0][0]}`;
+    out = out.filter((e) => !e.schemaPath.startsWith(`${prefix}/`) || e.schemaPath === keep || e.schemaPath.startsWith(`${keep}/`));
+  }
+  return out;
+}
+
+export function toApiError(all: ErrorObject[], params: unknown, secrets: ReadonlySet<string> = new Set()): ApiError {
+  const errors = meantBranches(all);
   const unknown = errors.find((e) => e.keyword === 'additionalProperties');
   if (unknown) return parameterUnknown(bracketPath([...segmentsOf(unknown.instancePath), String(unknown.params.additionalProperty)]));
 
@@ -121,7 +181,7 @@ export function toApiError(errors: ErrorObject[], params: unknown, secrets: Read
     case 'minLength':
       return invalidRequest(`Invalid string: ${param} must be at least ${error.params.limit} characters`, 'parameter_invalid_string_empty', param);
     case 'maxItems':
-      return invalidRequest(`Invalid array: ${param} must have at most ${error.params.limit} elements`, 'parameter_invalid', param);
+      return invalidRequest(`Array ${param} exceeded maximum ${error.params.limit} allowed elements.`, 'parameter_invalid', param);
     case 'minItems':
       return invalidRequest(`Invalid array: ${param} must have at least ${error.params.limit} elements`, 'parameter_invalid', param);
     case 'maxProperties':
@@ -134,15 +194,9 @@ export function toApiError(errors: ErrorObject[], params: unknown, secrets: Read
       return invalidRequest(`Invalid key '${describe(key)}' in ${param}: keys must be at most ${limit} characters`, 'parameter_invalid', bracketPath([...segments, key]));
     }
     case 'enum': {
+      // The public API lists every accepted value, and an enum error carries no code.
       const allowed = (error.params.allowedValues as unknown[]).filter((v) => v !== '').map(String);
-      if (allowed.length > 20) {
-        return invalidRequest(
-          `Invalid ${param}: '${shown(value)}' is not an accepted value. The ${allowed.length} accepted values are listed in the OpenAPI document at /openapi.json.`,
-          'parameter_invalid',
-          param,
-        );
-      }
-      return invalidRequest(`Invalid ${param}: must be one of ${allowed.join(', ')}`, 'parameter_invalid', param);
+      return invalidRequest(`Invalid ${param}: must be one of ${oneOf.format(allowed)}`, undefined, param);
     }
     case 'minimum':
       return invalidRequest(`Invalid ${param}: must be greater than or equal to ${error.params.limit}`, 'parameter_invalid', param);
@@ -154,7 +208,8 @@ export function toApiError(errors: ErrorObject[], params: unknown, secrets: Read
       const expected = String(error.params.type);
       if (expected === 'integer') return invalidRequest(`Invalid integer: ${shown(value)}`, 'parameter_invalid_integer', param);
       if (expected === 'number') return invalidRequest(`Invalid decimal: ${shown(value)}`, 'parameter_invalid', param);
-      if (expected === 'boolean') return invalidRequest(`Invalid boolean: ${shown(value)}`, 'parameter_invalid', param);
+      // As the public API: no code (stripe-python#487 shows `error_code=None` for "Invalid boolean: True").
+      if (expected === 'boolean') return invalidRequest(`Invalid boolean: ${shown(value)}`, undefined, param);
       if (expected === 'array') return invalidRequest(`Invalid array for ${param}: send it as ${param}[]=… or ${param}[0]=…`, 'parameter_invalid', param);
       if (expected === 'object') return invalidRequest(`Invalid object for ${param}: send it as ${param}[key]=…`, 'parameter_invalid', param);
       return invalidRequest(`Invalid ${param}: expected a ${expected}`, 'parameter_invalid', param);

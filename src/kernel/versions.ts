@@ -1,7 +1,4 @@
-// API versions. Objects are rendered the same way for every version for now; this module is
-// where version-specific rendering goes when it is needed.
-
-export const DEFAULT_API_VERSION = '2026-08-26.dahlia';
+// API versions: the ones Sandbank accepts, and how an object is rendered for an older one.
 
 /** Versions the public API has published (from the official SDK's WebhookEndpoint ApiVersion). */
 export const API_VERSIONS = [
@@ -136,6 +133,83 @@ export const API_VERSIONS = [
   '2026-10-28.endive',
 ] as const;
 
+/** The newest version: the shape every serializer writes. */
+export const LATEST_API_VERSION: string = API_VERSIONS[API_VERSIONS.length - 1];
+
 const known: ReadonlySet<string> = new Set(API_VERSIONS);
 
 export const isApiVersion = (value: string): boolean => known.has(value);
+
+/**
+ * A change the public API made in `version` to objects of type `object`. Objects are written in
+ * the newest shape; rendering for an older version undoes, newest first, every change made
+ * after it. The table of changes lives with the resources (src/resources/versions.ts).
+ */
+export interface VersionChange {
+  /** The version that made the change. */
+  readonly version: string;
+  /** The `object` it changed. */
+  readonly object: string;
+  /** What changed, as the public changelog says it. */
+  readonly description: string;
+  /**
+   * The object as versions before `version` show it, from its rendering for `version` (`object`)
+   * and its newest one (`newest`, for what a later change took away). It may get a part of an
+   * object (an event's `previous_attributes`), so it moves only what is there.
+   */
+  readonly downgrade: (object: Record<string, any>, newest: Record<string, any>) => Record<string, any>;
+}
+
+const RENDERED = Symbol('rendered');
+
+/** Marks a value as rendered already (an event's `data`, frozen at the event's version). */
+export function alreadyRendered<T extends object>(value: T): T {
+  Object.defineProperty(value, RENDERED, { value: true, enumerable: false });
+  return value;
+}
+
+const indexOf = new Map<string, number>(API_VERSIONS.map((v, i) => [v, i]));
+
+type Pending = ReadonlyMap<string, readonly VersionChange[]>;
+
+export class VersionRenderer {
+  private readonly pendingByVersion = new Map<string, Pending>();
+
+  constructor(private readonly changes: readonly VersionChange[]) {
+    for (const c of changes) if (!indexOf.has(c.version)) throw new Error(`Version change of ${c.object} names an unknown version ${c.version}`);
+  }
+
+  /** The changes to undo for `version`, by object type, newest first. */
+  private pending(version: string): Pending {
+    let pending = this.pendingByVersion.get(version);
+    if (!pending) {
+      const at = indexOf.get(version) ?? API_VERSIONS.length - 1;
+      const map = new Map<string, VersionChange[]>();
+      const newer = this.changes.filter((c) => indexOf.get(c.version)! > at).sort((a, b) => indexOf.get(b.version)! - indexOf.get(a.version)!);
+      for (const c of newer) map.set(c.object, [...(map.get(c.object) ?? []), c]);
+      pending = map;
+      this.pendingByVersion.set(version, pending);
+    }
+    return pending;
+  }
+
+  /**
+   * `value` (an object, a list, anything holding objects) as `version` shows it: every object in
+   * it, found by its `object` member, is downgraded. `rootType` names the type of a root that has
+   * no `object` member (previous_attributes). Nothing to undo: `value` itself comes back.
+   */
+  render<T>(value: T, version: string, rootType?: string): T {
+    const pending = this.pending(version);
+    return pending.size === 0 ? value : (walk(value, pending, rootType) as T);
+  }
+}
+
+function walk(value: unknown, pending: Pending, type?: string): unknown {
+  if (Array.isArray(value)) return value.map((v) => walk(v, pending));
+  if (typeof value !== 'object' || value === null || (value as Record<symbol, unknown>)[RENDERED]) return value;
+  const newest: Record<string, any> = {};
+  for (const [k, v] of Object.entries(value)) newest[k] = walk(v, pending);
+  let out = newest;
+  for (const change of pending.get(typeof newest.object === 'string' ? newest.object : (type ?? '')) ?? []) out = change.downgrade(out, newest);
+  return out;
+}

@@ -1,5 +1,7 @@
 import { Queue, Worker, type ConnectionOptions, type Processor, type WorkerOptions } from 'bullmq';
 import type { Config } from '../config';
+import type { Logger } from './logger';
+import { isDatabaseUnavailable } from './prisma';
 
 // A queue is defined once (name, payload type, options) and used by both producer and consumer.
 // Payloads carry ids only; processors re-read the database, which is the source of truth.
@@ -11,21 +13,138 @@ export interface QueueDefinition<Payload> {
   readonly payload?: Payload;
 }
 
+/**
+ * Worker settings every queue starts from. A worker killed with `kill -9` leaves its jobs active
+ * until their lock expires and a stall check moves them back: short locks (renewed every half
+ * lock while the process lives) make that take seconds, not BullMQ's default minute.
+ */
+const WORKER_DEFAULTS = { lockDuration: 8_000, stalledInterval: 4_000, maxStalledCount: 2 } as const;
+
 export const defineQueue = <Payload>(name: string, workerOptions?: QueueDefinition<Payload>['workerOptions']): QueueDefinition<Payload> => {
   if (name.includes(':')) throw new Error(`Queue names may not contain ':' (${name})`);
   return { name, workerOptions };
 };
 
-const connectionOf = (config: Config): ConnectionOptions => ({ url: config.redisUrl, maxRetriesPerRequest: null });
-
-export function openQueue<P>(definition: QueueDefinition<P>, config: Config): Queue<P> {
-  return new Queue<P>(definition.name, { connection: connectionOf(config), prefix: config.queuePrefix });
+/** One job to add: its id makes adding it twice harmless. */
+export interface JobSpec<Payload> {
+  readonly id: string;
+  readonly data: Payload;
+  readonly delayMs?: number;
 }
 
-export function openWorker<P>(definition: QueueDefinition<P>, config: Config, processor: Processor<P>): Worker<P> {
-  return new Worker<P>(definition.name, processor, {
+/** Adds jobs; what the shared dependencies carry, so producers need no queue of their own. */
+export interface JobAdder {
+  /** Resolves true once Redis took the jobs, false (logged) when it didn't; never rejects. */
+  add<P>(definition: QueueDefinition<P>, jobs: readonly JobSpec<P>[]): Promise<boolean>;
+}
+
+// Producers fail fast while Redis is away (no offline queue): every job is also a database row
+// that the reconciler re-adds, so a write never waits for Redis.
+const producerConnection = (config: Config): ConnectionOptions => ({ url: config.redisUrl, maxRetriesPerRequest: 1, enableOfflineQueue: false });
+const workerConnection = (config: Config): ConnectionOptions => ({ url: config.redisUrl, maxRetriesPerRequest: null });
+
+/** What opening a queue or a worker needs: where Redis is, and where its errors go. */
+export interface QueueContext {
+  readonly config: Config;
+  readonly logger: Logger;
+}
+
+/**
+ * Every BullMQ object gets its `error` listener where it is made, so none can be without one:
+ * BullMQ prints an unheard error's stack to stderr, and a Redis that restarts, is flushed or
+ * drops its connections makes many (failed reconnects, "Missing key for job …"). They are
+ * expected and BullMQ recovers from them, so each is one warn line: the message, no stack.
+ */
+function logErrors(emitter: { on(event: 'error', listener: (err: Error) => void): unknown }, logger: Logger, name: string, what: string): void {
+  emitter.on('error', (err: unknown) => logger.warn({ err: err instanceof Error ? err.message : String(err), queue: name }, what));
+}
+
+export function openQueue<P>(definition: QueueDefinition<P>, { config, logger }: QueueContext): Queue<P> {
+  const queue = new Queue<P>(definition.name, { connection: producerConnection(config), prefix: config.queuePrefix });
+  logErrors(queue, logger, definition.name, 'queue connection error');
+  return queue;
+}
+
+export function openWorker<P>(definition: QueueDefinition<P>, { config, logger }: QueueContext, processor: Processor<P>): Worker<P> {
+  const worker = new Worker<P>(definition.name, processor, {
+    ...WORKER_DEFAULTS,
     ...definition.workerOptions,
-    connection: connectionOf(config),
+    connection: workerConnection(config),
     prefix: config.queuePrefix,
   });
+  logErrors(worker, logger, definition.name, 'queue worker error');
+  return worker;
+}
+
+/**
+ * Logs a worker's failed jobs (each is retried, then re-added by the reconciler): a database
+ * outage as one line, anything else with its stack.
+ */
+export function logFailedJobs<P>(worker: Worker<P>, logger: Logger, message: string, fields: (data: P) => Record<string, unknown> = () => ({})): void {
+  worker.on('failed', (job, err) => {
+    const context = { ...(job ? fields(job.data) : {}), job: job?.name, attempts: job?.attemptsMade };
+    if (isDatabaseUnavailable(err)) logger.warn({ ...context, err: err.message }, `${message}: database unavailable`);
+    else logger.error({ ...context, err }, message);
+  });
+}
+
+/** About 15 s of retries (0.5, 1, 2, 4, 8 s), the length of a database restart. */
+const RETRIES = { attempts: 6, backoff: { type: 'exponential', delay: 500 } } as const;
+
+/** Longest an add waits for Redis (a first connection that never comes, say) before giving up. */
+const ADD_BOUND_MS = 500;
+
+/** The process's producers: one queue per definition, opened on first use. */
+export class JobQueues implements JobAdder {
+  private readonly opened = new Map<string, Queue>();
+
+  constructor(
+    readonly config: Config,
+    readonly logger: Logger,
+  ) {}
+
+  of<P>(definition: QueueDefinition<P>): Queue<P> {
+    let queue = this.opened.get(definition.name);
+    if (!queue) {
+      queue = openQueue(definition, this) as Queue;
+      this.opened.set(definition.name, queue);
+    }
+    return queue as Queue<P>;
+  }
+
+  async add<P>(definition: QueueDefinition<P>, jobs: readonly JobSpec<P>[]): Promise<boolean> {
+    if (jobs.length === 0) return true;
+    const queue = this.of(definition) as Queue;
+    const added = queue.addBulk(
+      jobs.map((j) => ({
+        name: definition.name,
+        data: j.data,
+        // Removed when done or failed: while an id exists, adding it again does nothing, and the
+        // reconciler could never re-add the job. Every job is safe to repeat, so a failure (the
+        // database restarting, say) is retried soon rather than left to the reconciler.
+        opts: { jobId: j.id, delay: j.delayMs, removeOnComplete: true, removeOnFail: true, ...RETRIES },
+      })),
+    );
+    let timer: NodeJS.Timeout | undefined;
+    const bound = new Promise<'timeout'>((resolve) => (timer = setTimeout(() => resolve('timeout'), ADD_BOUND_MS)));
+    try {
+      const outcome = await Promise.race([added, bound]);
+      if (outcome === 'timeout') throw new Error(`Redis did not answer within ${ADD_BOUND_MS} ms`);
+      return true;
+    } catch (err) {
+      added.catch(() => undefined);
+      this.logger.warn({ err: (err as Error).message, queue: definition.name, jobs: jobs.length }, 'adding jobs failed; the reconciler will add them');
+      return false;
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  all(): Queue[] {
+    return [...this.opened.values()];
+  }
+
+  async close(): Promise<void> {
+    await Promise.allSettled(this.all().map((q) => q.close()));
+  }
 }

@@ -1,6 +1,9 @@
 import type { ExpandableFields } from '../kernel/expand';
 import type { Route } from '../kernel/route';
 import type { HostedPage } from '../hosted/pages';
+import type { QueueDefinition } from '../lib/queue';
+import { eventFanoutQueue, webhookDeliveryQueue } from '../events/jobs';
+import { identityQueue } from './identity/jobs';
 import { API_VERSIONS } from '../kernel/versions';
 import { EVENT_TYPES } from '../events/types';
 import * as webhookEndpoints from './webhook_endpoints/routes';
@@ -11,6 +14,14 @@ import * as webhookDeliveries from './webhook_deliveries/routes';
 import * as webhookDeliverySerializer from './webhook_deliveries/serializer';
 import * as accounts from './accounts/routes';
 import * as accountSerializer from './accounts/serializer';
+import * as capabilities from './capabilities/routes';
+import * as capabilitySerializer from './capabilities/serializer';
+import * as externalAccounts from './external_accounts/routes';
+import * as externalAccountSerializer from './external_accounts/serializer';
+import * as loginLinks from './login_links/routes';
+import * as loginLinkSerializer from './login_links/serializer';
+import * as persons from './persons/routes';
+import * as personSerializer from './persons/serializer';
 import * as accountSessions from './account_sessions/routes';
 import * as accountSessionSerializer from './account_sessions/serializer';
 import * as accountLinks from './account_links/routes';
@@ -19,6 +30,18 @@ import * as appsSecrets from './apps_secrets/routes';
 import * as appsSecretSerializer from './apps_secrets/serializer';
 import * as identity from './identity/routes';
 import * as identitySerializer from './identity/serializer';
+import * as sandboxData from './sandbox_data/routes';
+import * as sandboxDataSerializer from './sandbox_data/serializer';
+import * as customers from './customers/routes';
+import * as customerSerializer from './customers/serializer';
+import * as paymentMethods from './payment_methods/routes';
+import * as paymentMethodSerializer from './payment_methods/serializer';
+import * as products from './products/routes';
+import * as productSerializer from './products/serializer';
+import * as prices from './prices/routes';
+import * as priceSerializer from './prices/serializer';
+import * as taxRates from './tax_rates/routes';
+import * as taxRateSerializer from './tax_rates/serializer';
 
 // The registry app.ts mounts: every resource's routes and expandable fields, in order.
 
@@ -28,10 +51,21 @@ export interface Resource {
   readonly expandable: Readonly<Record<string, ExpandableFields>>;
   /** HTML pages a browser opens from links this resource returns, mounted under /hosted. */
   readonly pages?: readonly HostedPage[];
+  /** The queues its asynchronous work runs on (for depth metrics). */
+  readonly queues?: readonly QueueDefinition<any>[];
 }
 
 export const resources: readonly Resource[] = [
   { routes: accounts.routes, expandable: { [accountSerializer.OBJECT]: accountSerializer.expandable } },
+  { routes: capabilities.routes, expandable: { [capabilitySerializer.OBJECT]: capabilitySerializer.expandable } },
+  {
+    routes: externalAccounts.routes,
+    expandable: {
+      [externalAccountSerializer.BANK_ACCOUNT_OBJECT]: externalAccountSerializer.expandable,
+      [externalAccountSerializer.CARD_OBJECT]: externalAccountSerializer.expandable,
+    },
+  },
+  { routes: persons.routes, expandable: { [personSerializer.OBJECT]: personSerializer.expandable } },
   {
     routes: accountSessions.routes,
     expandable: {
@@ -40,8 +74,9 @@ export const resources: readonly Resource[] = [
     },
   },
   { routes: accountLinks.routes, expandable: { [accountLinkSerializer.OBJECT]: accountLinkSerializer.expandable }, pages: accountLinks.pages },
+  { routes: loginLinks.routes, expandable: { [loginLinkSerializer.OBJECT]: loginLinkSerializer.expandable }, pages: loginLinks.pages },
   { routes: webhookEndpoints.routes, expandable: { [webhookEndpointSerializer.OBJECT]: webhookEndpointSerializer.expandable } },
-  { routes: events.routes, expandable: { [eventSerializer.OBJECT]: eventSerializer.expandable } },
+  { routes: events.routes, expandable: { [eventSerializer.OBJECT]: eventSerializer.expandable }, queues: [eventFanoutQueue, webhookDeliveryQueue] },
   {
     routes: webhookDeliveries.routes,
     expandable: {
@@ -52,13 +87,26 @@ export const resources: readonly Resource[] = [
   { routes: appsSecrets.routes, expandable: { [appsSecretSerializer.OBJECT]: appsSecretSerializer.expandable } },
   {
     routes: identity.routes,
-    expandable: {
-      [identitySerializer.SESSION_OBJECT]: identitySerializer.sessionExpandable,
-      [identitySerializer.REPORT_OBJECT]: identitySerializer.reportExpandable,
-    },
+    expandable: identitySerializer.expandable,
     pages: identity.pages,
+    queues: [identityQueue],
   },
+  { routes: sandboxData.routes, expandable: { [sandboxDataSerializer.OBJECT]: sandboxDataSerializer.expandable } },
+  {
+    routes: customers.routes,
+    expandable: {
+      [customerSerializer.OBJECT]: customerSerializer.expandable,
+      [customerSerializer.INVOICE_SETTINGS_OBJECT]: customerSerializer.invoiceSettingsExpandable,
+    },
+  },
+  { routes: paymentMethods.routes, expandable: { [paymentMethodSerializer.PAYMENT_METHOD_OBJECT]: paymentMethodSerializer.expandable } },
+  { routes: products.routes, expandable: { [productSerializer.OBJECT]: productSerializer.expandable } },
+  { routes: prices.routes, expandable: { [priceSerializer.OBJECT]: priceSerializer.expandable } },
+  { routes: taxRates.routes, expandable: { [taxRateSerializer.OBJECT]: taxRateSerializer.expandable } },
 ];
+
+/** Every queue of every resource. */
+export const queueDefinitions: readonly QueueDefinition<any>[] = resources.flatMap((r) => r.queues ?? []);
 
 /** Component schemas whose one list lives in code; the OpenAPI document takes them from here. */
 export const generatedSchemas = {

@@ -1,4 +1,4 @@
-import { createRegisteredKey, listKeys, revokeKey } from '../../src/cli/keys';
+import { createRegisteredKey, listKeys, main, revokeKey } from '../../src/cli/keys';
 import { loadConfig } from '../../src/config';
 import { hashKey } from '../../src/kernel/auth';
 import { bearer, newTestKey, startTestApp, type TestApp } from '../helpers/app';
@@ -21,6 +21,28 @@ test('a key made by the keys command is accepted in registered mode and stored o
   expect(rows[0].keyHash).toBe(hashKey(key));
   expect(rows[0].origin).toBe('registered');
   expect(JSON.stringify(rows)).not.toContain(key.slice(8));
+});
+
+test('`keys create --restricted` makes an rk_test_ key that works like a secret key in registered mode', async () => {
+  const printed: string[] = [];
+  const log = jest.spyOn(console, 'log').mockImplementation((line: string) => void printed.push(line));
+  const err = jest.spyOn(console, 'error').mockImplementation(() => undefined);
+  try {
+    expect(await main(['create', '--restricted'])).toBe(0);
+    expect(await main(['create', '--bogus'])).toBe(2);
+  } finally {
+    log.mockRestore();
+    err.mockRestore();
+  }
+  expect(printed).toHaveLength(1);
+  const key = printed[0];
+  expect(key).toMatch(/^rk_test_[A-Za-z0-9]{99}$/);
+  const res = await t.http().post('/v1/webhook_endpoints').set(bearer(key)).type('form').send('url=http://127.0.0.1:0/h&enabled_events[]=*');
+  expect(res.status).toBe(200);
+  expect((await listKeys(loadConfig(process.env))).some((k) => k.hint.startsWith('rk_test_') && k.hint.endsWith(key.slice(-4)))).toBe(true);
+  // An unregistered restricted key is refused like an unregistered secret key.
+  const unknown = await t.http().get('/v1/account').set(bearer(`rk_test_${'x'.repeat(24)}`));
+  expect(unknown.status).toBe(401);
 });
 
 test('registered mode refuses a well-formed key nobody registered', async () => {

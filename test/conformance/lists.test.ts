@@ -4,6 +4,13 @@ import { accountOfKey, emitTestEvent } from '../helpers/events';
 import {
   createAccount,
   createAppSecret,
+  createCustomer,
+  createPaymentMethod,
+  createPrice,
+  createProduct,
+  createTaxRate,
+  createExternalAccount,
+  createPerson,
   createVerificationReport,
   createVerificationSession,
   createWebhookEndpoint,
@@ -11,6 +18,7 @@ import {
 } from '../helpers/fixtures';
 import { describeListConformance, type CreatedObjects } from '../helpers/listConformance';
 import { resources } from '../../src/resources';
+import { CAPABILITIES } from '../../src/resources/accounts/serializer';
 
 // Every list operation, the same way: the shared list conformance (envelope, limits, order,
 // cursors both ways, cursor errors, created filters, expand) and a walk through the official SDK's
@@ -27,12 +35,18 @@ interface ListCase {
   readonly objectName: string;
   readonly createdFilter: boolean;
   readonly maxObjects?: number;
+  readonly timestampField?: string | null;
   readonly createObjects: (key: string, n: number) => Promise<string[] | CreatedObjects>;
   /** Every id the SDK's auto-pagination yields, in order, two per page. */
   readonly sdkIds: (stripe: Stripe, query: Record<string, string>) => Promise<string[]>;
 }
 
 const ids = (items: { id: string }[]): string[] => items.map((o) => o.id);
+
+// Capability ids are names, the same in every account: each call takes the next names in turn,
+// so two accounts of one test never share one.
+let nextCapability = 0;
+const takeCapabilities = (n: number): string[] => Array.from({ length: n }, () => CAPABILITIES[nextCapability++ % CAPABILITIES.length]);
 const SECRET_SCOPE = { type: 'user', user: 'usr_list' } as const;
 
 /** Attempts are written by the delivery worker; here they are recorded directly, oldest first. */
@@ -68,6 +82,49 @@ const LISTS: Record<string, ListCase> = {
     },
     sdkIds: async (stripe) => ids(await stripe.accounts.list({ limit: 2 }).autoPagingToArray({ limit: 1000 })),
   },
+  GetAccountsAccountCapabilities: {
+    path: '/v1/accounts/{account}/capabilities',
+    objectName: 'capability',
+    createdFilter: false,
+    timestampField: 'requested_at',
+    createObjects: async (key, n) => {
+      // An account that asks for nothing, then one capability at a time.
+      const account = (await createAccount(t, key, { capabilities: { card_payments: { requested: false } } })).id;
+      const names = takeCapabilities(n);
+      for (const name of names) await t.stripe(key).accounts.updateCapability(account, name, { requested: true });
+      return { ids: names, path: `/v1/accounts/${account}/capabilities` };
+    },
+    sdkIds: async (stripe, query) => ids(await stripe.accounts.listCapabilities(query.path.split('/')[3], { limit: 2 } as object).autoPagingToArray({ limit: 1000 })),
+  },
+  GetAccountsAccountExternalAccounts: {
+    path: '/v1/accounts/{account}/external_accounts',
+    objectName: 'bank_account',
+    createdFilter: false,
+    timestampField: null,
+    createObjects: async (key, n) => {
+      const account = (await createAccount(t, key)).id;
+      const out: string[] = [];
+      for (let i = 0; i < n; i++) out.push((await createExternalAccount(t, key, account)).id);
+      return { ids: out, path: `/v1/accounts/${account}/external_accounts` };
+    },
+    sdkIds: async (stripe, query) => ids(await stripe.accounts.listExternalAccounts(query.path.split('/')[3], { limit: 2 }).autoPagingToArray({ limit: 1000 })),
+  },
+  GetAccountsAccountPersons: {
+    // Each account's list is under its own path.
+    path: '/v1/accounts/{account}/persons',
+    objectName: 'person',
+    createdFilter: false,
+    createObjects: async (key, n) => {
+      const account = (await createAccount(t, key)).id;
+      const out: string[] = [];
+      for (let i = 0; i < n; i++) out.push((await createPerson(t, key, account, { first_name: `P${i}`, relationship: { owner: i % 2 === 0 } })).id);
+      return { ids: out, path: `/v1/accounts/${account}/persons` };
+    },
+    sdkIds: async (stripe, query) => {
+      const account = query.path.split('/')[3];
+      return ids(await stripe.accounts.listPersons(account, { limit: 2 }).autoPagingToArray({ limit: 1000 }));
+    },
+  },
   GetWebhookEndpoints: {
     path: '/v1/webhook_endpoints',
     objectName: 'webhook_endpoint',
@@ -101,6 +158,28 @@ const LISTS: Record<string, ListCase> = {
     },
     sdkIds: async (stripe) => ids(await stripe.apps.secrets.list({ scope: SECRET_SCOPE, limit: 2 }).autoPagingToArray({ limit: 1000 })),
   },
+  GetCustomers: {
+    path: '/v1/customers',
+    objectName: 'customer',
+    createdFilter: true,
+    createObjects: async (key, n) => {
+      const out: string[] = [];
+      for (let i = 0; i < n; i++) out.push((await createCustomer(t, key, { email: `c${i}@example.com` })).id);
+      return out;
+    },
+    sdkIds: async (stripe) => ids(await stripe.customers.list({ limit: 2 }).autoPagingToArray({ limit: 1000 })),
+  },
+  GetPaymentMethods: {
+    path: '/v1/payment_methods',
+    objectName: 'payment_method',
+    createdFilter: false,
+    createObjects: async (key, n) => {
+      const out: string[] = [];
+      for (let i = 0; i < n; i++) out.push((await createPaymentMethod(t, key)).id);
+      return out;
+    },
+    sdkIds: async (stripe) => ids(await stripe.paymentMethods.list({ limit: 2 }).autoPagingToArray({ limit: 1000 })),
+  },
   GetIdentityVerificationSessions: {
     path: '/v1/identity/verification_sessions',
     objectName: 'identity.verification_session',
@@ -123,6 +202,40 @@ const LISTS: Record<string, ListCase> = {
       return out;
     },
     sdkIds: async (stripe) => ids(await stripe.identity.verificationReports.list({ limit: 2 }).autoPagingToArray({ limit: 1000 })),
+  },
+  GetProducts: {
+    path: '/v1/products',
+    objectName: 'product',
+    createdFilter: true,
+    createObjects: async (key, n) => {
+      const out: string[] = [];
+      for (let i = 0; i < n; i++) out.push((await createProduct(t, key, { name: `p${i}` })).id);
+      return out;
+    },
+    sdkIds: async (stripe) => ids(await stripe.products.list({ limit: 2 }).autoPagingToArray({ limit: 1000 })),
+  },
+  GetPrices: {
+    path: '/v1/prices',
+    objectName: 'price',
+    createdFilter: true,
+    createObjects: async (key, n) => {
+      const product = (await createProduct(t, key)).id;
+      const out: string[] = [];
+      for (let i = 0; i < n; i++) out.push((await createPrice(t, key, { product, unit_amount: i + 1 })).id);
+      return out;
+    },
+    sdkIds: async (stripe) => ids(await stripe.prices.list({ limit: 2 }).autoPagingToArray({ limit: 1000 })),
+  },
+  GetTaxRates: {
+    path: '/v1/tax_rates',
+    objectName: 'tax_rate',
+    createdFilter: true,
+    createObjects: async (key, n) => {
+      const out: string[] = [];
+      for (let i = 0; i < n; i++) out.push((await createTaxRate(t, key, { percentage: i })).id);
+      return out;
+    },
+    sdkIds: async (stripe) => ids(await stripe.taxRates.list({ limit: 2 }).autoPagingToArray({ limit: 1000 })),
   },
   GetSandboxWebhookEndpointsWebhookEndpointDeliveries: {
     // Each account's list is under its own endpoint; the path comes with the created objects.
@@ -160,6 +273,7 @@ for (const [operationId, list] of Object.entries(LISTS)) {
     operationId,
     createdFilter: list.createdFilter,
     maxObjects: list.maxObjects,
+    timestampField: list.timestampField,
     createObjects: list.createObjects,
   });
 

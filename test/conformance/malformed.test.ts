@@ -50,7 +50,12 @@ function chunks<T>(items: readonly T[], size: number): T[][] {
 
 async function fixturesFor(params: readonly string[], key: string): Promise<Record<string, string>> {
   const out: Record<string, string> = {};
-  for (const p of params) out[p] = pathFixtures[p] ? encodeURIComponent(await pathFixtures[p](t, key)) : 'zz_no_fixture';
+  // In path order, so a sub-resource's fixture belongs to the parent made just before it.
+  const made: Record<string, string> = {};
+  for (const p of params) {
+    if (pathFixtures[p]) made[p] = await pathFixtures[p](t, key, made);
+    out[p] = p in made ? encodeURIComponent(made[p]) : 'zz_no_fixture';
+  }
   return out;
 }
 

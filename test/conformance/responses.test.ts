@@ -1,14 +1,24 @@
 import { bearer, newTestKey, startTestApp, type TestApp } from '../helpers/app';
 import { accountOfKey, createConnectedAccount, emitTestEvent } from '../helpers/events';
 import {
+  CLOSED_ORIGIN,
+  COMPLETE_EXPRESS,
   createAccount,
   createAccountSession,
   createAppSecret,
+  createPrice,
+  createProduct,
+  createTaxRate,
+  createExternalAccount,
+  createPerson,
   createVerificationReport,
   createVerificationSession,
   createWebhookEndpoint,
   form,
   WEBHOOK_URL,
+  createCustomer,
+  createPaymentMethod,
+  attachedCard,
 } from '../helpers/fixtures';
 import {
   documentedOperations,
@@ -16,6 +26,7 @@ import {
   responseSchema,
   responseSchemaErrors,
 } from '../helpers/responseSchemas';
+import { sdkTypeProblems } from '../helpers/sdkTypes';
 
 // Successful (and error) responses of every documented operation, checked against the schemas
 // openapi/ declares, so the document and the implementation can't drift apart. An area that
@@ -45,17 +56,44 @@ const post = (key: string, path: string, body: string | Record<string, unknown>)
     .set(bearer(key))
     .type('form')
     .send(typeof body === 'string' ? body : form(body));
+const CU = '/v1/customers';
+const PMS = '/v1/payment_methods';
 const get = (key: string, path: string) => t.http().get(path).set(bearer(key));
 const del = (key: string, path: string) => t.http().delete(path).set(bearer(key));
 
 const WE = '/v1/webhook_endpoints';
 const AC = '/v1/accounts';
 const SE = '/v1/apps/secrets';
+const PR = '/v1/products';
+const PC = '/v1/prices';
+const TX = '/v1/tax_rates';
 const CUSTOM_INDIVIDUAL = {
   controller: { stripe_dashboard: { type: 'none' }, requirement_collection: 'application' },
   capabilities: { card_payments: { requested: true }, transfers: { requested: true } },
   business_type: 'individual',
   individual: { first_name: 'Jenny', metadata: { a: '1' } },
+};
+
+const FULL_PERSON = {
+  first_name: 'Jenny',
+  last_name: 'Rosen',
+  first_name_kana: 'ジェニー',
+  email: 'jenny@example.com',
+  phone: '+15555550100',
+  dob: { day: 1, month: 1, year: 1990 },
+  address: { line1: '1 Main St', city: 'San Francisco', state: 'CA', postal_code: '94111', country: 'US' },
+  address_kana: { city: 'シブヤ', town: 'ジングウマエ' },
+  registered_address: { line1: '2 Main St' },
+  ssn_last_4: '0000',
+  id_number: '000000000',
+  full_name_aliases: ['Jen'],
+  gender: 'female',
+  nationality: 'US',
+  political_exposure: 'none',
+  metadata: { a: '1' },
+  relationship: { executive: true, title: 'CFO' },
+  additional_tos_acceptances: { account: { date: 1700000000, ip: '203.0.113.1' } },
+  verification: { document: { front: 'file_front' } },
 };
 
 /** For each operationId: requests that succeed, in the variety of shapes the operation can answer. */
@@ -141,6 +179,143 @@ const scenarios: Record<string, Scenario> = {
     const { id } = await createAccount(t, key);
     return [answer('deleted', await del(key, `${AC}/${id}`))];
   },
+  PostAccountsAccountLoginLinks: async (key) => {
+    const { id } = await createAccount(t, key, COMPLETE_EXPRESS);
+    return [answer('login link', await post(key, `${AC}/${id}/login_links`, ''))];
+  },
+  PostAccountsAccountReject: async (key) => {
+    const express = await createAccount(t, key, { type: 'express' });
+    const custom = await createAccount(t, key, { type: 'custom', capabilities: { transfers: { requested: true } } });
+    return [
+      answer('express, fraud', await post(key, `${AC}/${express.id}/reject`, { reason: 'fraud' }).set('Stripe-Version', '2026-08-26.dahlia')),
+      answer('custom, endive reason', await post(key, `${AC}/${custom.id}/reject`, { reason: 'credit' }).set('Stripe-Version', '2026-10-28.endive')),
+    ];
+  },
+  GetAccountsAccountCapabilities: async (key) => {
+    const none = await createAccount(t, key, { capabilities: { card_payments: { requested: false } } });
+    const individual = await createAccount(t, key, { ...CUSTOM_INDIVIDUAL });
+    return [
+      answer('empty list', await get(key, `${AC}/${none.id}/capabilities`)),
+      answer('inactive', await get(key, `${AC}/${individual.id}/capabilities`)),
+      answer('a page', await get(key, `${AC}/${individual.id}/capabilities?limit=1`)),
+      answer('the platform', await get(key, `${AC}/${await accountOfKey(t.runtime, key)}/capabilities`)),
+    ];
+  },
+  GetAccountsAccountCapabilitiesCapability: async (key) => {
+    const individual = await createAccount(t, key, { ...CUSTOM_INDIVIDUAL });
+    return [
+      answer('requested', await get(key, `${AC}/${individual.id}/capabilities/card_payments`)),
+      answer('unrequested', await get(key, `${AC}/${individual.id}/capabilities/link_payments`)),
+    ];
+  },
+  PostAccountsAccountCapabilitiesCapability: async (key) => {
+    const individual = await createAccount(t, key, { ...CUSTOM_INDIVIDUAL });
+    const path = `${AC}/${individual.id}/capabilities/link_payments`;
+    return [
+      answer('requested', await post(key, path, 'requested=true')),
+      answer('no change', await post(key, path, '')),
+      answer('removed', await post(key, path, 'requested=false')),
+    ];
+  },
+  GetAccountsAccountExternalAccounts: async (key) => {
+    const { id } = await createAccount(t, key);
+    const out = [answer('empty list', await get(key, `${AC}/${id}/external_accounts`))];
+    await createExternalAccount(t, key, id);
+    await createExternalAccount(t, key, id, { external_account: 'tok_visa_debit' });
+    await createExternalAccount(t, key, id, { external_account: { object: 'bank_account', account_number: '000123456789', country: 'DE', currency: 'eur', account_holder_name: 'J' } });
+    out.push(answer('bank accounts and a card', await get(key, `${AC}/${id}/external_accounts`)));
+    out.push(answer('cards', await get(key, `${AC}/${id}/external_accounts?object=card`)));
+    out.push(answer('a page', await get(key, `${AC}/${id}/external_accounts?limit=1`)));
+    return out;
+  },
+  PostAccountsAccountExternalAccounts: async (key) => {
+    const { id } = await createAccount(t, key);
+    const path = `${AC}/${id}/external_accounts`;
+    return [
+      answer('token', await post(key, path, { external_account: 'btok_us_verified' })),
+      answer('second, default', await post(key, path, { external_account: 'btok_us', default_for_currency: true, metadata: { a: '1' } })),
+      answer('card token', await post(key, path, { external_account: 'tok_mastercard_debit' })),
+      answer('card details', await post(key, path, { external_account: { object: 'card', number: '4000056655665556', exp_month: 12, exp_year: 2040, name: 'J', address_zip: '94111' } })),
+      answer('card token object', await post(key, path, { external_account: { object: 'card', token: 'tok_visa_debit' } })),
+      answer('bank details', await post(key, path, { external_account: { object: 'bank_account', account_number: '000123456789', routing_number: '110000000', country: 'US', account_holder_type: 'company' } })),
+    ];
+  },
+  GetAccountsAccountExternalAccountsExternalAccount: async (key) => {
+    const { id } = await createAccount(t, key);
+    const bank = await createExternalAccount(t, key, id);
+    const card = await createExternalAccount(t, key, id, { external_account: 'tok_visa_debit' });
+    return [
+      answer('bank account', await get(key, `${AC}/${id}/external_accounts/${bank.id}`)),
+      answer('card', await get(key, `${AC}/${id}/external_accounts/${card.id}`)),
+    ];
+  },
+  PostAccountsAccountExternalAccountsExternalAccount: async (key) => {
+    const { id } = await createAccount(t, key, { ...CUSTOM_INDIVIDUAL });
+    await createExternalAccount(t, key, id);
+    const bank = await createExternalAccount(t, key, id);
+    const card = await createExternalAccount(t, key, id, { external_account: 'tok_visa_debit' });
+    return [
+      answer('holder', await post(key, `${AC}/${id}/external_accounts/${bank.id}`, { account_holder_name: 'Jenny', account_holder_type: 'individual', account_type: 'savings' })),
+      answer('default', await post(key, `${AC}/${id}/external_accounts/${bank.id}`, { default_for_currency: true, metadata: { a: '1' } })),
+      answer('unset', await post(key, `${AC}/${id}/external_accounts/${bank.id}`, 'account_holder_type=&metadata=')),
+      answer('card', await post(key, `${AC}/${id}/external_accounts/${card.id}`, { exp_month: '6', exp_year: '2041', name: 'J R', address_city: 'SF' })),
+    ];
+  },
+  DeleteAccountsAccountExternalAccountsExternalAccount: async (key) => {
+    const { id } = await createAccount(t, key);
+    await createExternalAccount(t, key, id);
+    const bank = await createExternalAccount(t, key, id);
+    await createExternalAccount(t, key, id, { external_account: 'tok_visa_debit' });
+    const card = await createExternalAccount(t, key, id, { external_account: 'tok_mastercard_debit' });
+    return [
+      answer('bank account', await del(key, `${AC}/${id}/external_accounts/${bank.id}`)),
+      answer('card', await del(key, `${AC}/${id}/external_accounts/${card.id}`)),
+    ];
+  },
+  GetAccountsAccountPersons: async (key) => {
+    const { id } = await createAccount(t, key, { business_type: 'company' });
+    const out = [answer('empty list', await get(key, `${AC}/${id}/persons`))];
+    await createPerson(t, key, id, { first_name: 'A', relationship: { representative: true, title: 'CEO' } });
+    await createPerson(t, key, id, { ...FULL_PERSON, relationship: { owner: true, percent_ownership: 40 } });
+    out.push(answer('full list', await get(key, `${AC}/${id}/persons`)));
+    out.push(answer('filtered', await get(key, `${AC}/${id}/persons?relationship[owner]=true&limit=1`)));
+    const individual = await createAccount(t, key, { ...CUSTOM_INDIVIDUAL });
+    out.push(answer('the individual', await get(key, `${AC}/${individual.id}/persons`)));
+    return out;
+  },
+  PostAccountsAccountPersons: async (key) => {
+    const { id } = await createAccount(t, key, { business_type: 'company', country: 'FR' });
+    return [
+      answer('minimal', await post(key, `${AC}/${id}/persons`, '')),
+      answer('everything', await post(key, `${AC}/${id}/persons`, FULL_PERSON)),
+      answer('a director', await post(key, `${AC}/${id}/persons`, { first_name: 'D', relationship: { director: true } })),
+    ];
+  },
+  GetAccountsAccountPersonsPerson: async (key) => {
+    const { id } = await createAccount(t, key, { business_type: 'company' });
+    const person = await createPerson(t, key, id, FULL_PERSON);
+    const individual = await createAccount(t, key, { ...CUSTOM_INDIVIDUAL });
+    return [
+      answer('a person', await get(key, `${AC}/${id}/persons/${person.id}`)),
+      answer('the individual', await get(key, `${AC}/${individual.id}/persons/${individual.individual.id}`)),
+    ];
+  },
+  PostAccountsAccountPersonsPerson: async (key) => {
+    const { id } = await createAccount(t, key, { business_type: 'company' });
+    const person = await createPerson(t, key, id, { first_name: 'A', metadata: { a: '1' } });
+    const individual = await createAccount(t, key, { ...CUSTOM_INDIVIDUAL });
+    return [
+      answer('no change', await post(key, `${AC}/${id}/persons/${person.id}`, '')),
+      answer('representative', await post(key, `${AC}/${id}/persons/${person.id}`, { relationship: { representative: true }, dob: { day: 1, month: 1, year: 1980 } })),
+      answer('unset', await post(key, `${AC}/${id}/persons/${person.id}`, 'metadata=&dob=&relationship[percent_ownership]=')),
+      answer('the individual', await post(key, `${AC}/${individual.id}/persons/${individual.individual.id}`, { last_name: 'Rosen' })),
+    ];
+  },
+  DeleteAccountsAccountPersonsPerson: async (key) => {
+    const { id } = await createAccount(t, key, { business_type: 'company' });
+    const person = await createPerson(t, key, id);
+    return [answer('deleted', await del(key, `${AC}/${id}/persons/${person.id}`))];
+  },
   GetWebhookEndpoints: async (key) => {
     const out = [answer('empty list', await get(key, WE))];
     for (let i = 0; i < 4; i++) await createWebhookEndpoint(t, key, { url: `${WEBHOOK_URL}/${i}`, metadata: { i: String(i) } });
@@ -153,7 +328,7 @@ const scenarios: Record<string, Scenario> = {
   },
   PostWebhookEndpoints: async (key) => [
     answer('minimal', await post(key, WE, { url: WEBHOOK_URL, enabled_events: ['charge.succeeded'] })),
-    answer('all events', await post(key, WE, 'url=https://example.com/all&enabled_events[]=*')),
+    answer('all events', await post(key, WE, `url=${CLOSED_ORIGIN}/all&enabled_events[]=*`)),
     answer(
       'every parameter',
       await post(key, WE, {
@@ -186,6 +361,12 @@ const scenarios: Record<string, Scenario> = {
   DeleteWebhookEndpointsWebhookEndpoint: async (key) => {
     const { id } = await createWebhookEndpoint(t, key);
     return [answer('deleted', await del(key, `${WE}/${id}`))];
+  },
+  DeleteSandboxData: async (key) => {
+    const empty = answer('nothing to delete', await del(key, '/sandbox/v1/data'));
+    await createWebhookEndpoint(t, key);
+    await createAccount(t, key);
+    return [empty, answer('an endpoint and a connected account', await del(key, '/sandbox/v1/data'))];
   },
   GetEvents: async (key) => {
     const out = [answer('empty list', await get(key, EV))];
@@ -251,6 +432,40 @@ const scenarios: Record<string, Scenario> = {
       answer('user scope, expiring', await post(key, `${SE}/delete`, { name: 'b', scope: { type: 'user', user: 'usr_1' } })),
     ];
   },
+  GetCustomers: async (key) => {
+    await createCustomer(t, key, { email: 'a@example.com', address: { line1: 'x', country: 'US' } });
+    await createCustomer(t, key, { payment_method: 'pm_card_visa', invoice_settings: { default_payment_method: 'pm_card_visa' } });
+    return [answer('list', await get(key, CU)), answer('expanded', await get(key, `${CU}?expand[]=data.invoice_settings.default_payment_method`))];
+  },
+  PostCustomers: async (key) => [
+    answer('empty', await post(key, CU, {})),
+    answer('every field', await post(key, CU, { email: 'a@example.com', name: 'A', phone: '1', description: 'd', address: { line1: 'x' }, shipping: { name: 'n', address: { line1: 'y' } }, metadata: { a: '1' }, preferred_locales: ['en'], tax_exempt: 'exempt', payment_method: 'pm_card_visa', invoice_settings: { default_payment_method: 'pm_card_visa' } })),
+  ],
+  GetCustomersCustomer: async (key) => {
+    const { id } = await createCustomer(t, key, { payment_method: 'pm_card_visa', invoice_settings: { default_payment_method: 'pm_card_visa' } });
+    const gone = (await createCustomer(t, key)).id;
+    await del(key, `${CU}/${gone}`);
+    return [answer('customer', await get(key, `${CU}/${id}`)), answer('expanded', await get(key, `${CU}/${id}?expand[]=invoice_settings.default_payment_method`)), answer('deleted', await get(key, `${CU}/${gone}`))];
+  },
+  PostCustomersCustomer: async (key) => {
+    const { id } = await createCustomer(t, key, { email: 'a@example.com', address: { line1: 'x' } });
+    return [answer('cleared', await post(key, `${CU}/${id}`, { address: '', description: '', shipping: { name: 'n', address: { line1: 'y' } } }))];
+  },
+  DeleteCustomersCustomer: async (key) => [answer('deleted', await del(key, `${CU}/${(await createCustomer(t, key)).id}`))],
+  GetPaymentMethods: async (key) => {
+    const pm = await attachedCard(t, key);
+    await createPaymentMethod(t, key, { billing_details: { name: 'J', address: { country: 'US' } } });
+    const customer = (await get(key, `${PMS}/${pm}`)).body.customer;
+    return [answer('all', await get(key, PMS)), answer('of a customer, expanded', await get(key, `${PMS}?customer=${customer}&expand[]=data.customer`))];
+  },
+  PostPaymentMethods: async (key) => [
+    answer('number', await post(key, PMS, { type: 'card', card: { number: '378282246310005', exp_month: 1, exp_year: 2040, cvc: '1234' }, billing_details: { email: 'a@example.com', address: { city: 'c' } } })),
+    answer('token', await post(key, PMS, { type: 'card', card: { token: 'tok_unionpay' } })),
+  ],
+  GetPaymentMethodsPaymentMethod: async (key) => [answer('test id', await get(key, `${PMS}/pm_card_jcb`)), answer('expanded', await get(key, `${PMS}/${await attachedCard(t, key)}?expand[]=customer`))],
+  PostPaymentMethodsPaymentMethod: async (key) => [answer('updated', await post(key, `${PMS}/${await attachedCard(t, key)}`, { metadata: { a: '1' }, card: { exp_month: 3 } }))],
+  PostPaymentMethodsPaymentMethodAttach: async (key) => [answer('attached', await post(key, `${PMS}/pm_card_visa/attach`, { customer: (await createCustomer(t, key)).id }))],
+  PostPaymentMethodsPaymentMethodDetach: async (key) => [answer('detached', await post(key, `${PMS}/${await attachedCard(t, key)}/detach`, {}))],
   GetIdentityVerificationSessions: async (key) => {
     await createVerificationSession(t, key, { type: 'id_number', client_reference_id: 'c' });
     await createVerificationReport(t, key, 'verified', { type: 'document', options: { document: { require_matching_selfie: true } } });
@@ -284,6 +499,10 @@ const scenarios: Record<string, Scenario> = {
     return [
       answer('requires_input', await get(key, `${VS}/${open.id}`)),
       answer('verified, expanded', await get(key, `${VS}/${verification_session}?expand[]=verified_outputs&expand[]=last_verification_report&expand[]=provided_details`)),
+      answer(
+        'sensitive fields expanded',
+        await get(key, `${VS}/${verification_session}?expand[]=verified_outputs.dob&expand[]=verified_outputs.id_number&expand[]=last_verification_report.id_number.id_number`),
+      ),
     ];
   },
   PostIdentityVerificationSessionsSession: async (key) => {
@@ -313,8 +532,68 @@ const scenarios: Record<string, Scenario> = {
   },
   GetIdentityVerificationReportsReport: async (key) => {
     const report = await createVerificationReport(t, key, 'selfie_face_mismatch', { type: 'document', options: { document: { require_matching_selfie: true, require_id_number: true } } });
-    return [answer('report', await get(key, `${VR}/${report}`))];
+    const sensitive = ['document.number', 'document.dob', 'document.expiration_date', 'id_number.dob', 'id_number.id_number'];
+    return [
+      answer('report', await get(key, `${VR}/${report}`)),
+      answer('sensitive fields expanded', await get(key, `${VR}/${report}?${sensitive.map((p) => `expand[]=${p}`).join('&')}`)),
+    ];
   },
+  GetProducts: async (key) => {
+    const out = [answer('empty list', await get(key, PR))];
+    const product = await createProduct(t, key, { package_dimensions: { height: 1, length: 2, weight: 3, width: 4 } });
+    const price = await createPrice(t, key, { product: product.id });
+    await post(key, `${PR}/${product.id}`, { default_price: price.id });
+    out.push(answer('list', await get(key, PR)), answer('expanded default price', await get(key, `${PR}?expand[]=data.default_price`)));
+    return out;
+  },
+  PostProducts: async (key) => [
+    answer('minimal', await post(key, PR, { name: 'a' })),
+    answer('everything', await post(key, PR, {
+      name: 'b', active: false, description: 'd', images: ['https://example.com/i.png'], marketing_features: [{ name: 'f' }], metadata: { a: '1' },
+      package_dimensions: { height: 1.5, length: 2, weight: 3, width: 4 }, shippable: true, statement_descriptor: 'S', tax_code: 'txcd_99999999', unit_label: 'u', url: 'https://example.com',
+    })),
+  ],
+  GetProductsProduct: async (key) => [answer('product', await get(key, `${PR}/${(await createProduct(t, key)).id}`))],
+  PostProductsProduct: async (key) => {
+    const product = await createProduct(t, key, { description: 'd', package_dimensions: { height: 1, length: 2, weight: 3, width: 4 } });
+    return [
+      answer('no change', await post(key, `${PR}/${product.id}`, '')),
+      answer('unset', await post(key, `${PR}/${product.id}`, 'description=&package_dimensions=&images=&marketing_features=&url=')),
+    ];
+  },
+  DeleteProductsProduct: async (key) => [answer('deleted', await del(key, `${PR}/${(await createProduct(t, key)).id}`))],
+  GetPrices: async (key) => {
+    const out = [answer('empty list', await get(key, PC))];
+    await createPrice(t, key, { recurring: { interval: 'month' }, transform_quantity: { divide_by: 2, round: 'down' }, tax_behavior: 'inclusive', lookup_key: 'l' });
+    await createPrice(t, key, { billing_scheme: 'tiered', tiers_mode: 'volume', tiers: [{ up_to: 'inf', unit_amount: 1 }], unit_amount: undefined });
+    out.push(answer('list', await get(key, PC)), answer('expanded', await get(key, `${PC}?expand[]=data.product&expand[]=data.tiers`)));
+    return out;
+  },
+  PostPrices: async (key) => [
+    answer('one time', await post(key, PC, { product_data: { name: 'p' }, currency: 'usd', unit_amount: 5 })),
+    answer('decimal, recurring, expanded', await post(key, PC, { product_data: { name: 'p' }, currency: 'usd', unit_amount_decimal: '0.5', recurring: { interval: 'day', usage_type: 'metered' }, expand: ['product'] })),
+    answer('tiered', await post(key, PC, {
+      product_data: { name: 'p' }, currency: 'usd', billing_scheme: 'tiered', tiers_mode: 'graduated', expand: ['tiers'],
+      tiers: [{ up_to: 3, flat_amount: 1 }, { up_to: 'inf', unit_amount_decimal: '1.5' }],
+    })),
+  ],
+  GetPricesPrice: async (key) => [answer('price', await get(key, `${PC}/${(await createPrice(t, key)).id}?expand[]=product.default_price`))],
+  PostPricesPrice: async (key) => {
+    const { id } = await createPrice(t, key);
+    return [answer('no change', await post(key, `${PC}/${id}`, '')), answer('changes', await post(key, `${PC}/${id}`, { active: false, nickname: 'n', lookup_key: 'k' }))];
+  },
+  GetTaxRates: async (key) => {
+    const out = [answer('empty list', await get(key, TX))];
+    await createTaxRate(t, key, { tax_type: 'vat', country: 'FR', state: 'X', jurisdiction: 'FR', description: 'd' });
+    out.push(answer('list', await get(key, TX)));
+    return out;
+  },
+  PostTaxRates: async (key) => [
+    answer('minimal', await post(key, TX, { display_name: 'VAT', inclusive: true, percentage: 0 })),
+    answer('everything', await post(key, TX, { display_name: 'VAT', inclusive: false, percentage: 12.5, tax_type: 'gst', country: 'AU', state: 'NSW', jurisdiction: 'AU', description: 'd', metadata: { a: '1' }, active: false })),
+  ],
+  GetTaxRatesTaxRate: async (key) => [answer('tax rate', await get(key, `${TX}/${(await createTaxRate(t, key)).id}`))],
+  PostTaxRatesTaxRate: async (key) => [answer('changes', await post(key, `${TX}/${(await createTaxRate(t, key)).id}`, { active: false, tax_type: 'vat' }))],
 };
 
 const VS = '/v1/identity/verification_sessions';
@@ -322,19 +601,38 @@ const VR = '/v1/identity/verification_reports';
 
 const EV = '/v1/events';
 
-/** Events of the key's account (one with previous_attributes) and of a connected account. */
+/** Everything a US individual's Custom account needs: its capabilities become active. */
+const COMPLETE_INDIVIDUAL = {
+  business_profile: { mcc: '5734', url: 'https://example.com' },
+  individual: {
+    first_name: 'J', last_name: 'R', dob: { day: 1, month: 1, year: 1990 }, email: 'j@example.com', phone: '+15555550100',
+    address: { line1: '1 Main St', city: 'SF', state: 'CA', postal_code: '94111' }, ssn_last_4: '0000',
+  },
+  external_account: 'btok_us_verified',
+  tos_acceptance: { date: 1700000000, ip: '203.0.113.1' },
+};
+
+/**
+ * Events of the key's account (one with previous_attributes) and of a connected account, their
+ * objects as the API serves them: the connected account's come from a real update (account.updated
+ * and capability.updated), the platform's are emitted with the platform account and that capability.
+ */
 async function eventsOf(key: string) {
   await createWebhookEndpoint(t, key);
   const account = await accountOfKey(t.runtime, key);
-  const connected = await createConnectedAccount(t.runtime, account);
+  const platform = (await get(key, '/v1/account')).body;
+  const { id: connected } = await createAccount(t, key, CUSTOM_INDIVIDUAL);
+  await post(key, `${AC}/${connected}`, COMPLETE_INDIVIDUAL);
+  const real = await t.runtime.prisma.event.findMany({ where: { accountId: connected }, orderBy: { seq: 'asc' } });
+  const ofConnected = real.find((ev) => ev.type === 'account.updated')!.id;
+  const capability = (real.find((ev) => ev.type === 'capability.updated')!.data as any).object;
   const quiet = { handOff: false };
-  const plain = await emitTestEvent(t.runtime, account, 'account.updated', undefined, quiet);
-  await emitTestEvent(t.runtime, account, 'capability.updated', { id: 'card_payments', object: 'capability' }, quiet);
-  const updated = await emitTestEvent(t.runtime, account, 'account.updated', { id: account, object: 'account', email: 'new@example.com' }, {
+  const plain = await emitTestEvent(t.runtime, account, 'account.updated', platform, quiet);
+  await emitTestEvent(t.runtime, account, 'capability.updated', capability, quiet);
+  const updated = await emitTestEvent(t.runtime, account, 'account.updated', { ...platform, email: 'new@example.com' }, {
     ...quiet,
     previousAttributes: { email: null },
   });
-  const ofConnected = await emitTestEvent(t.runtime, connected, 'account.updated', { id: connected, object: 'account' }, quiet);
   return { account, connected, plain, updated, ofConnected };
 }
 
@@ -386,11 +684,96 @@ const errorScenarios: Record<string, Scenario> = {
   GetAccountsAccount: async (key) => [answer('unknown id', await get(key, `${AC}/acct_nope`))],
   PostAccountsAccount: async (key) => [answer('unknown id', await post(key, `${AC}/acct_nope`, 'email=a@example.com'))],
   DeleteAccountsAccount: async (key) => [answer('unknown id', await del(key, `${AC}/acct_nope`))],
+  PostAccountsAccountLoginLinks: async (key) => {
+    const standard = await createAccount(t, key);
+    const express = await createAccount(t, key, { type: 'express' });
+    return [
+      answer('not express', await post(key, `${AC}/${standard.id}/login_links`, '')),
+      answer('not onboarded', await post(key, `${AC}/${express.id}/login_links`, '')),
+      answer('unknown account', await post(key, `${AC}/acct_nope/login_links`, '')),
+    ];
+  },
+  PostAccountsAccountReject: async (key) => {
+    const standard = await createAccount(t, key);
+    return [
+      answer('standard account', await post(key, `${AC}/${standard.id}/reject`, { reason: 'other' })),
+      answer('missing reason', await post(key, `${AC}/${standard.id}/reject`, {})),
+      answer('reason of another version', await post(key, `${AC}/${standard.id}/reject`, { reason: 'credit' }).set('Stripe-Version', '2026-08-26.dahlia')),
+    ];
+  },
+  GetAccountsAccountCapabilities: async (key) => [answer('unknown account', await get(key, `${AC}/acct_nope/capabilities`))],
+  GetAccountsAccountCapabilitiesCapability: async (key) => {
+    const { id } = await createAccount(t, key);
+    return [answer('unknown capability', await get(key, `${AC}/${id}/capabilities/bogus`))];
+  },
+  PostAccountsAccountCapabilitiesCapability: async (key) => {
+    const { id } = await createAccount(t, key);
+    return [
+      answer('unknown capability', await post(key, `${AC}/${id}/capabilities/bogus`, 'requested=true')),
+      answer('bad requested', await post(key, `${AC}/${id}/capabilities/card_payments`, 'requested=maybe')),
+    ];
+  },
+  GetAccountsAccountExternalAccounts: async (key) => [answer('bad object', await get(key, `${AC}/acct_nope/external_accounts?object=check`))],
+  PostAccountsAccountExternalAccounts: async (key) => {
+    const { id } = await createAccount(t, key);
+    const path = `${AC}/${id}/external_accounts`;
+    return [
+      answer('unknown token', await post(key, path, { external_account: 'btok_nope' })),
+      answer('credit card', await post(key, path, { external_account: 'tok_visa' })),
+      answer('live card', await post(key, path, { external_account: { object: 'card', number: '4111111111111112', exp_month: 1, exp_year: 2040 } })),
+      answer('missing', await post(key, path, {})),
+    ];
+  },
+  GetAccountsAccountExternalAccountsExternalAccount: async (key) => {
+    const { id } = await createAccount(t, key);
+    return [answer('unknown', await get(key, `${AC}/${id}/external_accounts/ba_nope`))];
+  },
+  PostAccountsAccountExternalAccountsExternalAccount: async (key) => {
+    const { id } = await createAccount(t, key, { ...CUSTOM_INDIVIDUAL });
+    const bank = await createExternalAccount(t, key, id);
+    return [
+      answer('card member on a bank account', await post(key, `${AC}/${id}/external_accounts/${bank.id}`, { exp_month: 1 })),
+      answer('unset the default', await post(key, `${AC}/${id}/external_accounts/${bank.id}`, { default_for_currency: false })),
+    ];
+  },
+  DeleteAccountsAccountExternalAccountsExternalAccount: async (key) => {
+    const { id } = await createAccount(t, key);
+    const bank = await createExternalAccount(t, key, id);
+    return [answer('the default', await del(key, `${AC}/${id}/external_accounts/${bank.id}`))];
+  },
+  GetAccountsAccountPersons: async (key) => [
+    answer('unknown account', await get(key, `${AC}/acct_nope/persons`)),
+    answer('bad filter', await get(key, `${AC}/acct_nope/persons?relationship[bogus]=true`)),
+  ],
+  PostAccountsAccountPersons: async (key) => {
+    const { id } = await createAccount(t, key);
+    return [
+      answer('bad email', await post(key, `${AC}/${id}/persons`, { email: 'nope' })),
+      answer('person token', await post(key, `${AC}/${id}/persons`, { person_token: 'cpt_1' })),
+    ];
+  },
+  GetAccountsAccountPersonsPerson: async (key) => {
+    const { id } = await createAccount(t, key);
+    return [answer('unknown person', await get(key, `${AC}/${id}/persons/person_nope`))];
+  },
+  PostAccountsAccountPersonsPerson: async (key) => {
+    const { id } = await createAccount(t, key);
+    return [answer('unknown person', await post(key, `${AC}/${id}/persons/person_nope`, { first_name: 'x' }))];
+  },
+  DeleteAccountsAccountPersonsPerson: async (key) => {
+    const { id } = await createAccount(t, key);
+    const representative = await createPerson(t, key, id, { relationship: { representative: true } });
+    return [
+      answer('representative', await del(key, `${AC}/${id}/persons/${representative.id}`)),
+      answer('unknown person', await del(key, `${AC}/${id}/persons/person_nope`)),
+    ];
+  },
   GetWebhookEndpoints: async (key) => [answer('bad limit', await get(key, `${WE}?limit=0`))],
   PostWebhookEndpoints: async (key) => [answer('missing url', await post(key, WE, 'enabled_events[]=*'))],
   GetWebhookEndpointsWebhookEndpoint: async (key) => [answer('unknown id', await get(key, `${WE}/we_nope`))],
   PostWebhookEndpointsWebhookEndpoint: async (key) => [answer('unknown id', await post(key, `${WE}/we_nope`, 'disabled=true'))],
   DeleteWebhookEndpointsWebhookEndpoint: async (key) => [answer('unknown id', await del(key, `${WE}/we_nope`))],
+  DeleteSandboxData: async (key) => [answer('unknown parameter', await del(key, '/sandbox/v1/data?bogus=1'))],
   GetEvents: async (key) => [
     answer('type and types', await get(key, `${EV}?type=account.updated&types[]=account.updated`)),
     answer('21 types', await get(key, `${EV}?${Array.from({ length: 21 }, () => 'types[]=account.updated').join('&')}`)),
@@ -433,6 +816,39 @@ const errorScenarios: Record<string, Scenario> = {
   },
   GetIdentityVerificationReports: async (key) => [answer('bad type', await get(key, `${VR}?type=selfie`))],
   GetIdentityVerificationReportsReport: async (key) => [answer('unknown id', await get(key, `${VR}/vr_nope`))],
+  GetCustomers: async (key) => [answer('bad limit', await get(key, `${CU}?limit=0`))],
+  PostCustomers: async (key) => [answer('bad tax_exempt', await post(key, CU, { tax_exempt: 'x' })), answer('declined', await post(key, CU, { payment_method: 'pm_card_chargeDeclined' }))],
+  GetCustomersCustomer: async (key) => [answer('unknown id', await get(key, `${CU}/cus_nope`))],
+  PostCustomersCustomer: async (key) => [answer('unknown id', await post(key, `${CU}/cus_nope`, { name: 'x' }))],
+  DeleteCustomersCustomer: async (key) => [answer('unknown id', await del(key, `${CU}/cus_nope`))],
+  GetPaymentMethods: async (key) => [answer('unknown customer', await get(key, `${PMS}?customer=cus_nope`))],
+  PostPaymentMethods: async (key) => [
+    answer('live card', await post(key, PMS, { type: 'card', card: { number: '4111111111111111', exp_month: 1, exp_year: 2040 } })),
+    answer('bad number', await post(key, PMS, { type: 'card', card: { number: '4242424242424241', exp_month: 1, exp_year: 2040 } })),
+  ],
+  GetPaymentMethodsPaymentMethod: async (key) => [answer('unknown id', await get(key, `${PMS}/pm_nope`))],
+  PostPaymentMethodsPaymentMethod: async (key) => [answer('not saved', await post(key, `${PMS}/${(await createPaymentMethod(t, key)).id}`, { metadata: { a: '1' } }))],
+  PostPaymentMethodsPaymentMethodAttach: async (key) => [answer('unknown customer', await post(key, `${PMS}/pm_card_visa/attach`, { customer: 'cus_nope' }))],
+  PostPaymentMethodsPaymentMethodDetach: async (key) => [answer('not attached', await post(key, `${PMS}/pm_card_visa/detach`, {}))],
+  GetProducts: async (key) => [answer('bad active', await get(key, `${PR}?active=maybe`))],
+  PostProducts: async (key) => [answer('missing name', await post(key, PR, ''))],
+  GetProductsProduct: async (key) => [answer('unknown id', await get(key, `${PR}/prod_nope`))],
+  PostProductsProduct: async (key) => [answer('unknown id', await post(key, `${PR}/prod_nope`, 'name=a'))],
+  DeleteProductsProduct: async (key) => {
+    const { product } = await createPrice(t, key);
+    return [answer('unknown id', await del(key, `${PR}/prod_nope`)), answer('has prices', await del(key, `${PR}/${product}`))];
+  },
+  GetPrices: async (key) => [answer('bad type', await get(key, `${PC}?type=bogus`))],
+  PostPrices: async (key) => [
+    answer('missing product', await post(key, PC, { currency: 'usd', unit_amount: 1 })),
+    answer('too many decimals', await post(key, PC, { product_data: { name: 'p' }, currency: 'usd', unit_amount_decimal: '1.0000000000001' })),
+  ],
+  GetPricesPrice: async (key) => [answer('unknown id', await get(key, `${PC}/price_nope`))],
+  GetTaxRates: async (key) => [answer('bad inclusive', await get(key, `${TX}?inclusive=maybe`))],
+  PostTaxRates: async (key) => [answer('missing percentage', await post(key, TX, { display_name: 'VAT', inclusive: true }))],
+  GetTaxRatesTaxRate: async (key) => [answer('unknown id', await get(key, `${TX}/txr_nope`))],
+  PostTaxRatesTaxRate: async (key) => [answer('percentage is fixed', await post(key, `${TX}/${(await createTaxRate(t, key)).id}`, { percentage: 1 }))],
+  PostPricesPrice: async (key) => [answer('amounts are fixed', await post(key, `${PC}/${(await createPrice(t, key)).id}`, { unit_amount: 1 }))],
 };
 
 const operations = documentedOperations();
@@ -461,6 +877,12 @@ describe.each(operations.filter((o) => scenarios[o.operationId]).map((o) => [o.o
       expect({ label: a.label, status: a.status }).toEqual({ label: a.label, status: 200 });
       expectMatchesResponseSchema(operationId, 200, a.body);
     }
+  });
+
+  test("successful responses have every member the stripe package's types declare", async () => {
+    const answers = await scenarios[operationId](newTestKey());
+    const problems = answers.flatMap((a) => sdkTypeProblems(a.body).map((p) => `${a.label}: ${p}`));
+    expect(problems).toEqual([]);
   });
 
   test('error responses match the declared default schema', async () => {
@@ -512,6 +934,37 @@ describe('the schemas are strict enough to catch drift', () => {
     expect(responseSchemaErrors(op, 200, { ...event, webhooks: [] }).length).toBeGreaterThan(0);
     expect(responseSchemaErrors(op, 200, { ...event, id: 'ev_1' }).length).toBeGreaterThan(0);
     expect(responseSchemaErrors(op, 200, { ...event, pending_webhooks: '0' }).length).toBeGreaterThan(0);
+  });
+
+  test("an object lacking a member the stripe package's types declare is refused, wherever it sits", async () => {
+    const key = newTestKey();
+    const { id } = await createAccount(t, key, { ...CUSTOM_INDIVIDUAL, external_account: 'tok_visa_debit' });
+    const { body: account } = await get(key, `${AC}/${id}`);
+    expect(sdkTypeProblems(account)).toEqual([]);
+    const without = (path: string[]) => {
+      const copy = structuredClone(account);
+      let node = copy;
+      for (const segment of path.slice(0, -1)) node = node[segment];
+      delete node[path[path.length - 1]];
+      return copy;
+    };
+    expect(sdkTypeProblems(without(['settings', 'payments', 'statement_descriptor_prefix_kana']))).toContain(
+      '$<account>.settings.payments.statement_descriptor_prefix_kana is missing',
+    );
+    expect(sdkTypeProblems(without(['individual', 'relationship', 'authorizer']))).toContain('$<account>.individual.relationship.authorizer is missing');
+    expect(sdkTypeProblems(without(['external_accounts', 'data', '0', 'regulated_status']))).toContain(
+      '$.external_accounts.data[0]<card>.regulated_status is missing',
+    );
+    // null only where the type allows it; an object in a list, or in an event, is checked as what it is.
+    expect(sdkTypeProblems({ ...account, charges_enabled: null })).toContain('$<account>.charges_enabled is null; the SDK type is boolean');
+    const { type: _type, ...untyped } = account;
+    expect(sdkTypeProblems({ object: 'list', data: [untyped] })).toContain('$.data[0]<account>.type is missing');
+    expect(sdkTypeProblems({ id: 'evt_1', object: 'event', data: { object: untyped } })).toEqual(
+      expect.arrayContaining(['$.data.object<account>.type is missing']),
+    );
+    // An object no SDK type describes is refused too, unless it is the sandbox's own.
+    expect(sdkTypeProblems({ id: 'x_1', object: 'widget' })).toEqual(['$: the SDK has no type for objects "widget"']);
+    expect(sdkTypeProblems({ id: 'whdel_1', object: 'webhook_delivery' })).toEqual([]);
   });
 
   test('an error body in another shape is refused', () => {

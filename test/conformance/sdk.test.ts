@@ -1,6 +1,6 @@
 import Stripe from 'stripe';
 import { bearer, newTestKey, startTestApp, type TestApp } from '../helpers/app';
-import { createEvent, createVerificationReport } from '../helpers/fixtures';
+import { CLOSED_ORIGIN, COMPLETE_EXPRESS, createEvent, createVerificationReport } from '../helpers/fixtures';
 import { resources } from '../../src/resources';
 
 // Every operation through the official SDK, once as it succeeds and once as it fails: the SDK
@@ -29,9 +29,27 @@ const InvalidRequest = Stripe.errors.StripeInvalidRequestError;
 const SCOPE = { type: 'account' as const };
 
 const connectedAccount = async (stripe: Stripe) => (await stripe.accounts.create({ business_type: 'individual' })).id;
-const endpoint = async (stripe: Stripe) => (await stripe.webhookEndpoints.create({ url: 'https://example.com/hooks', enabled_events: ['charge.succeeded'] })).id;
+const endpoint = async (stripe: Stripe) => (await stripe.webhookEndpoints.create({ url: `${CLOSED_ORIGIN}/hooks`, enabled_events: ['charge.succeeded'] })).id;
 const session = async (stripe: Stripe) => (await stripe.identity.verificationSessions.create({ type: 'document' })).id;
+const customer = async (stripe: Stripe) => (await stripe.customers.create({ name: 'Jenny Rosen' })).id;
+const attached = async (stripe: Stripe) => (await stripe.paymentMethods.attach('pm_card_visa', { customer: await customer(stripe) })).id;
+const product = async (stripe: Stripe) => (await stripe.products.create({ name: 'Gold' })).id;
+const price = (stripe: Stripe) => stripe.prices.create({ product_data: { name: 'Gold' }, currency: 'usd', unit_amount: 1000 });
+const taxRate = async (stripe: Stripe) => (await stripe.taxRates.create({ display_name: 'VAT', percentage: 20, inclusive: false })).id;
 const raw = (stripe: Stripe, path: string, params: Record<string, unknown>) => stripe.rawRequest('POST', path, params);
+/** A Custom account (its bank accounts can be updated) with a second, non-default bank account. */
+const externalAccount = async (stripe: Stripe) => {
+  const account = (
+    await stripe.accounts.create({ controller: { stripe_dashboard: { type: 'none' }, requirement_collection: 'application' }, capabilities: { transfers: { requested: true } } })
+  ).id;
+  await stripe.accounts.createExternalAccount(account, { external_account: 'btok_us_verified' });
+  return { account, externalAccount: (await stripe.accounts.createExternalAccount(account, { external_account: 'btok_us' })).id };
+};
+/** A connected account and one of its persons. */
+const person = async (stripe: Stripe, params: Stripe.AccountCreatePersonParams = { first_name: 'Jane', relationship: { owner: true } }) => {
+  const account = await connectedAccount(stripe);
+  return { account, person: (await stripe.accounts.createPerson(account, params)).id };
+};
 
 const CASES: Record<string, OperationCase> = {
   GetAccount: {
@@ -52,6 +70,109 @@ const CASES: Record<string, OperationCase> = {
     error: InvalidRequest,
   },
   DeleteAccountsAccount: { ok: async (stripe) => stripe.accounts.del(await connectedAccount(stripe)), fails: (stripe) => stripe.accounts.del('acct_nope'), error: InvalidRequest },
+  PostAccountsAccountLoginLinks: {
+    ok: async (stripe) => stripe.accounts.createLoginLink((await stripe.accounts.create(COMPLETE_EXPRESS as Stripe.AccountCreateParams)).id),
+    fails: async (stripe) => stripe.accounts.createLoginLink((await stripe.accounts.create({ type: 'express' })).id),
+    error: InvalidRequest,
+  },
+  PostAccountsAccountReject: {
+    // The SDK sends a 2026-09-30 (endive) version or later, whose reasons replace `fraud`.
+    ok: async (stripe) => stripe.accounts.reject((await stripe.accounts.create({ type: 'express' })).id, { reason: 'fraud_other' }),
+    fails: async (stripe) => stripe.accounts.reject((await stripe.accounts.create({ type: 'express' })).id, { reason: 'fraud' as 'other' }),
+    error: InvalidRequest,
+  },
+  GetAccountsAccountCapabilities: {
+    ok: async (stripe) => stripe.accounts.listCapabilities(await connectedAccount(stripe)),
+    fails: (stripe) => stripe.accounts.listCapabilities('acct_nope'),
+    error: InvalidRequest,
+  },
+  GetAccountsAccountCapabilitiesCapability: {
+    ok: async (stripe) => stripe.accounts.retrieveCapability(await connectedAccount(stripe), 'card_payments'),
+    fails: async (stripe) => stripe.accounts.retrieveCapability(await connectedAccount(stripe), 'bogus_payments'),
+    error: InvalidRequest,
+  },
+  PostAccountsAccountCapabilitiesCapability: {
+    ok: async (stripe) => stripe.accounts.updateCapability(await connectedAccount(stripe), 'link_payments', { requested: true }),
+    fails: (stripe) => stripe.accounts.updateCapability('acct_nope', 'link_payments', { requested: true }),
+    error: InvalidRequest,
+  },
+  GetAccountsAccountExternalAccounts: {
+    ok: async (stripe) => stripe.accounts.listExternalAccounts((await externalAccount(stripe)).account, { object: 'bank_account' }),
+    fails: (stripe) => stripe.accounts.listExternalAccounts('acct_nope'),
+    error: InvalidRequest,
+  },
+  PostAccountsAccountExternalAccounts: {
+    ok: async (stripe) => stripe.accounts.createExternalAccount(await connectedAccount(stripe), { external_account: 'btok_us_verified', metadata: { a: '1' } }),
+    fails: async (stripe) => stripe.accounts.createExternalAccount(await connectedAccount(stripe), { external_account: 'btok_nope' }),
+    error: InvalidRequest,
+  },
+  GetAccountsAccountExternalAccountsExternalAccount: {
+    ok: async (stripe) => {
+      const e = await externalAccount(stripe);
+      return stripe.accounts.retrieveExternalAccount(e.account, e.externalAccount);
+    },
+    fails: async (stripe) => stripe.accounts.retrieveExternalAccount(await connectedAccount(stripe), 'ba_nope'),
+    error: InvalidRequest,
+  },
+  PostAccountsAccountExternalAccountsExternalAccount: {
+    ok: async (stripe) => {
+      const e = await externalAccount(stripe);
+      return stripe.accounts.updateExternalAccount(e.account, e.externalAccount, { default_for_currency: true, account_holder_name: 'Jenny Rosen' });
+    },
+    fails: async (stripe) => stripe.accounts.updateExternalAccount(await connectedAccount(stripe), 'ba_nope', { metadata: { a: '1' } }),
+    error: InvalidRequest,
+  },
+  DeleteAccountsAccountExternalAccountsExternalAccount: {
+    ok: async (stripe) => {
+      const e = await externalAccount(stripe);
+      return stripe.accounts.deleteExternalAccount(e.account, e.externalAccount);
+    },
+    // The default of its currency can't be deleted.
+    fails: async (stripe) => {
+      const account = await connectedAccount(stripe);
+      const only = await stripe.accounts.createExternalAccount(account, { external_account: 'btok_us' });
+      return stripe.accounts.deleteExternalAccount(account, only.id);
+    },
+    error: InvalidRequest,
+  },
+  GetAccountsAccountPersons: {
+    ok: async (stripe) => stripe.accounts.listPersons((await person(stripe)).account, { relationship: { owner: true } }),
+    fails: (stripe) => stripe.accounts.listPersons('acct_nope'),
+    error: InvalidRequest,
+  },
+  PostAccountsAccountPersons: {
+    ok: async (stripe) => stripe.accounts.createPerson(await connectedAccount(stripe), { first_name: 'Jane', relationship: { director: true } }),
+    fails: async (stripe) => stripe.accounts.createPerson(await connectedAccount(stripe), { email: 'not an email' }),
+    error: InvalidRequest,
+  },
+  GetAccountsAccountPersonsPerson: {
+    ok: async (stripe) => {
+      const p = await person(stripe);
+      return stripe.accounts.retrievePerson(p.account, p.person);
+    },
+    fails: async (stripe) => stripe.accounts.retrievePerson(await connectedAccount(stripe), 'person_nope'),
+    error: InvalidRequest,
+  },
+  PostAccountsAccountPersonsPerson: {
+    ok: async (stripe) => {
+      const p = await person(stripe);
+      return stripe.accounts.updatePerson(p.account, p.person, { last_name: 'Doe', metadata: { a: '1' } });
+    },
+    fails: async (stripe) => stripe.accounts.updatePerson(await connectedAccount(stripe), 'person_nope', { last_name: 'Doe' }),
+    error: InvalidRequest,
+  },
+  DeleteAccountsAccountPersonsPerson: {
+    ok: async (stripe) => {
+      const p = await person(stripe);
+      return stripe.accounts.deletePerson(p.account, p.person);
+    },
+    // The representative can't be deleted.
+    fails: async (stripe) => {
+      const p = await person(stripe, { first_name: 'Rep', relationship: { representative: true } });
+      return stripe.accounts.deletePerson(p.account, p.person);
+    },
+    error: InvalidRequest,
+  },
   PostAccountLinks: {
     ok: async (stripe) => stripe.accountLinks.create({ account: await connectedAccount(stripe), type: 'account_onboarding' }),
     fails: (stripe) => stripe.accountLinks.create({ account: 'acct_nope', type: 'account_onboarding' }),
@@ -109,7 +230,7 @@ const CASES: Record<string, OperationCase> = {
   },
   GetWebhookEndpoints: { ok: (stripe) => stripe.webhookEndpoints.list(), fails: (stripe) => stripe.webhookEndpoints.list({ limit: -1 }), error: InvalidRequest },
   PostWebhookEndpoints: {
-    ok: (stripe) => stripe.webhookEndpoints.create({ url: 'https://example.com/hooks', enabled_events: ['*'] }),
+    ok: (stripe) => stripe.webhookEndpoints.create({ url: `${CLOSED_ORIGIN}/hooks`, enabled_events: ['*'] }),
     fails: (stripe) => stripe.webhookEndpoints.create({ url: 'not a url', enabled_events: ['*'] }),
     error: InvalidRequest,
   },
@@ -126,6 +247,14 @@ const CASES: Record<string, OperationCase> = {
   DeleteWebhookEndpointsWebhookEndpoint: {
     ok: async (stripe) => stripe.webhookEndpoints.del(await endpoint(stripe)),
     fails: (stripe) => stripe.webhookEndpoints.del('we_nope'),
+    error: InvalidRequest,
+  },
+  DeleteSandboxData: {
+    ok: async (stripe) => {
+      await endpoint(stripe);
+      return stripe.rawRequest('DELETE', '/sandbox/v1/data');
+    },
+    fails: (stripe) => stripe.rawRequest('DELETE', '/sandbox/v1/data?bogus=1'),
     error: InvalidRequest,
   },
   GetIdentityVerificationSessions: {
@@ -175,6 +304,78 @@ const CASES: Record<string, OperationCase> = {
   GetIdentityVerificationReportsReport: {
     ok: async (stripe, key) => stripe.identity.verificationReports.retrieve(await createVerificationReport(t, key)),
     fails: (stripe) => stripe.identity.verificationReports.retrieve('vr_nope'),
+    error: InvalidRequest,
+  },  GetProducts: { ok: (stripe) => stripe.products.list({ active: true }), fails: (stripe) => stripe.products.list({ limit: 0 }), error: InvalidRequest },
+  PostProducts: { ok: (stripe) => stripe.products.create({ name: 'Gold' }), fails: (stripe) => stripe.products.create({} as Stripe.ProductCreateParams), error: InvalidRequest },
+  GetProductsProduct: { ok: async (stripe) => stripe.products.retrieve(await product(stripe)), fails: (stripe) => stripe.products.retrieve('prod_nope'), error: InvalidRequest },
+  PostProductsProduct: {
+    ok: async (stripe) => stripe.products.update(await product(stripe), { name: 'Silver' }),
+    fails: (stripe) => stripe.products.update('prod_nope', { name: 'Silver' }),
+    error: InvalidRequest,
+  },
+  DeleteProductsProduct: {
+    ok: async (stripe) => stripe.products.del(await product(stripe)),
+    // A product with a price can't be deleted.
+    fails: async (stripe) => stripe.products.del((await price(stripe)).product as string),
+    error: InvalidRequest,
+  },
+  GetPrices: { ok: (stripe) => stripe.prices.list({ type: 'recurring' }), fails: (stripe) => stripe.prices.list({ type: 'bogus' as 'recurring' }), error: InvalidRequest },
+  PostPrices: {
+    ok: (stripe) => stripe.prices.create({ product_data: { name: 'Gold' }, currency: 'usd', unit_amount: 1000, recurring: { interval: 'month' } }),
+    fails: (stripe) => stripe.prices.create({ product: 'prod_nope', currency: 'usd', unit_amount: 1000 }),
+    error: InvalidRequest,
+  },
+  GetPricesPrice: { ok: async (stripe) => stripe.prices.retrieve((await price(stripe)).id), fails: (stripe) => stripe.prices.retrieve('price_nope'), error: InvalidRequest },
+  GetTaxRates: { ok: (stripe) => stripe.taxRates.list({ inclusive: false }), fails: (stripe) => stripe.taxRates.list({ limit: 101 }), error: InvalidRequest },
+  PostTaxRates: {
+    ok: (stripe) => stripe.taxRates.create({ display_name: 'VAT', percentage: 20, inclusive: false }),
+    fails: (stripe) => stripe.taxRates.create({ display_name: 'VAT', percentage: 200, inclusive: false }),
+    error: InvalidRequest,
+  },
+  GetTaxRatesTaxRate: { ok: async (stripe) => stripe.taxRates.retrieve(await taxRate(stripe)), fails: (stripe) => stripe.taxRates.retrieve('txr_nope'), error: InvalidRequest },
+  PostTaxRatesTaxRate: {
+    ok: async (stripe) => stripe.taxRates.update(await taxRate(stripe), { active: false }),
+    fails: (stripe) => stripe.taxRates.update('txr_nope', { active: false }),
+    error: InvalidRequest,
+  },
+  PostPricesPrice: {
+    ok: async (stripe) => stripe.prices.update((await price(stripe)).id, { active: false }),
+    fails: (stripe) => stripe.prices.update('price_nope', { active: false }),
+    error: InvalidRequest,
+  },
+  GetCustomers: { ok: (stripe) => stripe.customers.list({ email: 'a@example.com' }), fails: (stripe) => stripe.customers.list({ limit: 0 }), error: InvalidRequest },
+  PostCustomers: {
+    ok: (stripe) => stripe.customers.create({ email: 'a@example.com', payment_method: 'pm_card_visa' }),
+    fails: (stripe) => stripe.customers.create({ payment_method: 'pm_nope' }),
+    error: InvalidRequest,
+  },
+  GetCustomersCustomer: { ok: async (stripe) => stripe.customers.retrieve(await customer(stripe)), fails: (stripe) => stripe.customers.retrieve('cus_nope'), error: InvalidRequest },
+  PostCustomersCustomer: {
+    ok: async (stripe) => stripe.customers.update(await customer(stripe), { name: 'Jenny Rosen' }),
+    fails: (stripe) => stripe.customers.update('cus_nope', { name: 'Jenny Rosen' }),
+    error: InvalidRequest,
+  },
+  DeleteCustomersCustomer: { ok: async (stripe) => stripe.customers.del(await customer(stripe)), fails: (stripe) => stripe.customers.del('cus_nope'), error: InvalidRequest },
+  GetPaymentMethods: { ok: (stripe) => stripe.paymentMethods.list({ type: 'card' }), fails: (stripe) => stripe.paymentMethods.list({ customer: 'cus_nope' }), error: InvalidRequest },
+  PostPaymentMethods: {
+    ok: (stripe) => stripe.paymentMethods.create({ type: 'card', card: { number: '4242424242424242', exp_month: 12, exp_year: 2040, cvc: '123' } }),
+    fails: (stripe) => stripe.paymentMethods.create({ type: 'card', card: { number: '4000000000000000', exp_month: 12, exp_year: 2040 } }),
+    error: Stripe.errors.StripeCardError,
+  },
+  GetPaymentMethodsPaymentMethod: { ok: (stripe) => stripe.paymentMethods.retrieve('pm_card_visa'), fails: (stripe) => stripe.paymentMethods.retrieve('pm_nope'), error: InvalidRequest },
+  PostPaymentMethodsPaymentMethod: {
+    ok: async (stripe) => stripe.paymentMethods.update(await attached(stripe), { metadata: { a: '1' } }),
+    fails: (stripe) => stripe.paymentMethods.update('pm_nope', { metadata: { a: '1' } }),
+    error: InvalidRequest,
+  },
+  PostPaymentMethodsPaymentMethodAttach: {
+    ok: async (stripe) => stripe.paymentMethods.attach('pm_card_mastercard', { customer: await customer(stripe) }),
+    fails: async (stripe) => stripe.paymentMethods.attach('pm_card_chargeDeclined', { customer: await customer(stripe) }),
+    error: Stripe.errors.StripeCardError,
+  },
+  PostPaymentMethodsPaymentMethodDetach: {
+    ok: async (stripe) => stripe.paymentMethods.detach(await attached(stripe)),
+    fails: (stripe) => stripe.paymentMethods.detach('pm_card_visa'),
     error: InvalidRequest,
   },
 };

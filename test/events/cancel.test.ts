@@ -1,4 +1,4 @@
-import { deliveryJobId } from '../../src/events/reconcile';
+import { deliveryJobId } from '../../src/events/jobs';
 import { bearer, newTestKey } from '../helpers/app';
 import { accountOfKey, emitTestEvent } from '../helpers/events';
 import { startEventsTestApp, type EventsTestApp } from '../helpers/eventsApp';

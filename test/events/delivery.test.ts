@@ -1,7 +1,8 @@
-import { createServer } from 'node:net';
-import type { AddressInfo } from 'node:net';
-import { DEFAULT_API_VERSION } from '../../src/kernel/versions';
-import { bearer, newTestKey } from '../helpers/app';
+import { LATEST_API_VERSION } from '../../src/kernel/versions';
+import { randomBase62 } from '../../src/lib/ids';
+import { prepareSecrets } from '../../src/runtime';
+import { expectNowhereAtRest } from '../helpers/atRest';
+import { bearer, freePort, newTestKey } from '../helpers/app';
 import { accountOfKey, emitTestEvent } from '../helpers/events';
 import { startEventsTestApp, type EventsTestApp } from '../helpers/eventsApp';
 import { until } from '../helpers/queues';
@@ -9,7 +10,8 @@ import { createReceivingEndpoint, verifyAll, verifyWebhook } from '../helpers/we
 
 // One delivery from first attempt to its end: headers and signature, api_version rendering,
 // retries along the schedule, what counts as a failure (status, redirect, timeout, refused
-// connection), and what the sandbox deliveries list and the events API say about it.
+// connection, refused destination), and what the sandbox deliveries list and the events API say
+// about it.
 
 const TIMEOUT_MS = 500;
 let e: EventsTestApp;
@@ -69,6 +71,36 @@ test('a delivery is a signed POST with the public headers that the official SDK 
   expect(payload).toEqual(stored);
   expect(sent).toBe(1);
   expect(now).toBe(0);
+  // Signed with the secret the create returned, which the row keeps only sealed.
+  const row = await e.t.runtime.prisma.webhookEndpoint.findUniqueOrThrow({ where: { id: endpoint.id } });
+  expect(row.secret).toMatch(/^sealed:v1:/);
+  expect(row.secret).not.toContain(endpoint.secret);
+});
+
+test('an endpoint an earlier version stored with its secret in plain text still delivers, before and after start-up seals it', async () => {
+  const key = newTestKey();
+  expect((await e.t.http().get('/v1/webhook_endpoints').set(bearer(key))).status).toBe(200);
+  const account = await accountOfKey(e.t.runtime, key);
+  const prisma = e.t.runtime.prisma;
+  const secret = `whsec_${randomBase62(32)}`;
+  const id = `we_${randomBase62(24)}`;
+  await prisma.webhookEndpoint.create({
+    data: { id, accountId: account, created: 1, url: e.receiver.url('/d/legacy'), enabledEvents: ['*'], status: 'enabled', secret },
+  });
+
+  const before = await emitTestEvent(e.t.runtime, account);
+  expect((await finished(before)).status).toBe('succeeded');
+  expect(verifyAll(e.receiver.on('/d/legacy'), secret).map((ev) => ev.id)).toEqual([before]);
+
+  await prepareSecrets(e.t.runtime);
+  const row = await prisma.webhookEndpoint.findUniqueOrThrow({ where: { id } });
+  expect(row.secret).toMatch(/^sealed:v1:/);
+  expect(row.keyId).not.toBeNull();
+
+  const after = await emitTestEvent(e.t.runtime, account);
+  expect((await finished(after)).status).toBe('succeeded');
+  expect(verifyAll(e.receiver.on('/d/legacy'), secret).map((ev) => ev.id)).toEqual([before, after]);
+  await expectNowhereAtRest(e.t, secret, [id]);
 });
 
 test("an endpoint's api_version sets the payload's; without one the event's version is used", async () => {
@@ -82,8 +114,8 @@ test("an endpoint's api_version sets the payload's; without one the event's vers
   const [atPlain] = verifyAll(e.receiver.on(plain.path), plain.secret);
   expect(atPinned.id).toBe(id);
   expect(atPinned.api_version).toBe('2025-03-31.basil');
-  expect(atPlain.api_version).toBe(DEFAULT_API_VERSION);
-  expect((await event(key, id)).api_version).toBe(DEFAULT_API_VERSION);
+  expect(atPlain.api_version).toBe(LATEST_API_VERSION);
+  expect((await event(key, id)).api_version).toBe(LATEST_API_VERSION);
 });
 
 test('a receiver that fails twice then answers 200 gets three signed attempts; the delivery succeeds', async () => {
@@ -188,14 +220,7 @@ test('a receiver slower than WEBHOOK_TIMEOUT_MS is a failure that says it timed 
 });
 
 test('a refused connection is a failure with the network error recorded', async () => {
-  // A port nobody listens on: bind one, then close it.
-  const port = await new Promise<number>((resolve) => {
-    const server = createServer();
-    server.listen(0, '127.0.0.1', () => {
-      const { port: p } = server.address() as AddressInfo;
-      server.close(() => resolve(p));
-    });
-  });
+  const port = await freePort();
   const key = newTestKey();
   const res = await e.t
     .http()
@@ -213,6 +238,48 @@ test('a refused connection is a failure with the network error recorded', async 
     expect(a.response_body).toBeNull();
     expect(a.error).toContain('ECONNREFUSED');
   }
+});
+
+/** An endpoint on `url` for a new key, one event to it, and its attempts once the delivery ended. */
+async function deliverTo(url: string) {
+  const key = newTestKey();
+  const res = await e.t.http().post('/v1/webhook_endpoints').set(bearer(key)).type('form').send(`url=${encodeURIComponent(url)}&enabled_events[]=*`);
+  expect(res.status).toBe(200);
+  const id = await emitTestEvent(e.t.runtime, await accountOfKey(e.t.runtime, key));
+  const delivery = await finished(id);
+  return { key, id, delivery, attempts: (await attemptsOf(key, res.body.id)).data };
+}
+
+/** What a refused attempt looks like in the sandbox deliveries list: no status, no response, the reason. */
+function expectRefused(attempts: any[], reason: string) {
+  // Retried like a connection error: three attempts on the schedule 0,0.
+  expect(attempts.map((a) => a.attempt)).toEqual([3, 2, 1]);
+  for (const a of attempts) {
+    expect(a).toMatchObject({ status_code: null, response_body: null, succeeded: false, error: `refused: ${reason}` });
+  }
+}
+
+test('the suite delivers only to loopback addresses (WEBHOOK_LOOPBACK_ONLY=true, set by globalSetup)', () => {
+  expect(e.t.config.webhookLoopbackOnly).toBe(true);
+});
+
+test('an endpoint on a public host is refused before any lookup or connection, and recorded as refused', async () => {
+  const named = await deliverTo('https://example.com/hook');
+  expect(named.delivery).toMatchObject({ status: 'failed', attempts: 3 });
+  expectRefused(named.attempts, 'example.com is not looked up: only loopback addresses may be reached');
+  const literal = await deliverTo('http://93.184.215.14/hook');
+  expectRefused(literal.attempts, '93.184.215.14 is a public address, not a loopback address');
+  // The event shows an unsuccessful delivery, as for any failure.
+  const failing = await e.t.http().get('/v1/events?delivery_success=false').set(bearer(literal.key));
+  expect(failing.body.data.map((ev: any) => ev.id)).toEqual([literal.id]);
+});
+
+test('cloud metadata and link-local addresses are refused in every spelling the URL parser accepts', async () => {
+  expectRefused((await deliverTo('http://169.254.169.254/latest/meta-data/')).attempts, '169.254.169.254 is a cloud metadata address');
+  // Decimal and IPv4-mapped IPv6 forms of the same address
+  expectRefused((await deliverTo('http://2852039166/')).attempts, '169.254.169.254 is a cloud metadata address');
+  expectRefused((await deliverTo('http://[::ffff:169.254.169.254]/')).attempts, '::ffff:a9fe:a9fe (169.254.169.254) is a cloud metadata address');
+  expectRefused((await deliverTo('http://[fe80::1]:8080/hook')).attempts, 'fe80::1 is a link-local address');
 });
 
 test('the deliveries list is the caller\'s own: unknown, malformed and other accounts\' endpoints are 404', async () => {

@@ -1,9 +1,9 @@
 import { Worker } from 'bullmq';
 import { automaticCause, emit } from '../../src/events/emit';
 import { fanOutEvent } from '../../src/events/fanout';
-import { DEFAULT_API_VERSION } from '../../src/kernel/versions';
-import { deliveryJobId, reconcile } from '../../src/events/reconcile';
-import { eventFanoutQueue, webhookDeliveryQueue } from '../../src/queues';
+import { LATEST_API_VERSION } from '../../src/kernel/versions';
+import { reconcile } from '../../src/events/reconcile';
+import { deliveryJobId, eventFanoutQueue, handOffEvents, queueDeliveries, webhookDeliveryQueue } from '../../src/events/jobs';
 import { newTestKey } from '../helpers/app';
 import { accountOfKey, emitTestEvent } from '../helpers/events';
 import { startEventsTestApp, type EventsTestApp } from '../helpers/eventsApp';
@@ -51,7 +51,7 @@ async function settle(eventIds: string[]): Promise<void> {
     20000,
     'every delivery made',
   );
-  await reconcile(prisma(), e.queues.relay, e.queues.deliveryQueue);
+  await reconcile(prisma(), e.queues.producer);
   await until(queueIsEmpty, 20000, 'empty queues');
 }
 
@@ -116,7 +116,7 @@ test('a delivery left claimed by a killed worker is made once its lock expires, 
   const eventId = await prisma().$transaction(async (tx) => {
     const id = await emit(tx, 'account.updated', { id: account, object: 'account' }, {
       accountId: account,
-      apiVersion: DEFAULT_API_VERSION,
+      apiVersion: LATEST_API_VERSION,
       created: Math.floor(Date.now() / 1000),
       cause: automaticCause,
     });
@@ -139,8 +139,8 @@ test('a delivery left claimed by a killed worker is made once its lock expires, 
   // The periodic reconciler finds the expired one.
   await until(async () => (await prisma().webhookDelivery.findFirst({ where: { eventId, endpointId: expired.id } }))?.status === 'succeeded');
   // The held one is left alone by it, and by more runs.
-  await reconcile(prisma(), e.queues.relay, e.queues.deliveryQueue);
-  await reconcile(prisma(), e.queues.relay, e.queues.deliveryQueue);
+  await reconcile(prisma(), e.queues.producer);
+  await reconcile(prisma(), e.queues.producer);
   await until(queueIsEmpty, 15000, 'empty queues');
   expect(e.receiver.on(held.path)).toEqual([]);
   expect(await e.queues.deliveryQueue.getJob(deliveryJobId(heldRow.id, 0))).toBeUndefined();
@@ -158,19 +158,19 @@ test('relay, fan-out and reconciler running twice at once still make one deliver
   const { account, endpoints } = await accountWithEndpoints(['/twice/a', '/twice/b', '/twice/c']);
   const ids: string[] = [];
   for (let i = 0; i < 5; i++) ids.push(await emitTestEvent(e.t.runtime, account, 'account.updated', undefined, { handOff: false }));
-  const { relay, deliveryQueue } = e.queues;
+  const { producer } = e.queues;
   const [, , , , fanA, fanB] = await Promise.all([
-    relay.handOff(ids),
-    e.t.runtime.jobs.handOffEvents(ids),
-    reconcile(prisma(), relay, deliveryQueue),
-    reconcile(prisma(), e.t.runtime.jobs.relay, e.t.runtime.jobs.deliveryQueue),
+    handOffEvents(producer, ids),
+    handOffEvents(e.t.runtime.queues, ids),
+    reconcile(prisma(), producer),
+    reconcile(prisma(), e.t.runtime.queues),
     fanOutEvent(prisma(), ids[0]),
     fanOutEvent(prisma(), ids[0]),
   ]);
   // Whoever fanned the first event out, it was fanned out once.
   expect(fanA.length + fanB.length).toBeLessThanOrEqual(3);
   await settle(ids);
-  await Promise.all([reconcile(prisma(), relay, deliveryQueue), reconcile(prisma(), relay, deliveryQueue), relay.handOff(ids)]);
+  await Promise.all([reconcile(prisma(), producer), reconcile(prisma(), producer), handOffEvents(producer, ids)]);
   await settle(ids);
   expectEachOnce(endpoints, ids);
   expect(await prisma().webhookDelivery.count({ where: { eventId: { in: ids } } })).toBe(15);
@@ -185,10 +185,37 @@ test('a job that failed (its worker crashed or threw) does not keep the reconcil
   // …and a delivery job that failed.
   const fannedOut = await emitTestEvent(e.t.runtime, account, 'account.updated', undefined, { handOff: false });
   const [deliveryId] = await fanOutEvent(prisma(), fannedOut);
-  await e.t.runtime.jobs.queueDeliveries([{ id: deliveryId, attempts: 0 }]);
+  await queueDeliveries(e.t.runtime.queues, [{ id: deliveryId, attempts: 0 }]);
   await failNextJob(webhookDeliveryQueue.name, deliveryJobId(deliveryId, 0));
 
   await e.startWorkers();
   await settle([handedOff, fannedOut]);
   expectEachOnce(endpoints, [handedOff, fannedOut]);
+});
+
+test('a delivery whose worker was killed mid-attempt is taken over once the stall check gives its job back, without waiting out the row lease', async () => {
+  await e.startWorkers();
+  const { account, endpoints } = await accountWithEndpoints(['/stalled/a']);
+  const eventId = await emitTestEvent(e.t.runtime, account, 'account.updated', undefined, { handOff: false });
+  const [deliveryId] = await fanOutEvent(prisma(), eventId);
+  // A worker took the job, leased the row for an hour and died: it never renews its job lock.
+  await prisma().webhookDelivery.update({ where: { id: deliveryId }, data: { lockedUntil: new Date(Date.now() + 3600_000) } });
+  const dead = new Worker(webhookDeliveryQueue.name, undefined, {
+    connection: { url: e.t.config.redisUrl, maxRetriesPerRequest: null },
+    prefix: e.t.config.queuePrefix,
+    autorun: false,
+    lockDuration: 500,
+  });
+  try {
+    // The live workers must not take it first: add it while only the dead worker is asking.
+    await e.stopWorkers();
+    await queueDeliveries(e.queues.producer, [{ id: deliveryId, attempts: 0 }]);
+    const job = await dead.getNextJob('dead-worker', { block: false });
+    expect(job?.id).toBe(deliveryJobId(deliveryId, 0));
+  } finally {
+    await dead.close();
+  }
+  await e.startWorkers();
+  await settle([eventId]);
+  expectEachOnce(endpoints, [eventId]);
 });

@@ -54,9 +54,44 @@ describe('retryDelayMs', () => {
   });
 });
 
-test('previousAttributes keeps the old values of the top-level fields that changed', () => {
-  const before = { id: 'acct_1', email: 'a@example.com', metadata: { a: '1' }, settings: { x: 1 } };
-  const after = { id: 'acct_1', email: 'b@example.com', metadata: { a: '1' }, settings: { x: 2 } };
-  expect(previousAttributes(before, after)).toEqual({ email: 'a@example.com', settings: { x: 1 } });
-  expect(previousAttributes(before, before)).toEqual({});
+describe('previousAttributes', () => {
+  const before = {
+    id: 'acct_1',
+    email: 'a@example.com',
+    metadata: { a: '1', gone: 'x' },
+    settings: { payouts: { schedule: { interval: 'daily', delay_days: 2 } } },
+    requirements: { currently_due: ['email', 'tos_acceptance.date'] },
+    individual: null,
+  };
+
+  test('holds only the changed leaves, with their old values', () => {
+    const after = { ...before, settings: { payouts: { schedule: { interval: 'weekly', delay_days: 2 } } } };
+    expect(previousAttributes(before, after)).toEqual({ settings: { payouts: { schedule: { interval: 'daily' } } } });
+  });
+
+  test('an added key is null, a removed one keeps its old value', () => {
+    const after = { ...before, metadata: { a: '1', b: '2' } };
+    expect(previousAttributes(before, after)).toEqual({ metadata: { b: null, gone: 'x' } });
+    expect(previousAttributes({ id: 'acct_1' }, { id: 'acct_1', email: 'e@example.com' })).toEqual({ email: null });
+  });
+
+  test('an array that changed is given whole', () => {
+    const after = { ...before, requirements: { currently_due: ['email'] } };
+    expect(previousAttributes(before, after)).toEqual({ requirements: { currently_due: ['email', 'tos_acceptance.date'] } });
+  });
+
+  test('a value that changed kind is given whole', () => {
+    expect(previousAttributes(before, { ...before, individual: { first_name: 'J' } })).toEqual({ individual: null });
+    expect(previousAttributes({ ...before, individual: { first_name: 'J' } }, before)).toEqual({ individual: { first_name: 'J' } });
+  });
+
+  test('keys named like Object.prototype members are data', () => {
+    const after = { ...before, metadata: { a: '1', gone: 'x', constructor: 'c', toString: 't' } };
+    expect(previousAttributes(before, after)).toEqual({ metadata: { constructor: null, toString: null } });
+    expect(previousAttributes(after, before)).toEqual({ metadata: { constructor: 'c', toString: 't' } });
+  });
+
+  test('nothing changed: empty', () => {
+    expect(previousAttributes(before, structuredClone(before))).toEqual({});
+  });
 });

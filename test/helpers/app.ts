@@ -6,6 +6,9 @@ import Stripe from 'stripe';
 import { buildApp, type BuiltApp } from '../../src/app';
 import { answerClientErrors } from '../../src/kernel/http';
 import { deleteQueueKeys } from './isolation';
+import { freePort } from './services';
+
+export { freePort };
 import { loadConfig, type Config } from '../../src/config';
 import { createLogger } from '../../src/lib/logger';
 import { randomBase62 } from '../../src/lib/ids';
@@ -29,18 +32,6 @@ export interface TestApp extends BuiltApp {
   /** The official SDK pointed at this app. */
   stripe(key: string, options?: Stripe.StripeConfig): Stripe;
   close(): Promise<void>;
-}
-
-/** A port nothing listens on right now. */
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = createServer();
-    probe.once('error', reject);
-    probe.listen(0, '127.0.0.1', () => {
-      const { port } = probe.address() as AddressInfo;
-      probe.close(() => resolve(port));
-    });
-  });
 }
 
 export const newTestKey = (): string => `sk_test_${randomBase62(24)}`;
@@ -71,6 +62,9 @@ export async function startTestApp(env: Record<string, string> = {}, options: { 
   });
   const logger = createLogger(config.logLevel, sink);
   const runtime = openRuntime(config, { logger, clock: options.clock });
+  // As the API does at start (src/server.ts): keys loaded before any operation seals with them.
+  // An app started on an unreachable database (to test just that) starts anyway.
+  await runtime.encryption.ready().catch(() => undefined);
   const built = buildApp(runtime);
   const server = createServer(built.app);
   answerClientErrors(server);

@@ -1,9 +1,10 @@
 import { emit, automaticCause } from '../../src/events/emit';
+import { handOffEvents } from '../../src/events/jobs';
 import type { EventType } from '../../src/events/types';
 import { hashKey } from '../../src/kernel/auth';
 import { unixSeconds } from '../../src/lib/clock';
 import { newId } from '../../src/lib/ids';
-import { DEFAULT_API_VERSION } from '../../src/kernel/versions';
+import { LATEST_API_VERSION } from '../../src/kernel/versions';
 import type { Runtime } from '../../src/runtime';
 
 /** The platform account behind a key that has made at least one request. */
@@ -24,13 +25,13 @@ export async function emitTestEvent(
   const id = await runtime.prisma.$transaction((tx) =>
     emit(tx, type, object, {
       accountId,
-      apiVersion: DEFAULT_API_VERSION,
+      apiVersion: LATEST_API_VERSION,
       created: unixSeconds(runtime.clock),
       cause: automaticCause,
       previousAttributes: options.previousAttributes,
     }),
   );
-  if (options.handOff !== false) await runtime.jobs.handOffEvents([id]);
+  if (options.handOff !== false) await handOffEvents(runtime.queues, [id]);
   return id;
 }
 
@@ -38,7 +39,7 @@ export async function emitTestEvent(
 export async function createConnectedAccount(runtime: Runtime, platformAccountId: string): Promise<string> {
   const id = newId('acct', 16);
   await runtime.prisma.account.create({
-    data: { id, parentAccountId: platformAccountId, created: unixSeconds(runtime.clock), defaultApiVersion: DEFAULT_API_VERSION },
+    data: { id, parentAccountId: platformAccountId, created: unixSeconds(runtime.clock) },
   });
   return id;
 }

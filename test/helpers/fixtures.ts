@@ -10,7 +10,14 @@ import { finishProcessing } from '../../src/resources/identity/pipeline';
 /** Form encoding as the official SDKs send it: bracketed keys, indexed arrays. */
 export const form = (params: Record<string, unknown>): string => qs.stringify(params, { arrayFormat: 'indices' });
 
-export const WEBHOOK_URL = 'https://example.com/hooks';
+/**
+ * Where test webhook endpoints point when their deliveries don't matter: this machine, port 0.
+ * Nothing can listen on port 0, so an attempt there fails at once and arrives nowhere (and the
+ * suite runs with WEBHOOK_LOOPBACK_ONLY=true, so a URL naming another machine is refused).
+ */
+export const CLOSED_ORIGIN = 'http://127.0.0.1:0';
+
+export const WEBHOOK_URL = `${CLOSED_ORIGIN}/hooks`;
 
 /** Creates a webhook endpoint over HTTP and returns the response body; fails on a non-200. */
 export async function createWebhookEndpoint(app: TestApp, key: string, params: Record<string, unknown> = {}): Promise<Record<string, any>> {
@@ -38,20 +45,61 @@ export async function createAccount(app: TestApp, key: string, params: Record<st
   return res.body;
 }
 
-export type FixtureFactory = (app: TestApp, key: string) => Promise<string>;
+/** `parents`: the fixtures of the path parameters before this one (a sub-resource's account). */
+export type FixtureFactory = (app: TestApp, key: string, parents: Readonly<Record<string, string>>) => Promise<string>;
 
 /** An existing object for each path parameter name used in openapi/ (`{webhook_endpoint}` …). */
 export const pathFixtures: Record<string, FixtureFactory> = {
   webhook_endpoint: async (app, key) => (await createWebhookEndpoint(app, key)).id,
   /** A connected account of the key's platform (`/v1/accounts/{account}`). */
   account: async (app, key) => (await createAccount(app, key)).id,
+  /** A capability every new account has (`/v1/accounts/{account}/capabilities/{capability}`). */
+  capability: async () => 'card_payments',
+  /** A bank account of that account (`/v1/accounts/{account}/external_accounts/{external_account}`). */
+  external_account: async (app, key, { account }) => (await createExternalAccount(app, key, account)).id,
+  /** A person of that account (`/v1/accounts/{account}/persons/{person}`). */
+  person: async (app, key, { account }) => (await createPerson(app, key, account)).id,
   /** An event of the key's account (`/v1/events/{id}`, `/sandbox/v1/events/{id}/resend`). */
   id: (app, key) => createEvent(app, key),
   /** A verification session in requires_input (`/v1/identity/verification_sessions/{session}` …). */
   session: async (app, key) => (await createVerificationSession(app, key)).id,
   /** A verification report (`/v1/identity/verification_reports/{report}`). */
   report: (app, key) => createVerificationReport(app, key),
+  customer: async (app, key) => (await createCustomer(app, key)).id,
+  /** A card attached to a customer, so every operation on it (update, detach) can succeed. */
+  payment_method: (app, key) => attachedCard(app, key),
+  product: async (app, key) => (await createProduct(app, key)).id,
+  price: async (app, key) => (await createPrice(app, key)).id,
+  tax_rate: async (app, key) => (await createTaxRate(app, key)).id,
 };
+
+/** Creates a customer over HTTP and returns the response body. */
+export async function createCustomer(app: TestApp, key: string, params: Record<string, unknown> = {}): Promise<Record<string, any>> {
+  const res = await app.http().post('/v1/customers').set(bearer(key)).type('form').send(form(params));
+  if (res.status !== 200) throw new Error(`creating a customer failed: ${res.status} ${JSON.stringify(res.body)}`);
+  return res.body;
+}
+
+/** Creates a card payment method over HTTP and returns the response body. */
+export async function createPaymentMethod(app: TestApp, key: string, params: Record<string, unknown> = {}): Promise<Record<string, any>> {
+  const res = await app
+    .http()
+    .post('/v1/payment_methods')
+    .set(bearer(key))
+    .type('form')
+    .send(form({ type: 'card', card: { token: 'tok_visa' }, ...params }));
+  if (res.status !== 200) throw new Error(`creating a payment method failed: ${res.status} ${JSON.stringify(res.body)}`);
+  return res.body;
+}
+
+/** A new card attached to a new customer; returns its id. */
+export async function attachedCard(app: TestApp, key: string): Promise<string> {
+  const customer = (await createCustomer(app, key)).id;
+  const pm = (await createPaymentMethod(app, key)).id;
+  const res = await app.http().post(`/v1/payment_methods/${pm}/attach`).set(bearer(key)).type('form').send(form({ customer }));
+  if (res.status !== 200) throw new Error(`attaching a payment method failed: ${res.status} ${JSON.stringify(res.body)}`);
+  return pm;
+}
 
 /** An event of the key's account, emitted as services do (not handed to workers). */
 export async function createEvent(app: TestApp, key: string): Promise<string> {
@@ -71,13 +119,81 @@ export const validParams: Record<string, Record<string, unknown>> = {
   PostAccountLinks: { account: 'acct_0000000000000000', type: 'account_onboarding' },
   // Well-formed; no session has this secret.
   PostSandboxAccountSessionsClaim: { client_secret: 'accs_secret__000000000000000000000000000000000000000000000000' },
+  PostAccountsAccountExternalAccounts: { external_account: 'btok_us_verified' },
+  PostAccountsAccountReject: { reason: 'other' },
   PostAppsSecrets: { name: 'api-key', payload: 'not-really-secret', scope: { type: 'account' } },
   PostAppsSecretsDelete: { name: 'api-key', scope: { type: 'account' } },
   GetAppsSecretsFind: { name: 'api-key', scope: { type: 'account' } },
   GetAppsSecrets: { scope: { type: 'user', user: 'usr_1' } },
   PostIdentityVerificationSessions: { type: 'document' },
   PostSandboxIdentityVerificationSessionsSessionSubmit: { outcome: 'verified' },
+  PostPaymentMethods: { type: 'card', card: { token: 'tok_visa' } },
+  // Well-formed; no customer has this id, so an accepted body is a 400 resource_missing.
+  PostPaymentMethodsPaymentMethodAttach: { customer: 'cus_00000000000000' },
+  PostProducts: { name: 'T-shirt' },
+  // Well-formed; no product has this id, so an accepted body is a 400 resource_missing.
+  PostPrices: { currency: 'usd', unit_amount: 1000, product: 'prod_000000000000000000000000' },
+  PostTaxRates: { display_name: 'VAT', inclusive: false, percentage: 20 },
 };
+
+/** Creates a product over HTTP and returns the response body. */
+export async function createProduct(app: TestApp, key: string, params: Record<string, unknown> = {}): Promise<Record<string, any>> {
+  const res = await app.http().post('/v1/products').set(bearer(key)).type('form').send(form({ name: 'T-shirt', ...params }));
+  if (res.status !== 200) throw new Error(`creating a product failed: ${res.status} ${JSON.stringify(res.body)}`);
+  return res.body;
+}
+
+/** Creates a price (of a new product unless `product` is given) over HTTP and returns the response body. */
+export async function createPrice(app: TestApp, key: string, params: Record<string, unknown> = {}): Promise<Record<string, any>> {
+  const product = (params.product ?? params.product_data) ? {} : { product_data: { name: 'T-shirt' } };
+  const res = await app.http().post('/v1/prices').set(bearer(key)).type('form').send(form({ currency: 'usd', unit_amount: 1000, ...product, ...params }));
+  if (res.status !== 200) throw new Error(`creating a price failed: ${res.status} ${JSON.stringify(res.body)}`);
+  return res.body;
+}
+
+/** What a US individual's account needs for nothing to be due (the public test mode's accepted values). */
+export const COMPLETE_INDIVIDUAL = {
+  business_profile: { mcc: '5734', url: 'https://example.com' },
+  individual: {
+    first_name: 'Jenny',
+    last_name: 'Rosen',
+    dob: { day: 1, month: 1, year: 1990 },
+    email: 'jenny@example.com',
+    phone: '+15555550100',
+    address: { line1: '1 Main St', city: 'San Francisco', state: 'CA', postal_code: '94111' },
+    ssn_last_4: '0000',
+  },
+  external_account: 'btok_us_verified',
+  tos_acceptance: { date: 1700000000, ip: '203.0.113.1' },
+};
+
+/** What a US person (a company's representative or owner) gives for nothing of theirs to be due. */
+export const US_PERSON = {
+  first_name: 'Jenny',
+  last_name: 'Rosen',
+  email: 'jenny@example.com',
+  phone: '+15555550100',
+  dob: { day: 1, month: 1, year: 1980 },
+  address: { line1: '1 Main St', city: 'Austin', state: 'TX', postal_code: '73301' },
+  ssn_last_4: '0000',
+};
+
+/** What makes an Express account complete, so it can have login links. */
+export const COMPLETE_EXPRESS = { type: 'express', business_type: 'individual', ...COMPLETE_INDIVIDUAL };
+
+/** Adds an external account (a test bank account unless `params` say otherwise) over HTTP and returns the response body. */
+export async function createExternalAccount(app: TestApp, key: string, account: string, params: Record<string, unknown> = { external_account: 'btok_us' }): Promise<Record<string, any>> {
+  const res = await app.http().post(`/v1/accounts/${account}/external_accounts`).set(bearer(key)).type('form').send(form(params));
+  if (res.status !== 200) throw new Error(`creating an external account failed: ${res.status} ${JSON.stringify(res.body)}`);
+  return res.body;
+}
+
+/** Creates a person of a connected account over HTTP and returns the response body. */
+export async function createPerson(app: TestApp, key: string, account: string, params: Record<string, unknown> = { first_name: 'Jane' }): Promise<Record<string, any>> {
+  const res = await app.http().post(`/v1/accounts/${account}/persons`).set(bearer(key)).type('form').send(form(params));
+  if (res.status !== 200) throw new Error(`creating a person failed: ${res.status} ${JSON.stringify(res.body)}`);
+  return res.body;
+}
 
 /** Creates an account session for a new connected account of the key's platform; returns the response body. */
 export async function createAccountSession(app: TestApp, key: string, params: Record<string, unknown> = {}): Promise<Record<string, any>> {
@@ -122,4 +238,11 @@ export async function createVerificationReport(app: TestApp, key: string, outcom
   const row = await app.runtime.prisma.identityVerificationSession.findUniqueOrThrow({ where: { id } });
   if (!row.lastVerificationReport) throw new Error('the processing step made no report');
   return row.lastVerificationReport;
+}
+
+/** Creates a tax rate over HTTP and returns the response body. */
+export async function createTaxRate(app: TestApp, key: string, params: Record<string, unknown> = {}): Promise<Record<string, any>> {
+  const res = await app.http().post('/v1/tax_rates').set(bearer(key)).type('form').send(form({ display_name: 'VAT', inclusive: false, percentage: 20, ...params }));
+  if (res.status !== 200) throw new Error(`creating a tax rate failed: ${res.status} ${JSON.stringify(res.body)}`);
+  return res.body;
 }

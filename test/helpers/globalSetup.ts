@@ -1,5 +1,9 @@
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { Client } from 'pg';
 import { applyMigrations, ensureDatabase } from '../../src/db/migrate';
+import { BROWSER_TEST_MODE, MISSING_CHROMIUM } from './browser';
 import {
   defaultDatabaseUrl,
   defaultRedisUrl,
@@ -11,7 +15,7 @@ import {
 } from './services';
 
 // Runs once before the suite: finds PostgreSQL and Redis, then recreates the test database from
-// the migrations. Workers inherit the URLs through the environment.
+// the migrations. Workers inherit the URLs, DATA_DIR and WEBHOOK_LOOPBACK_ONLY through the environment.
 
 async function startContainers(need: { postgres: boolean; redis: boolean }): Promise<{ databaseUrl?: string; redisUrl?: string }> {
   // Loaded only here: testcontainers needs a Docker engine, which most machines running the suite lack.
@@ -51,6 +55,9 @@ async function recreateDatabase(url: string): Promise<void> {
 }
 
 export default async function globalSetup(): Promise<void> {
+  if (BROWSER_TEST_MODE === 'skip') {
+    console.warn(`\n\x1b[1;33m!!! SKIPPING the browser tests (hosted pages): ${MISSING_CHROMIUM} to run them; with CI=true they fail instead.\x1b[0m`);
+  }
   let serverUrl = process.env.DATABASE_URL ?? defaultDatabaseUrl();
   let redisUrl = process.env.REDIS_URL ?? defaultRedisUrl();
   const need = {
@@ -73,4 +80,10 @@ export default async function globalSetup(): Promise<void> {
   process.env.DATABASE_URL = databaseUrl;
   process.env.REDIS_URL = redisUrl;
   process.env.SANDBANK_TEST_SERVER_URL = serverUrl;
+  // Every app and worker of the suite delivers only to this machine: a test endpoint naming
+  // another host is refused (and recorded as refused) instead of reaching the network.
+  process.env.WEBHOOK_LOOPBACK_ONLY = 'true';
+  // The suite's key file (the apps under test share it, as a deployment's processes do) lives in
+  // a folder of its own, never in the checkout; the teardown removes it.
+  process.env.DATA_DIR = (globalThis as any).__SANDBANK_DATA_DIR__ = mkdtempSync(path.join(tmpdir(), 'sandbank-test-data-'));
 }

@@ -1,9 +1,8 @@
-import type { Queue, Worker } from 'bullmq';
-import { startMaintenance } from '../../workers/maintenance';
+import { startMaintenance, type Maintenance } from '../../workers/maintenance';
 import type { Clock } from '../../src/lib/clock';
 import { startTestApp, type TestApp } from './app';
 import { privateDatabase } from './isolation';
-import { openTestQueues, stopWorker } from './queues';
+import { stopWorker } from './queues';
 
 // The app with the maintenance worker on demand, on a database of the test file's own: the
 // worker prunes and sweeps across the whole database on its clock, which would reach rows that
@@ -12,7 +11,7 @@ import { openTestQueues, stopWorker } from './queues';
 export interface MaintenanceTestApp {
   readonly t: TestApp;
   /** Starts the maintenance worker, as a worker process does at start (schedules upserted). */
-  start(): Promise<{ queue: Queue; worker: Worker }>;
+  start(): Promise<Maintenance>;
   /** Stops the worker and leaves its queue in Redis, as a process that exits would. */
   stop(): Promise<void>;
   close(): Promise<void>;
@@ -21,24 +20,21 @@ export interface MaintenanceTestApp {
 export async function startMaintenanceTestApp(label: string, env: Record<string, string> = {}, options: { clock?: Clock } = {}): Promise<MaintenanceTestApp> {
   const db = await privateDatabase(label);
   const t = await startTestApp({ DATABASE_URL: db.url, ...env }, options);
-  const queues = openTestQueues(t.runtime);
-  let running: { queue: Queue; worker: Worker } | undefined;
+  let running: Maintenance | undefined;
   return {
     t,
     async start() {
       if (running) throw new Error('the maintenance worker is already running');
-      running = await startMaintenance(t.runtime, queues);
+      running = await startMaintenance(t.runtime);
       return running;
     },
     async stop() {
       const stopping = running;
       running = undefined;
       await stopping?.worker.close();
-      await stopping?.queue.close();
     },
     async close() {
       await stopWorker(running);
-      await queues.close();
       await t.close();
       await db.drop();
     },

@@ -59,7 +59,7 @@ function stringFitsType(type: string, value: string): boolean {
     case 'number':
       return NUMBER.test(value);
     case 'boolean':
-      return value === 'true' || value === 'false';
+      return /^(true|false)$/i.test(value);
     default:
       return false;
   }
@@ -132,7 +132,7 @@ export function mayAccept(schema: any, value: unknown): boolean {
 // ---------------------------------------------------------------------------------------------
 // A valid starting point, so that each case changes one thing
 
-function validValue(schema: any, depth = 0): unknown {
+export function validValue(schema: any, depth = 0): unknown {
   if (!schema || depth > 6) return 'x';
   if (Array.isArray(schema.anyOf)) return validValue(schema.anyOf.find((s: any) => !(s.enum && s.enum.length === 1 && s.enum[0] === '')) ?? schema.anyOf[0], depth + 1);
   if (Array.isArray(schema.enum)) return String(schema.enum.find((e: unknown) => e !== '' && e !== '*') ?? schema.enum[0]);
@@ -198,7 +198,7 @@ export const encodeForm = (params: Record<string, unknown>): string => qs.string
 
 const clone = <T>(v: T): T => (v === undefined ? v : JSON.parse(JSON.stringify(v)));
 
-function setAt(root: Record<string, unknown>, path: readonly string[], value: unknown): Record<string, unknown> {
+export function setAt(root: Record<string, unknown>, path: readonly string[], value: unknown): Record<string, unknown> {
   const out = clone(root);
   let node: any = out;
   for (let i = 0; i < path.length - 1; i++) {
@@ -219,13 +219,13 @@ function without(root: Record<string, unknown>, key: string): Record<string, unk
 /** `['a', '0', 'b']` → `a[0][b]`, the way a form names a nested parameter. */
 const bracketed = (path: readonly string[]): string => path.map((s, i) => (i === 0 ? s : `[${s}]`)).join('');
 
-interface Slot {
+export interface Slot {
   readonly path: string[];
   readonly schema: any;
 }
 
 /** Every parameter, and the members of closed objects (and of arrays of them) below it. */
-function slotsOf(schema: any, path: string[] = [], depth = 0): Slot[] {
+export function slotsOf(schema: any, path: string[] = [], depth = 0): Slot[] {
   const out: Slot[] = [];
   const properties = schema?.properties ?? {};
   for (const [name, sub] of Object.entries<any>(properties)) {

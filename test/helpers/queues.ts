@@ -1,21 +1,20 @@
 import type { Queue, Worker } from 'bullmq';
-import { EventRelay } from '../../src/events/relay';
-import { openQueue } from '../../src/lib/queue';
-import { eventFanoutQueue, webhookDeliveryQueue } from '../../src/queues';
+import { JobQueues } from '../../src/lib/queue';
+import { eventFanoutQueue, webhookDeliveryQueue } from '../../src/events/jobs';
 import type { Runtime } from '../../src/runtime';
 
-/** The producers a test needs, on the app's own (random) queue prefix; `close` also empties them. */
+/** Producers of the test's own (another process's, say), on the app's queue prefix; `close` also empties them. */
 export function openTestQueues(runtime: Runtime) {
-  const fanoutQueue = openQueue(eventFanoutQueue, runtime.config);
-  const relay = new EventRelay(fanoutQueue, runtime.logger);
-  const deliveryQueue: Queue<{ deliveryId: string; attempt: number }> = openQueue(webhookDeliveryQueue, runtime.config);
+  const producer = new JobQueues(runtime.config, runtime.logger);
+  const fanoutQueue = producer.of(eventFanoutQueue);
+  const deliveryQueue = producer.of(webhookDeliveryQueue);
   return {
-    relay,
+    producer,
     fanoutQueue,
     deliveryQueue,
     async close() {
       await Promise.all([fanoutQueue.obliterate({ force: true }), deliveryQueue.obliterate({ force: true })]);
-      await Promise.all([fanoutQueue.close(), deliveryQueue.close()]);
+      await producer.close();
     },
   };
 }

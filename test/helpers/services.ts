@@ -1,4 +1,5 @@
 import { execFileSync } from 'node:child_process';
+import { createServer, type AddressInfo } from 'node:net';
 import { Client } from 'pg';
 import { Redis } from 'ioredis';
 import { settings } from '../../src/config';
@@ -26,8 +27,21 @@ export async function postgresAnswers(url: string): Promise<boolean> {
   }
 }
 
+/** A port nothing listens on right now. */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const probe = createServer();
+    probe.once('error', reject);
+    probe.listen(0, '127.0.0.1', () => {
+      const { port } = probe.address() as AddressInfo;
+      probe.close(() => resolve(port));
+    });
+  });
+}
+
 export async function redisAnswers(url: string): Promise<boolean> {
   const redis = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null, connectTimeout: 2000 });
+  redis.on('error', () => undefined); // refused while it is down: the answer is false
   try {
     await redis.connect();
     return (await redis.ping()) === 'PONG';

@@ -1,8 +1,9 @@
 import Stripe from 'stripe';
 import { bearer, newTestKey, startTestApp, type TestApp } from '../helpers/app';
-import { createPlatformAccount, extractKey, generateKey, hashKey, maskKey } from '../../src/kernel/auth';
+import { CLOSED_ORIGIN } from '../helpers/fixtures';
+import { Authenticator, createPlatformAccount, extractKey, generateKey, hashKey, maskKey } from '../../src/kernel/auth';
 import { systemClock } from '../../src/lib/clock';
-import { newId } from '../../src/lib/ids';
+import { newId, randomBase62 } from '../../src/lib/ids';
 import { accountOf, CREATE_BODY, createEndpoint, ENDPOINTS, expectError, mustCreate } from './util';
 
 let t: TestApp;
@@ -20,7 +21,7 @@ const basic = (user: string, password = '') => ({ Authorization: `Basic ${Buffer
 async function connectedAccountOf(app: TestApp, platformKey: string): Promise<string> {
   const platform = await accountOf(app, platformKey);
   const id = newId('acct', 16);
-  await app.runtime.prisma.account.create({ data: { id, parentAccountId: platform, created: Math.floor(Date.now() / 1000), defaultApiVersion: '2026-08-26.dahlia' } });
+  await app.runtime.prisma.account.create({ data: { id, parentAccountId: platform, created: Math.floor(Date.now() / 1000) } });
   return id;
 }
 
@@ -40,7 +41,7 @@ describe('how the key is sent', () => {
 
   test('the SDK authenticates', async () => {
     const key = newTestKey();
-    const created = await t.stripe(key).webhookEndpoints.create({ url: 'https://example.com/sdk', enabled_events: ['*'] });
+    const created = await t.stripe(key).webhookEndpoints.create({ url: `${CLOSED_ORIGIN}/sdk`, enabled_events: ['*'] });
     expect(created.id).toMatch(/^we_/);
     expect((await t.runtime.prisma.webhookEndpoint.findUnique({ where: { id: created.id } }))?.accountId).toBe(await accountOf(t, key));
   });
@@ -74,10 +75,18 @@ describe('refusals', () => {
     expect(res.text).not.toContain('abc-def');
   });
 
-  test('a restricted key in open mode is refused, masked', async () => {
-    const key = `rk_test_${'r'.repeat(20)}abcd`;
-    const res = await t.http().get(ENDPOINTS).set(bearer(key));
-    expectError(res, 401, { message: `Invalid API Key provided: rk_test_${'*'.repeat(20)}abcd` });
+  test('a restricted key in open mode works like a secret key: an account of its own', async () => {
+    const key = `rk_test_${randomBase62(24)}`;
+    const created = await t.http().post(ENDPOINTS).set(bearer(key)).type('form').send(`url=${CLOSED_ORIGIN}/h&enabled_events[]=*`);
+    expect(created.status).toBe(200);
+    const listed = await t.http().get(ENDPOINTS).set(bearer(key));
+    expect(listed.body.data.map((e: { id: string }) => e.id)).toEqual([created.body.id]);
+    expect((await t.http().get(ENDPOINTS).set(bearer(newTestKey()))).body.data).toEqual([]);
+  });
+
+  test('a live restricted key: 401 saying live mode is disabled, masked', async () => {
+    const res = await t.http().get(ENDPOINTS).set(bearer(`rk_live_${'r'.repeat(20)}abcd`));
+    expect(expectError(res, 401, {}).message).toContain(`rk_live_${'*'.repeat(20)}abcd`);
   });
 
   test('a live key: 401 saying live mode is disabled', async () => {
@@ -112,7 +121,8 @@ describe('open mode', () => {
     expect(row!.accountId).toMatch(/^acct_[A-Za-z0-9]{16}$/);
     expect(JSON.stringify(row)).not.toContain(key);
     const account = await t.runtime.prisma.account.findUnique({ where: { id: row!.accountId } });
-    expect(account).toMatchObject({ parentAccountId: null, defaultApiVersion: '2026-08-26.dahlia' });
+    // No version pinned yet: that is for the first request that sends Stripe-Version.
+    expect(account).toMatchObject({ parentAccountId: null, defaultApiVersion: null });
   });
 
   test('two keys get two accounts', async () => {
@@ -143,7 +153,7 @@ describe('open mode', () => {
     const owner = newTestKey();
     const other = newTestKey();
     const created = await mustCreate(t, owner);
-    await mustCreate(t, other, 'url=https://example.com/other&enabled_events[]=*');
+    await mustCreate(t, other, `url=${CLOSED_ORIGIN}/other&enabled_events[]=*`);
     const missing = { code: 'resource_missing', param: 'id', message: `No such webhook endpoint: '${created.id}'` };
 
     expectError(await t.http().get(`${ENDPOINTS}/${created.id}`).set(bearer(other)), 404, missing);
@@ -232,7 +242,7 @@ describe('Stripe-Account', () => {
     const platform = newTestKey();
     await t.http().get(ENDPOINTS).set(bearer(platform));
     const connected = await connectedAccountOf(t, platform);
-    const created = await t.stripe(platform).webhookEndpoints.create({ url: 'https://example.com/c', enabled_events: ['*'] }, { stripeAccount: connected });
+    const created = await t.stripe(platform).webhookEndpoints.create({ url: `${CLOSED_ORIGIN}/c`, enabled_events: ['*'] }, { stripeAccount: connected });
     expect((await t.runtime.prisma.webhookEndpoint.findUnique({ where: { id: created.id } }))?.accountId).toBe(connected);
   });
 
@@ -285,7 +295,7 @@ describe('Stripe-Account', () => {
 describe('SDK error classes for the rest', () => {
   test('400 and 404 are StripeInvalidRequestError', async () => {
     const stripe = t.stripe(newTestKey());
-    const bad = await stripe.webhookEndpoints.create({ url: 'https://example.com/x', enabled_events: ['*'], bogus: 1 } as any).catch((e: unknown) => e);
+    const bad = await stripe.webhookEndpoints.create({ url: `${CLOSED_ORIGIN}/x`, enabled_events: ['*'], bogus: 1 } as any).catch((e: unknown) => e);
     expect(bad).toBeInstanceOf(Stripe.errors.StripeInvalidRequestError);
     expect((bad as Stripe.errors.StripeError).statusCode).toBe(400);
     expect((bad as Stripe.errors.StripeError).code).toBe('parameter_unknown');
@@ -294,5 +304,89 @@ describe('SDK error classes for the rest', () => {
     expect(missing).toBeInstanceOf(Stripe.errors.StripeInvalidRequestError);
     expect((missing as Stripe.errors.StripeError).statusCode).toBe(404);
     expect((missing as Stripe.errors.StripeError).code).toBe('resource_missing');
+  });
+});
+
+describe("the platform's default API version", () => {
+  const version = async (key: string, headers: Record<string, string> = {}) =>
+    (await t.http().get(ENDPOINTS).set(bearer(key)).set(headers)).headers['stripe-version'];
+  const stored = async (key: string) =>
+    (await t.runtime.prisma.account.findUnique({ where: { id: await accountOf(t, key) }, select: { defaultApiVersion: true } }))!.defaultApiVersion;
+
+  test('is DEFAULT_API_VERSION until a request sends Stripe-Version; the first that does pins it', async () => {
+    const key = newTestKey();
+    expect(await version(key)).toBe(t.config.defaultApiVersion);
+    expect(await stored(key)).toBeNull();
+    expect(await version(key, { 'Stripe-Version': '2024-06-20' })).toBe('2024-06-20');
+    expect(await stored(key)).toBe('2024-06-20');
+    expect(await version(key)).toBe('2024-06-20');
+    // Later versions apply to their own request; the pin stays.
+    expect(await version(key, { 'Stripe-Version': '2025-03-31.basil' })).toBe('2025-03-31.basil');
+    expect(await stored(key)).toBe('2024-06-20');
+    expect(await version(key)).toBe('2024-06-20');
+  });
+
+  test('an unknown version pins nothing; beta flags are dropped; acting as a connected account pins the platform', async () => {
+    const key = newTestKey();
+    await version(key);
+    expect((await t.http().get(ENDPOINTS).set(bearer(key)).set('Stripe-Version', 'bogus')).status).toBe(400);
+    expect(await stored(key)).toBeNull();
+    const connected = await connectedAccountOf(t, key);
+    expect(await version(key, { 'Stripe-Version': '2025-09-30.clover; some_beta=v1', 'Stripe-Account': connected })).toBe('2025-09-30.clover');
+    expect(await stored(key)).toBe('2025-09-30.clover');
+    expect(await version(key, { 'Stripe-Account': connected })).toBe('2025-09-30.clover');
+  });
+
+  test('the SDK pins the version it sends', async () => {
+    const key = newTestKey();
+    await t.stripe(key).webhookEndpoints.list();
+    expect(await stored(key)).toBe('2026-10-28.endive');
+  });
+
+  test('two processes pinning at once agree on the first', async () => {
+    const key = newTestKey();
+    await version(key);
+    const processes = [1, 2].map(() => new Authenticator(t.runtime.prisma, 'open', systemClock, 60, t.config.defaultApiVersion));
+    const headers = (v?: string) => ({ authorization: `Bearer ${key}`, ...(v ? { 'stripe-version': v } : {}) });
+    // Both cached the key unpinned.
+    for (const p of processes) expect((await p.identify(headers())).defaultApiVersion).toBe(t.config.defaultApiVersion);
+    expect((await processes[0].identify(headers('2023-10-16'))).defaultApiVersion).toBe('2023-10-16');
+    expect((await processes[1].identify(headers('2024-04-10'))).defaultApiVersion).toBe('2023-10-16');
+    expect((await processes[1].identify(headers())).defaultApiVersion).toBe('2023-10-16');
+    expect(await stored(key)).toBe('2023-10-16');
+  });
+
+  test('a pinned key costs no write: the pin is cached with the key', async () => {
+    const key = newTestKey();
+    const auth = new Authenticator(t.runtime.prisma, 'open', systemClock, 60, t.config.defaultApiVersion);
+    const headers = { authorization: `Bearer ${key}`, 'stripe-version': '2024-06-20' };
+    await auth.identify(headers);
+    const queries: string[] = [];
+    const spy = jest.spyOn(t.runtime.prisma.account, 'updateMany').mockImplementation(((...args: unknown[]) => {
+      queries.push(JSON.stringify(args));
+      throw new Error('no write expected');
+    }) as never);
+    try {
+      for (let i = 0; i < 3; i++) expect((await auth.identify(headers)).defaultApiVersion).toBe('2024-06-20');
+    } finally {
+      spy.mockRestore();
+    }
+    expect(queries).toEqual([]);
+  });
+});
+
+describe('DEFAULT_API_VERSION', () => {
+  let other: TestApp;
+  beforeAll(async () => {
+    other = await startTestApp({ DEFAULT_API_VERSION: '2025-03-31.basil' });
+  });
+  afterAll(() => other.close());
+
+  test('is the version of platforms that pinned none, and of answers before the key is known', async () => {
+    const key = newTestKey();
+    expect((await other.http().get(ENDPOINTS).set(bearer(key))).headers['stripe-version']).toBe('2025-03-31.basil');
+    expect((await other.http().get(ENDPOINTS)).headers['stripe-version']).toBe('2025-03-31.basil');
+    expect((await other.http().get(ENDPOINTS).set(bearer(key)).set('Stripe-Version', '2024-06-20')).headers['stripe-version']).toBe('2024-06-20');
+    expect((await other.http().get(ENDPOINTS).set(bearer(key))).headers['stripe-version']).toBe('2024-06-20');
   });
 });

@@ -110,7 +110,7 @@ describe('coded errors', () => {
     const res = await t.http().get(`${ENDPOINTS}/we_123`).set(bearer(newTestKey()));
     const error = expectError(res, 404, { code: 'resource_missing', param: 'id', message: "No such webhook endpoint: 'we_123'" });
     expect(error.doc_url).toBe('https://stripe.com/docs/error-codes/resource-missing');
-    expect(error.request_log_url).toBe(`https://dashboard.stripe.com/test/logs/${res.headers['request-id']}`);
+    expect(error.request_log_url).toMatch(new RegExp(`^https://dashboard\\.stripe\\.com/test/logs/${res.headers['request-id']}\\?t=\\d{10}$`));
   });
 
   test('toBody: doc_url only with a code, underscores become hyphens', () => {
@@ -121,11 +121,15 @@ describe('coded errors', () => {
       doc_url: 'https://stripe.com/docs/error-codes/parameter-invalid-integer',
       param: 'limit',
     });
-    expect(invalidRequest('plain').toBody('req_abc').error).toEqual({
+    expect(invalidRequest('plain').toBody('req_abc', 1795000000).error).toEqual({
       type: 'invalid_request_error',
       message: 'plain',
-      request_log_url: 'https://dashboard.stripe.com/test/logs/req_abc',
+      request_log_url: 'https://dashboard.stripe.com/test/logs/req_abc?t=1795000000',
     });
+    // Codes the public API doesn't document (its own, or the sandbox's) get no doc_url.
+    expect(invalidRequest('x', 'parameter_invalid', 'limit').toBody().error.doc_url).toBeUndefined();
+    expect(invalidRequest('x', 'verification_session_redacted').toBody().error.doc_url).toBeUndefined();
+    expect(invalidRequest('x', 'url_invalid', 'url').toBody().error.doc_url).toBe('https://stripe.com/docs/error-codes/url-invalid');
   });
 
   test('extra members are added to the body', () => {

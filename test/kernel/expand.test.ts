@@ -1,6 +1,7 @@
 import { bearer, newTestKey, startTestApp, type TestApp } from '../helpers/app';
+import { CLOSED_ORIGIN } from '../helpers/fixtures';
 import { ApiError } from '../../src/kernel/errors';
-import { ExpandRegistry, MAX_EXPAND_DEPTH } from '../../src/kernel/expand';
+import { ExpandRegistry, MAX_EXPAND_DEPTH, pathField, withheldField, withhold } from '../../src/kernel/expand';
 import type { RequestContext } from '../../src/kernel/route';
 import { accountOf, createEndpoint, ENDPOINTS, endpointCount, expectError, mustCreate } from './util';
 
@@ -182,6 +183,55 @@ describe('ExpandRegistry.apply', () => {
   });
 });
 
+describe('withheld fields and the sub-objects that hold them', () => {
+  // A person's `ssn` is withheld; a check's `report` is a sub-object always shown whose
+  // `number` is withheld; `secret_profile` (withheld) holds a withheld `pin`.
+  function registry() {
+    const r = new ExpandRegistry();
+    r.register('person', { ssn: withheldField('person.ssn'), report: pathField('person.report'), secret_profile: withheldField('person.profile') });
+    r.register('person.report', { number: withheldField('person.report.number') });
+    r.register('person.profile', { pin: withheldField('person.profile.pin') });
+    return r;
+  }
+  const person = () =>
+    withhold(
+      { id: 'per_1', object: 'person', name: 'J', report: withhold({ status: 'ok' }, { number: 'N1' }) },
+      { ssn: '000', secret_profile: withhold({ color: 'red' }, { pin: '1234' }) },
+    );
+
+  test('withheld values never reach JSON', () => {
+    expect(JSON.parse(JSON.stringify(person()))).toEqual({ id: 'per_1', object: 'person', name: 'J', report: { status: 'ok' } });
+  });
+
+  test('expanding brings them back, through sub-objects and parents that are withheld too', async () => {
+    const out = (await registry().apply(person(), ['ssn', 'report.number', 'secret_profile.pin'], ctx)) as any;
+    expect(JSON.parse(JSON.stringify(out))).toEqual({
+      id: 'per_1',
+      object: 'person',
+      name: 'J',
+      ssn: '000',
+      report: { status: 'ok', number: 'N1' },
+      secret_profile: { color: 'red', pin: '1234' },
+    });
+    const parentOnly = (await registry().apply(person(), ['secret_profile'], ctx)) as any;
+    expect(JSON.parse(JSON.stringify(parentOnly.secret_profile))).toEqual({ color: 'red' });
+  });
+
+  test('a withheld value that was never set expands to null; a missing sub-object stays missing', async () => {
+    const bare = { id: 'per_2', object: 'person' };
+    const out = (await registry().apply(bare, ['ssn', 'report.number'], ctx)) as any;
+    expect(out).toEqual({ id: 'per_2', object: 'person', ssn: null });
+  });
+
+  test('a path field leads to expandable fields but is not expandable itself', () => {
+    expect(() => registry().check(['report.number', 'secret_profile.pin'], 'person', false)).not.toThrow();
+    expect(checkError(registry(), ['report'], 'person', false).message).toBe('This property cannot be expanded (report).');
+    expect(checkError(registry(), ['report.status'], 'person', false).message).toBe('This property cannot be expanded (status).');
+    expect(checkError(registry(), ['report'], 'person', true).message).toBe('This property cannot be expanded (report).');
+    expect(checkError(registry(), ['report.number'], 'person', true).message).toMatch(/try expanding 'data.report.number'/);
+  });
+});
+
 describe('expand over HTTP', () => {
   let t: TestApp;
   beforeAll(async () => {
@@ -205,7 +255,7 @@ describe('expand over HTTP', () => {
   test('a create with a bad expand creates nothing', async () => {
     const key = newTestKey();
     await mustCreate(t, key);
-    const res = await createEndpoint(t, key, 'url=https://example.com/h&enabled_events[]=*&expand[]=secret');
+    const res = await createEndpoint(t, key, `url=${CLOSED_ORIGIN}/h&enabled_events[]=*&expand[]=secret`);
     expectError(res, 400, { message: 'This property cannot be expanded (secret).' });
     expect(await endpointCount(t, await accountOf(t, key))).toBe(1);
   });

@@ -1,6 +1,7 @@
 import { bearer, newTestKey, startTestApp, type TestApp } from '../helpers/app';
+import { CLOSED_ORIGIN } from '../helpers/fixtures';
 import { resolveApiVersion } from '../../src/kernel/http';
-import { API_VERSIONS, DEFAULT_API_VERSION } from '../../src/kernel/versions';
+import { API_VERSIONS, LATEST_API_VERSION } from '../../src/kernel/versions';
 import { resources } from '../../src/resources';
 import { CREATE_BODY, createEndpoint, ENDPOINTS, expectError, mustCreate } from './util';
 
@@ -30,7 +31,12 @@ describe('Request-Id', () => {
 
   test('the error body links the same request id', async () => {
     const res = await t.http().get(`${ENDPOINTS}/we_nope`).set(bearer(newTestKey()));
-    expect(res.body.error.request_log_url).toBe(`https://dashboard.stripe.com/test/logs/${res.headers['request-id']}`);
+    // As the public API shapes it: the request's log, at the second the request arrived.
+    const before = Math.floor(Date.now() / 1000);
+    const url = new URL(res.body.error.request_log_url);
+    expect(`${url.origin}${url.pathname}`).toBe(`https://dashboard.stripe.com/test/logs/${res.headers['request-id']}`);
+    expect(Number(url.searchParams.get('t'))).toBeGreaterThanOrEqual(before - 5);
+    expect(Number(url.searchParams.get('t'))).toBeLessThanOrEqual(before);
   });
 
   test('the SDK sees it', async () => {
@@ -44,7 +50,7 @@ describe('Idempotency-Key echo', () => {
     const key = newTestKey();
     const ok = await createEndpoint(t, key, CREATE_BODY, { 'Idempotency-Key': 'echo-me-1' });
     expect(ok.headers['idempotency-key']).toBe('echo-me-1');
-    const bad = await createEndpoint(t, key, 'url=https://example.com/h', { 'Idempotency-Key': 'echo-me-2' });
+    const bad = await createEndpoint(t, key, `url=${CLOSED_ORIGIN}/h`, { 'Idempotency-Key': 'echo-me-2' });
     expect(bad.status).toBe(400);
     expect(bad.headers['idempotency-key']).toBe('echo-me-2');
   });
@@ -56,10 +62,11 @@ describe('Idempotency-Key echo', () => {
 });
 
 describe('Stripe-Version', () => {
-  test(`the default (${DEFAULT_API_VERSION}) is echoed when none is sent`, async () => {
-    expect(DEFAULT_API_VERSION).toBe('2026-08-26.dahlia');
+  test(`the default (DEFAULT_API_VERSION, the newest version: ${LATEST_API_VERSION}) is echoed when none is sent`, async () => {
+    expect(LATEST_API_VERSION).toBe('2026-10-28.endive');
+    expect(t.config.defaultApiVersion).toBe(LATEST_API_VERSION);
     const res = await t.http().get(ENDPOINTS).set(bearer(newTestKey()));
-    expect(res.headers['stripe-version']).toBe('2026-08-26.dahlia');
+    expect(res.headers['stripe-version']).toBe('2026-10-28.endive');
   });
 
   test('the version stripe@23 sends is accepted and echoed', async () => {
@@ -70,12 +77,13 @@ describe('Stripe-Version', () => {
     expect(list.lastResponse.apiVersion).toBe('2026-10-28.endive');
   });
 
-  test('a version applies to its request only', async () => {
+  test('once the default is pinned, a version applies to its request only', async () => {
     const key = newTestKey();
+    await t.http().get(ENDPOINTS).set(bearer(key)).set('Stripe-Version', '2025-03-31.basil');
     const first = await t.http().get(ENDPOINTS).set(bearer(key)).set('Stripe-Version', '2024-06-20');
     expect(first.headers['stripe-version']).toBe('2024-06-20');
     const next = await t.http().get(ENDPOINTS).set(bearer(key));
-    expect(next.headers['stripe-version']).toBe(DEFAULT_API_VERSION);
+    expect(next.headers['stripe-version']).toBe('2025-03-31.basil');
   });
 
   test('beta flags after ";" are accepted', async () => {
@@ -95,7 +103,7 @@ describe('Stripe-Version', () => {
     expect(known.headers['stripe-version']).toBe('2024-06-20');
     const unknown = await t.http().get(ENDPOINTS).set('Stripe-Version', 'bogus');
     expect(unknown.status).toBe(401);
-    expect(unknown.headers['stripe-version']).toBe(DEFAULT_API_VERSION);
+    expect(unknown.headers['stripe-version']).toBe(LATEST_API_VERSION);
   });
 
   test('an unknown version creates nothing', async () => {
@@ -109,8 +117,8 @@ describe('Stripe-Version', () => {
 
   test('resolveApiVersion', () => {
     expect(resolveApiVersion(undefined, 'fallback')).toBe('fallback');
-    expect(resolveApiVersion(' 2025-03-31.basil ', DEFAULT_API_VERSION)).toBe('2025-03-31.basil');
-    expect(() => resolveApiVersion('x'.repeat(500), DEFAULT_API_VERSION)).toThrow(`Invalid Stripe API version: ${'x'.repeat(100)}`);
+    expect(resolveApiVersion(' 2025-03-31.basil ', LATEST_API_VERSION)).toBe('2025-03-31.basil');
+    expect(() => resolveApiVersion('x'.repeat(500), LATEST_API_VERSION)).toThrow(`Invalid Stripe API version: ${'x'.repeat(100)}`);
     expect(API_VERSIONS).toContain('2026-10-28.endive');
   });
 });
@@ -176,6 +184,6 @@ describe('kernel endpoints', () => {
     const ids = Object.values<any>(doc.paths).flatMap((item) => ['get', 'post', 'delete'].filter((m) => item[m]).map((m) => item[m].operationId));
     expect(new Set(ids).size).toBe(ids.length);
     // Schemas generated from code are in the document too.
-    expect(doc.components.schemas.api_version.enum).toContain(DEFAULT_API_VERSION);
+    expect(doc.components.schemas.api_version.enum).toContain(LATEST_API_VERSION);
   });
 });

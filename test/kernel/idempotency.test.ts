@@ -2,6 +2,7 @@ import { Client } from 'pg';
 import request from 'supertest';
 import Stripe from 'stripe';
 import { bearer, newTestKey, startTestApp, type TestApp } from '../helpers/app';
+import { CLOSED_ORIGIN } from '../helpers/fixtures';
 import { accountOf, CREATE_BODY, createEndpoint, ENDPOINTS, endpointCount, expectError, mustCreate } from './util';
 import { until } from '../helpers/queues';
 import { fingerprintOf, IdempotencyStore } from '../../src/kernel/idempotency';
@@ -41,7 +42,7 @@ describe('replay', () => {
   test('the SDK retrying with its key gets the same object', async () => {
     const key = newTestKey();
     const stripe = t.stripe(key);
-    const params = { url: 'https://example.com/sdk', enabled_events: ['*'] as Stripe.WebhookEndpointCreateParams.EnabledEvent[] };
+    const params = { url: `${CLOSED_ORIGIN}/sdk`, enabled_events: ['*'] as Stripe.WebhookEndpointCreateParams.EnabledEvent[] };
     const a = await stripe.webhookEndpoints.create(params, { idempotencyKey: 'sdk-key-1' });
     const b = await stripe.webhookEndpoints.create(params, { idempotencyKey: 'sdk-key-1' });
     expect(b.id).toBe(a.id);
@@ -69,7 +70,7 @@ describe('mismatches', () => {
     const key = newTestKey();
     const idem = newIdemKey();
     await mustCreate(t, key, CREATE_BODY, { 'Idempotency-Key': idem });
-    const res = await createEndpoint(t, key, 'url=https://example.com/other&enabled_events[]=*', { 'Idempotency-Key': idem });
+    const res = await createEndpoint(t, key, `url=${CLOSED_ORIGIN}/other&enabled_events[]=*`, { 'Idempotency-Key': idem });
     expectError(res, 400, { type: 'idempotency_error', message: mismatchMessage(idem) });
     expect(res.headers['idempotent-replayed']).toBeUndefined();
     expect(await endpointCount(t, await accountOf(t, key))).toBe(1);
@@ -85,9 +86,9 @@ describe('mismatches', () => {
 
   test('the SDK raises StripeIdempotencyError for a mismatch', async () => {
     const stripe = t.stripe(newTestKey());
-    await stripe.webhookEndpoints.create({ url: 'https://example.com/a', enabled_events: ['*'] }, { idempotencyKey: 'sdk-mismatch' });
+    await stripe.webhookEndpoints.create({ url: `${CLOSED_ORIGIN}/a`, enabled_events: ['*'] }, { idempotencyKey: 'sdk-mismatch' });
     const err = await stripe.webhookEndpoints
-      .create({ url: 'https://example.com/b', enabled_events: ['*'] }, { idempotencyKey: 'sdk-mismatch' })
+      .create({ url: `${CLOSED_ORIGIN}/b`, enabled_events: ['*'] }, { idempotencyKey: 'sdk-mismatch' })
       .catch((e: unknown) => e);
     expect(err).toBeInstanceOf(Stripe.errors.StripeIdempotencyError);
     expect((err as Stripe.errors.StripeError).message).toBe(mismatchMessage('sdk-mismatch'));
@@ -175,21 +176,21 @@ describe('a request still running', () => {
     }
   });
 
-  test("a claim whose process died (no heartbeat for a minute) is taken over, and the dead claim can't overwrite the result", async () => {
+  test("a claim whose process died (no heartbeat for 8 seconds) is taken over, and the dead claim can't overwrite the result", async () => {
     const key = newTestKey();
     await mustCreate(t, key);
     const account = await accountOf(t, key);
     const idem = newIdemKey();
     const store = t.kernel.idempotency;
-    const fingerprint = fingerprintOf('post', ENDPOINTS, { url: 'https://example.com/hook', enabled_events: ['*'] });
+    const fingerprint = fingerprintOf('post', ENDPOINTS, { url: `${CLOSED_ORIGIN}/hook`, enabled_events: ['*'] });
     const dead = await store.claim(account, idem, fingerprint);
     expect(dead.kind).toBe('claimed');
     await t.runtime.prisma.$executeRaw`
-      UPDATE idempotency_records SET created_at = created_at - interval '61 seconds', heartbeat_at = heartbeat_at - interval '61 seconds' WHERE key = ${idem}`;
+      UPDATE idempotency_records SET created_at = created_at - interval '11 seconds', heartbeat_at = heartbeat_at - interval '11 seconds' WHERE key = ${idem}`;
     const retry = await createEndpoint(t, key, CREATE_BODY, { 'Idempotency-Key': idem });
     expect(retry.status).toBe(200);
     // The dead request, finishing late after all, stores nothing.
-    expect(await store.complete(account, idem, (dead as { claimId: string }).claimId, 500, '{"error":{}}')).toBe(false);
+    expect(await store.complete({ accountId: account, key: idem, claimId: (dead as { claimId: string }).claimId }, 400, '{"error":{}}')).toBe(false);
     const replay = await createEndpoint(t, key, CREATE_BODY, { 'Idempotency-Key': idem });
     expect(replay.headers['idempotent-replayed']).toBe('true');
     expect(replay.body.id).toBe(retry.body.id);
@@ -246,22 +247,76 @@ describe('errors are results too', () => {
     expect(again.text).toBe(first.text);
   });
 
-  test('a 500 is stored and replayed', async () => {
+  test('a 500 stores nothing (its transaction rolled back): the key is free, and the retry runs and succeeds once', async () => {
     const key = newTestKey();
-    const created = await mustCreate(t, key);
+    await mustCreate(t, key);
     const idem = newIdemKey();
-    const send = () => t.http().post(`${ENDPOINTS}/${created.id}`).set(bearer(key)).set('Idempotency-Key', idem).type('form').send('description=x');
     const spy = jest.spyOn(t.runtime.prisma, '$transaction').mockRejectedValueOnce(new Error('database went away'));
-    const first = await send();
+    const first = await createEndpoint(t, key, CREATE_BODY, { 'Idempotency-Key': idem });
     expectError(first, 500, { type: 'api_error' });
-    spy.mockRestore();
-    const again = await send();
-    expect(again.status).toBe(500);
-    expect(again.headers['idempotent-replayed']).toBe('true');
-    expect(again.text).toBe(first.text);
-    // The first answer asked for a retry; the replay says another retry would get the same.
     expect(first.headers['stripe-should-retry']).toBe('true');
-    expect(again.headers['stripe-should-retry']).toBe('false');
+    spy.mockRestore();
+    expect(await records(idem)).toEqual([]);
+    const again = await createEndpoint(t, key, CREATE_BODY, { 'Idempotency-Key': idem });
+    expect(again.status).toBe(200);
+    expect(again.headers['idempotent-replayed']).toBeUndefined();
+    expect(await endpointCount(t, await accountOf(t, key))).toBe(2);
+  });
+});
+
+describe('the result commits with the change', () => {
+  test('once the change committed, a retry replays it even if the first answer never left the process', async () => {
+    const key = newTestKey();
+    await mustCreate(t, key);
+    const account = await accountOf(t, key);
+    const idem = newIdemKey();
+    // After the commit the operation hands its jobs to Redis; make that hang, as a process that
+    // froze (or died) right after its commit would.
+    let unblock!: () => void;
+    const hang = new Promise<boolean>((resolve) => (unblock = () => resolve(true)));
+    const spy = jest.spyOn(t.runtime.queues, 'add').mockReturnValue(hang);
+    const first = t.http().post(`/v1/accounts`).set(bearer(key)).set('Idempotency-Key', idem).type('form').send('type=custom&country=US&capabilities[transfers][requested]=true').then((r) => r);
+    await until(async () => (await records(idem))[0]?.completedAt != null, 5000, 'the result stored');
+    const record = (await records(idem))[0];
+    expect(record.status).toBe(200);
+    const retry = await t.http().post(`/v1/accounts`).set(bearer(key)).set('Idempotency-Key', idem).type('form').send('type=custom&country=US&capabilities[transfers][requested]=true');
+    expect(retry.status).toBe(200);
+    expect(retry.headers['idempotent-replayed']).toBe('true');
+    unblock();
+    spy.mockRestore();
+    const answered = await first;
+    expect(answered.body.id).toBe(retry.body.id);
+    expect(await t.runtime.prisma.account.count({ where: { parentAccountId: account } })).toBe(1);
+  });
+
+  test('a request whose claim was taken over while it ran rolls back: one of the two runs, never both', async () => {
+    const key = newTestKey();
+    await mustCreate(t, key);
+    const account = await accountOf(t, key);
+    const idem = newIdemKey();
+    const kernel = t.kernel as { idempotency: IdempotencyStore };
+    const original = kernel.idempotency;
+    // A first request that sends no heartbeats, as if its process had stalled.
+    kernel.idempotency = new IdempotencyStore(t.runtime.prisma, t.config.idempotencyTtlHours, t.runtime.encryption, 3_600_000);
+    const held = await holdAccountRow(account);
+    try {
+      const firstDone = createEndpoint(t, key, CREATE_BODY, { 'Idempotency-Key': idem }).then((r) => r);
+      await claimed(idem);
+      await t.runtime.prisma.$executeRaw`
+        UPDATE idempotency_records SET heartbeat_at = heartbeat_at - interval '11 seconds' WHERE key = ${idem}`;
+      const secondDone = createEndpoint(t, key, CREATE_BODY, { 'Idempotency-Key': idem }).then((r) => r);
+      await until(async () => (await records(idem))[0]?.heartbeatAt!.getTime() > Date.now() - 5000, 5000, 'the takeover');
+      await held.release();
+      const [first, second] = await Promise.all([firstDone, secondDone]);
+      expectError(first, 409, { code: 'idempotency_key_in_use' });
+      expect(second.status).toBe(200);
+      expect(await endpointCount(t, account)).toBe(2);
+      const replay = await createEndpoint(t, key, CREATE_BODY, { 'Idempotency-Key': idem });
+      expect(replay.body.id).toBe(second.body.id);
+    } finally {
+      kernel.idempotency = original;
+      await held.end();
+    }
   });
 });
 
@@ -278,7 +333,7 @@ describe('what stores nothing', () => {
   test('requests rejected by validation, expand or version checks store nothing, and the key stays usable', async () => {
     const key = newTestKey();
     const idem = newIdemKey();
-    expect((await createEndpoint(t, key, 'url=https://example.com/h', { 'Idempotency-Key': idem })).status).toBe(400);
+    expect((await createEndpoint(t, key, `url=${CLOSED_ORIGIN}/h`, { 'Idempotency-Key': idem })).status).toBe(400);
     expect((await createEndpoint(t, key, `${CREATE_BODY}&expand[]=nope`, { 'Idempotency-Key': idem })).status).toBe(400);
     expect((await createEndpoint(t, key, CREATE_BODY, { 'Idempotency-Key': idem, 'Stripe-Version': '1999-01-01' })).status).toBe(400);
     const json = await t.http().post(ENDPOINTS).set(bearer(key)).set('Idempotency-Key', idem).set('Content-Type', 'application/json').send('{"url":"x"}');
@@ -323,8 +378,8 @@ describe('key rules', () => {
 
   test('an empty key is no key: nothing is stored and distinct requests both go through', async () => {
     const key = newTestKey();
-    const a = await createEndpoint(t, key, 'url=https://example.com/a&enabled_events[]=*', { 'Idempotency-Key': '' });
-    const b = await createEndpoint(t, key, 'url=https://example.com/b&enabled_events[]=*', { 'Idempotency-Key': '' });
+    const a = await createEndpoint(t, key, `url=${CLOSED_ORIGIN}/a&enabled_events[]=*`, { 'Idempotency-Key': '' });
+    const b = await createEndpoint(t, key, `url=${CLOSED_ORIGIN}/b&enabled_events[]=*`, { 'Idempotency-Key': '' });
     expect([a.status, b.status]).toEqual([200, 200]);
     expect(b.body.id).not.toBe(a.body.id);
     expect(await records('')).toHaveLength(0);
@@ -332,13 +387,13 @@ describe('key rules', () => {
 
   test('keys are scoped per account', async () => {
     const idem = newIdemKey();
-    const a = await createEndpoint(t, newTestKey(), 'url=https://example.com/a&enabled_events[]=*', { 'Idempotency-Key': idem });
-    const b = await createEndpoint(t, newTestKey(), 'url=https://example.com/b&enabled_events[]=*', { 'Idempotency-Key': idem });
+    const a = await createEndpoint(t, newTestKey(), `url=${CLOSED_ORIGIN}/a&enabled_events[]=*`, { 'Idempotency-Key': idem });
+    const b = await createEndpoint(t, newTestKey(), `url=${CLOSED_ORIGIN}/b&enabled_events[]=*`, { 'Idempotency-Key': idem });
     expect(a.status).toBe(200);
     expect(b.status).toBe(200);
     expect(b.headers['idempotent-replayed']).toBeUndefined();
     expect(b.body.id).not.toBe(a.body.id);
-    expect(b.body.url).toBe('https://example.com/b');
+    expect(b.body.url).toBe(`${CLOSED_ORIGIN}/b`);
     expect(await records(idem)).toHaveLength(2);
   });
 });
@@ -360,10 +415,10 @@ describe('expiry', () => {
     expect(await records(old)).toHaveLength(0);
     expect(await records(fresh)).toHaveLength(1);
 
-    const reused = await createEndpoint(t, key, 'url=https://example.com/new&enabled_events[]=*', { 'Idempotency-Key': old });
+    const reused = await createEndpoint(t, key, `url=${CLOSED_ORIGIN}/new&enabled_events[]=*`, { 'Idempotency-Key': old });
     expect(reused.status).toBe(200);
     expect(reused.headers['idempotent-replayed']).toBeUndefined();
-    expect(reused.body.url).toBe('https://example.com/new');
+    expect(reused.body.url).toBe(`${CLOSED_ORIGIN}/new`);
     expect(await endpointCount(t, await accountOf(t, key))).toBe(3);
   });
 
@@ -372,7 +427,7 @@ describe('expiry', () => {
     const idem = newIdemKey();
     const first = await mustCreate(t, key, CREATE_BODY, { 'Idempotency-Key': idem });
     await age(idem, t.config.idempotencyTtlHours + 1);
-    const res = await createEndpoint(t, key, 'url=https://example.com/other&enabled_events[]=*', { 'Idempotency-Key': idem });
+    const res = await createEndpoint(t, key, `url=${CLOSED_ORIGIN}/other&enabled_events[]=*`, { 'Idempotency-Key': idem });
     expect(res.status).toBe(200);
     expect(res.body.id).not.toBe(first.id);
   });

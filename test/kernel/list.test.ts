@@ -1,4 +1,5 @@
 import { bearer, newTestKey, startTestApp, type TestApp } from '../helpers/app';
+import { CLOSED_ORIGIN } from '../helpers/fixtures';
 import { paginate, rangeWhere } from '../../src/kernel/list';
 import { ENDPOINTS, expectError, mustCreate } from './util';
 
@@ -15,7 +16,7 @@ afterAll(() => t.close());
 /** Creates `n` endpoints in order and returns their ids, oldest first. */
 async function createMany(key: string, n: number): Promise<string[]> {
   const ids: string[] = [];
-  for (let i = 0; i < n; i++) ids.push((await mustCreate(t, key, `url=https://example.com/h${i}&enabled_events[]=*`)).id);
+  for (let i = 0; i < n; i++) ids.push((await mustCreate(t, key, `url=${CLOSED_ORIGIN}/h${i}&enabled_events[]=*`)).id);
   return ids;
 }
 

@@ -1,5 +1,8 @@
 import { bearer, newTestKey, startTestApp, type TestApp } from '../helpers/app';
+import { CLOSED_ORIGIN } from '../helpers/fixtures';
 import { ENDPOINTS, mustCreate } from './util';
+import { httpRequests } from '../../src/lib/metrics';
+import { until } from '../helpers/queues';
 
 let t: TestApp;
 beforeAll(async () => {
@@ -33,6 +36,13 @@ describe('structured lines', () => {
     expect(t.logs.filter((l) => l.request_id === res.headers['request-id'] && l.msg === 'request')).toHaveLength(1);
   });
 
+  test('the service endpoints name their route', async () => {
+    for (const path of ['/healthz', '/readyz', '/openapi.json', '/metrics']) {
+      const res = await t.http().get(path);
+      expect(accessLine(res.headers['request-id'])).toMatchObject({ method: 'GET', route: path, status: res.status });
+    }
+  });
+
   test('errors and unknown URLs are logged with their status; the route is null when nothing matched', async () => {
     const res = await t.http().get('/v1/nowhere/at/all?secret_query=1');
     expect(accessLine(res.headers['request-id'])).toMatchObject({ method: 'GET', route: null, status: 404 });
@@ -47,7 +57,7 @@ describe('what is never logged', () => {
     const key = newTestKey();
     const basicValue = `Basic ${Buffer.from(`${key}:`).toString('base64')}`;
 
-    const created = await mustCreate(t, key, 'url=https://example.com/h&enabled_events[]=*&description=logged-test');
+    const created = await mustCreate(t, key, `url=${CLOSED_ORIGIN}/h&enabled_events[]=*&description=logged-test`);
     expect(created.secret).toMatch(/^whsec_/);
     const ids: string[] = [];
     const track = (r: { headers: Record<string, string> }) => ids.push(r.headers['request-id']);
@@ -96,10 +106,59 @@ describe('what is never logged', () => {
   test('the SDK path logs no key or secret either', async () => {
     const key = newTestKey();
     const stripe = t.stripe(key);
-    const created = await stripe.webhookEndpoints.create({ url: 'https://example.com/sdk', enabled_events: ['*'] });
+    const created = await stripe.webhookEndpoints.create({ url: `${CLOSED_ORIGIN}/sdk`, enabled_events: ['*'] });
     await stripe.webhookEndpoints.retrieve('we_nope').catch(() => undefined);
     const text = t.logText();
     expect(text).not.toContain(key);
     expect(text).not.toContain(created.secret!);
+  });
+});
+
+describe('clients that go away', () => {
+  /** Sends a request head promising 500 bytes of body, some of it, then hangs up. */
+  async function hangUpMidBody(head: string, partialBody: string): Promise<void> {
+    const { connect } = await import('node:net');
+    await new Promise<void>((resolve, reject) => {
+      const socket = connect(t.port, '127.0.0.1', () => {
+        socket.write(`${head}Content-Type: application/x-www-form-urlencoded\r\nContent-Length: 500\r\n\r\n${partialBody}`);
+        setTimeout(() => {
+          socket.destroy();
+          resolve();
+        }, 200);
+      });
+      socket.on('error', reject);
+    });
+    // The operation ends once its body read failed; nobody is there to read the answer.
+    await t.kernel.inFlight.idle();
+  }
+
+  const requestsCounted = async (route: string, status: string): Promise<number> =>
+    (await httpRequests.get()).values.filter((v) => v.labels.route === route && String(v.labels.status) === status).reduce((n, v) => n + v.value, 0);
+
+  test('a client that hangs up mid-body is logged as a client abort (499, no stack), not as an unexpected error or a 5xx', async () => {
+    const before = t.logs.length;
+    const counted = { aborted: await requestsCounted(ENDPOINTS, '499'), failed: await requestsCounted(ENDPOINTS, '500') };
+    await hangUpMidBody(`POST ${ENDPOINTS} HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${newTestKey()}\r\n`, 'url=http%3A%2F%2F127.0.0.1');
+    await until(() => t.logs.length > before, 5000, 'a log line');
+    const lines = t.logs.slice(before);
+    expect(lines.filter((l) => l.msg === 'unexpected error' || (l.level as number) >= 40)).toEqual([]);
+    expect(lines).toEqual([
+      expect.objectContaining({ level: 30, msg: 'request', method: 'POST', route: ENDPOINTS, status: 499, client_closed: true, request_id: expect.stringMatching(/^req_/) }),
+    ]);
+    expect(lines[0]).not.toHaveProperty('err');
+    expect(await requestsCounted(ENDPOINTS, '499')).toBe(counted.aborted + 1);
+    expect(await requestsCounted(ENDPOINTS, '500')).toBe(counted.failed);
+  });
+
+  test('the same on a hosted page', async () => {
+    const before = t.logs.length;
+    await hangUpMidBody('POST /hosted/account_links/notatoken HTTP/1.1\r\nHost: 127.0.0.1\r\n', 'field=1');
+    await until(() => t.logs.length > before, 5000, 'a log line');
+    expect(t.logs.slice(before)).toEqual([expect.objectContaining({ level: 30, msg: 'request', method: 'POST', status: 499, client_closed: true })]);
+  });
+
+  test('a client that waits gets its answer and an ordinary access line', async () => {
+    const res = await t.http().get(ENDPOINTS).set(bearer(newTestKey()));
+    expect(accessLine(res.headers['request-id'])).not.toHaveProperty('client_closed');
   });
 });

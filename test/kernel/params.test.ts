@@ -1,5 +1,6 @@
 import { request as httpRequest } from 'node:http';
 import { bearer, newTestKey, startTestApp, type TestApp } from '../helpers/app';
+import { CLOSED_ORIGIN } from '../helpers/fixtures';
 import { parseForm } from '../../src/kernel/params';
 import { ApiError } from '../../src/kernel/errors';
 import { accountOf, createEndpoint, ENDPOINTS, endpointCount, expectError, mustCreate } from './util';
@@ -19,20 +20,20 @@ afterAll(async () => {
 
 describe('form parsing', () => {
   test('bracketed objects become nested objects', async () => {
-    const body = await mustCreate(t, newTestKey(), 'url=https://example.com/h&enabled_events[]=*&metadata[order]=42&metadata[customer]=c%20d');
+    const body = await mustCreate(t, newTestKey(), `url=${CLOSED_ORIGIN}/h&enabled_events[]=*&metadata[order]=42&metadata[customer]=c%20d`);
     expect(body.metadata).toEqual({ order: '42', customer: 'c d' });
   });
 
   test('a[] and indexed arrays keep their order', async () => {
     const key = newTestKey();
-    const pushed = await mustCreate(t, key, 'url=https://example.com/h&enabled_events[]=account.updated&enabled_events[]=capability.updated');
+    const pushed = await mustCreate(t, key, `url=${CLOSED_ORIGIN}/h&enabled_events[]=account.updated&enabled_events[]=capability.updated`);
     expect(pushed.enabled_events).toEqual(['account.updated', 'capability.updated']);
-    const indexed = await mustCreate(t, key, 'url=https://example.com/h&enabled_events[1]=capability.updated&enabled_events[0]=account.updated');
+    const indexed = await mustCreate(t, key, `url=${CLOSED_ORIGIN}/h&enabled_events[1]=capability.updated&enabled_events[0]=account.updated`);
     expect(indexed.enabled_events).toEqual(['account.updated', 'capability.updated']);
   });
 
   test('sparse indexes are refused rather than silently compacted', async () => {
-    const res = await createEndpoint(t, newTestKey(), 'url=https://example.com/h&enabled_events[0]=account.updated&enabled_events[2]=capability.updated');
+    const res = await createEndpoint(t, newTestKey(), `url=${CLOSED_ORIGIN}/h&enabled_events[0]=account.updated&enabled_events[2]=capability.updated`);
     expectError(res, 400, { code: 'parameter_invalid', param: 'enabled_events' });
   });
 
@@ -40,7 +41,7 @@ describe('form parsing', () => {
     const body = await mustCreate(
       t,
       newTestKey(),
-      'enabled_events[]=account.updated&url=https://example.com/h&enabled_events%5B%5D=capability.updated&metadata[a]=1',
+      `enabled_events[]=account.updated&url=${CLOSED_ORIGIN}/h&enabled_events%5B%5D=capability.updated&metadata[a]=1`,
     );
     expect(body.enabled_events).toEqual(['account.updated', 'capability.updated']);
     expect(body.metadata).toEqual({ a: '1' });
@@ -48,28 +49,28 @@ describe('form parsing', () => {
 
   test('numeric metadata keys stay keys (the SDK sends metadata[0]=…)', async () => {
     const key = newTestKey();
-    const created = await mustCreate(t, key, 'url=https://example.com/h&enabled_events[]=*&metadata[0]=zero&metadata[7]=seven');
+    const created = await mustCreate(t, key, `url=${CLOSED_ORIGIN}/h&enabled_events[]=*&metadata[0]=zero&metadata[7]=seven`);
     expect(created.metadata).toEqual({ '0': 'zero', '7': 'seven' });
     const updated = await t.http().post(`${ENDPOINTS}/${created.id}`).set(bearer(key)).type('form').send('metadata[2500]=big&metadata[0]=');
     expect(updated.body.metadata).toEqual({ '7': 'seven', '2500': 'big' });
-    const viaSdk = await t.stripe(key).webhookEndpoints.create({ url: 'https://example.com/s', enabled_events: ['*'], metadata: { '1': 'one', x: 'y' } });
+    const viaSdk = await t.stripe(key).webhookEndpoints.create({ url: `${CLOSED_ORIGIN}/s`, enabled_events: ['*'], metadata: { '1': 'one', x: 'y' } });
     expect(viaSdk.metadata).toEqual({ '1': 'one', x: 'y' });
   });
 
   test('percent-encoded brackets and + as a space are decoded', async () => {
-    const body = await mustCreate(t, newTestKey(), 'url=https%3A%2F%2Fexample.com%2Fh&enabled_events%5B%5D=*&description=two+words&metadata%5Bk%5D=v');
-    expect(body).toMatchObject({ url: 'https://example.com/h', description: 'two words', metadata: { k: 'v' } });
+    const body = await mustCreate(t, newTestKey(), `url=${encodeURIComponent(`${CLOSED_ORIGIN}/h`)}&enabled_events%5B%5D=*&description=two+words&metadata%5Bk%5D=v`);
+    expect(body).toMatchObject({ url: `${CLOSED_ORIGIN}/h`, description: 'two words', metadata: { k: 'v' } });
   });
 
   test('metadata keys named like Object.prototype members are kept', async () => {
-    const body = await mustCreate(t, newTestKey(), 'url=https://example.com/h&enabled_events[]=*&metadata[constructor]=a&metadata[toString]=b');
+    const body = await mustCreate(t, newTestKey(), `url=${CLOSED_ORIGIN}/h&enabled_events[]=*&metadata[constructor]=a&metadata[toString]=b`);
     expect(body.metadata).toEqual({ constructor: 'a', toString: 'b' });
   });
 
   test('__proto__ anywhere in a name is an unknown parameter, and pollutes nothing', async () => {
     const key = newTestKey();
     await mustCreate(t, key);
-    const base = 'url=https://example.com/h&enabled_events[]=*';
+    const base = `url=${CLOSED_ORIGIN}/h&enabled_events[]=*`;
     for (const [text, param] of [
       [`${base}&__proto__=x`, '__proto__'],
       [`${base}&__proto__[polluted]=yes`, '__proto__'],
@@ -87,13 +88,13 @@ describe('form parsing', () => {
     for (const name of ['constructor', 'toString', 'hasOwnProperty', 'valueOf']) {
       expectError(await t.http().get(`${ENDPOINTS}?${name}=1`).set(bearer(newTestKey())), 400, { code: 'parameter_unknown', param: name });
     }
-    const res = await createEndpoint(t, newTestKey(), 'url=https://example.com/h&enabled_events[]=*&constructor[prototype][polluted]=yes');
+    const res = await createEndpoint(t, newTestKey(), `url=${CLOSED_ORIGIN}/h&enabled_events[]=*&constructor[prototype][polluted]=yes`);
     expectError(res, 400, { code: 'parameter_unknown', param: 'constructor' });
     expect(({} as any).polluted).toBeUndefined();
   });
 
   test('a NUL character in a name or a value is a 400, not a database error', async () => {
-    const base = 'url=https://example.com/h&enabled_events[]=*';
+    const base = `url=${CLOSED_ORIGIN}/h&enabled_events[]=*`;
     expectError(await createEndpoint(t, newTestKey(), `${base}&description=a%00b`), 400, {
       code: 'parameter_invalid',
       param: 'description',
@@ -110,21 +111,21 @@ describe('form parsing', () => {
 
   test('the query string and the form body are merged', async () => {
     const key = newTestKey();
-    const res = await t.http().post(`${ENDPOINTS}?url=${encodeURIComponent('https://example.com/from-query')}`).set(bearer(key)).type('form').send('enabled_events[]=*');
+    const res = await t.http().post(`${ENDPOINTS}?url=${encodeURIComponent(`${CLOSED_ORIGIN}/from-query`)}`).set(bearer(key)).type('form').send('enabled_events[]=*');
     expect(res.status).toBe(200);
-    expect(res.body.url).toBe('https://example.com/from-query');
+    expect(res.body.url).toBe(`${CLOSED_ORIGIN}/from-query`);
     expect(res.body.enabled_events).toEqual(['*']);
   });
 
   test('the body wins over the query string for the same name', async () => {
     const res = await t
       .http()
-      .post(`${ENDPOINTS}?url=${encodeURIComponent('https://example.com/query')}`)
+      .post(`${ENDPOINTS}?url=${encodeURIComponent(`${CLOSED_ORIGIN}/query`)}`)
       .set(bearer(newTestKey()))
       .type('form')
-      .send('url=https://example.com/body&enabled_events[]=*');
+      .send(`url=${CLOSED_ORIGIN}/body&enabled_events[]=*`);
     expect(res.status).toBe(200);
-    expect(res.body.url).toBe('https://example.com/body');
+    expect(res.body.url).toBe(`${CLOSED_ORIGIN}/body`);
   });
 
   test('GET parameters come from the query string', async () => {
@@ -138,7 +139,7 @@ describe('form parsing', () => {
   });
 
   test('an unknown parameter in the query string of a POST is refused like one in the body', async () => {
-    const res = await t.http().post(`${ENDPOINTS}?bogus=1`).set(bearer(newTestKey())).type('form').send('url=https://example.com/h&enabled_events[]=*');
+    const res = await t.http().post(`${ENDPOINTS}?bogus=1`).set(bearer(newTestKey())).type('form').send(`url=${CLOSED_ORIGIN}/h&enabled_events[]=*`);
     expectError(res, 400, { code: 'parameter_unknown', param: 'bogus' });
   });
 });
@@ -146,7 +147,7 @@ describe('form parsing', () => {
 describe('limits', () => {
   test('nesting deeper than the limit is a 400 in the error shape', async () => {
     const key = newTestKey();
-    const res = await createEndpoint(small, key, 'url=https://example.com/h&enabled_events[]=*&metadata[a][b][c][d]=1');
+    const res = await createEndpoint(small, key, `url=${CLOSED_ORIGIN}/h&enabled_events[]=*&metadata[a][b][c][d]=1`);
     expectError(res, 400, {
       code: 'parameter_invalid',
       message: 'Invalid request body: parameters may be nested at most 3 levels deep.',
@@ -154,14 +155,14 @@ describe('limits', () => {
   });
 
   test('nesting at the limit is parsed (and then judged by the schema)', async () => {
-    const res = await createEndpoint(small, newTestKey(), 'url=https://example.com/h&enabled_events[]=*&metadata[a][b][c]=1');
+    const res = await createEndpoint(small, newTestKey(), `url=${CLOSED_ORIGIN}/h&enabled_events[]=*&metadata[a][b][c]=1`);
     // Parsed fine; the schema then refuses a nested metadata value.
     expectError(res, 400, { code: 'parameter_unknown', param: 'metadata[a][b]' });
   });
 
   test('the default depth limit (8) is enforced too', async () => {
     const deep = 'metadata' + '[a]'.repeat(9);
-    const res = await createEndpoint(t, newTestKey(), `url=https://example.com/h&enabled_events[]=*&${deep}=1`);
+    const res = await createEndpoint(t, newTestKey(), `url=${CLOSED_ORIGIN}/h&enabled_events[]=*&${deep}=1`);
     expectError(res, 400, { code: 'parameter_invalid', message: /nested at most 8 levels deep/ });
   });
 
@@ -178,13 +179,13 @@ describe('limits', () => {
   });
 
   test('exactly the limit of parameters is accepted', async () => {
-    const pairs = ['url=https://example.com/h', 'enabled_events[]=*', ...Array.from({ length: 18 }, (_, i) => `metadata[k${i}]=v`)].join('&');
+    const pairs = [`url=${CLOSED_ORIGIN}/h`, 'enabled_events[]=*', ...Array.from({ length: 18 }, (_, i) => `metadata[k${i}]=v`)].join('&');
     const body = await mustCreate(small, newTestKey(), pairs);
     expect(Object.keys(body.metadata)).toHaveLength(18);
   });
 
   test('a huge array index is a 400, not a huge sparse array', async () => {
-    const res = await createEndpoint(t, newTestKey(), 'url=https://example.com/h&enabled_events[100000]=*');
+    const res = await createEndpoint(t, newTestKey(), `url=${CLOSED_ORIGIN}/h&enabled_events[100000]=*`);
     expectError(res, 400, { code: 'parameter_invalid', param: 'enabled_events', message: /^Invalid array for enabled_events/ });
   });
 
@@ -192,7 +193,7 @@ describe('limits', () => {
     const key = newTestKey();
     await mustCreate(small, key);
     const account = await accountOf(small, key);
-    const res = await createEndpoint(small, key, `url=https://example.com/h&enabled_events[]=*&description=${'x'.repeat(2000)}`);
+    const res = await createEndpoint(small, key, `url=${CLOSED_ORIGIN}/h&enabled_events[]=*&description=${'x'.repeat(2000)}`);
     expectError(res, 413, { code: 'request_too_large', message: 'The request body is too large: the limit is 1024 bytes.' });
     expect(res.headers['request-id']).toMatch(/^req_/);
     expect(await endpointCount(small, account)).toBe(1);
@@ -216,7 +217,7 @@ describe('limits', () => {
         },
       );
       req.on('error', reject);
-      req.write('url=https://example.com/h&enabled_events[]=*&description=');
+      req.write(`url=${CLOSED_ORIGIN}/h&enabled_events[]=*&description=`);
       for (let i = 0; i < 4; i++) req.write('y'.repeat(500));
       req.end();
     });
@@ -225,7 +226,7 @@ describe('limits', () => {
   });
 
   test('a body just under the limit is accepted', async () => {
-    const prefix = 'url=https://example.com/h&enabled_events[]=*&description=';
+    const prefix = `url=${CLOSED_ORIGIN}/h&enabled_events[]=*&description=`;
     const body = await mustCreate(small, newTestKey(), prefix + 'z'.repeat(1024 - prefix.length));
     expect(body.description).toHaveLength(1024 - prefix.length);
   });
@@ -240,13 +241,13 @@ describe('content types', () => {
       .post(ENDPOINTS)
       .set(bearer(key))
       .set('Content-Type', 'application/json')
-      .send(JSON.stringify({ url: 'https://example.com/h', enabled_events: ['*'] }));
+      .send(JSON.stringify({ url: `${CLOSED_ORIGIN}/h`, enabled_events: ['*'] }));
     expectError(res, 400, { code: 'invalid_content_type', message: /must be sent as application\/x-www-form-urlencoded, not application\/json/ });
     expect(await endpointCount(t, await accountOf(t, key))).toBe(1);
   });
 
   test.each(['text/plain', 'multipart/form-data; boundary=x'])('a %s body is a 400', async (type) => {
-    const res = await t.http().post(ENDPOINTS).set(bearer(newTestKey())).set('Content-Type', type).send('url=https://example.com/h&enabled_events[]=*');
+    const res = await t.http().post(ENDPOINTS).set(bearer(newTestKey())).set('Content-Type', type).send(`url=${CLOSED_ORIGIN}/h&enabled_events[]=*`);
     expectError(res, 400, { code: 'invalid_content_type' });
   });
 
@@ -256,7 +257,7 @@ describe('content types', () => {
       .post(ENDPOINTS)
       .set(bearer(newTestKey()))
       .set('Content-Type', 'application/x-www-form-urlencoded; charset=utf-8')
-      .send('url=https://example.com/h&enabled_events[]=*');
+      .send(`url=${CLOSED_ORIGIN}/h&enabled_events[]=*`);
     expect(res.status).toBe(200);
   });
 

@@ -1,11 +1,12 @@
 import type { Response } from 'supertest';
 import { hashKey } from '../../src/kernel/auth';
 import { bearer, type TestApp } from '../helpers/app';
+import { CLOSED_ORIGIN } from '../helpers/fixtures';
 
 // Small helpers shared by the kernel tests; webhook endpoints are the vehicle.
 
 export const ENDPOINTS = '/v1/webhook_endpoints';
-export const CREATE_BODY = 'url=https://example.com/hook&enabled_events[]=*';
+export const CREATE_BODY = `url=${CLOSED_ORIGIN}/hook&enabled_events[]=*`;
 
 export function createEndpoint(t: TestApp, key: string, body = CREATE_BODY, headers: Record<string, string> = {}) {
   return t.http().post(ENDPOINTS).set(bearer(key)).set(headers).type('form').send(body);

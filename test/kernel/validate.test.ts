@@ -1,4 +1,5 @@
 import { bearer, newTestKey, startTestApp, type TestApp } from '../helpers/app';
+import { CLOSED_ORIGIN } from '../helpers/fixtures';
 import { coerce, type Schema } from '../../src/kernel/coerce';
 import { ApiError } from '../../src/kernel/errors';
 import { deref, loadOpenApiDocument, operationsOf } from '../../src/kernel/openapi';
@@ -131,7 +132,7 @@ describe('coercion over HTTP', () => {
   });
 
   test('connect=true is accepted as a boolean', async () => {
-    const res = await createEndpoint(t, newTestKey(), 'url=https://example.com/h&enabled_events[]=*&connect=true');
+    const res = await createEndpoint(t, newTestKey(), `url=${CLOSED_ORIGIN}/h&enabled_events[]=*&connect=true`);
     expect(res.status).toBe(200);
     const row = await t.runtime.prisma.webhookEndpoint.findUnique({ where: { id: res.body.id }, select: { connect: true } });
     expect(row?.connect).toBe(true);
@@ -139,7 +140,7 @@ describe('coercion over HTTP', () => {
 
   test('metadata= (empty) unsets every key; an empty value unsets one key', async () => {
     const key = newTestKey();
-    const created = await mustCreate(t, key, 'url=https://example.com/h&enabled_events[]=*&metadata[a]=1&metadata[b]=2&metadata[c]=3');
+    const created = await mustCreate(t, key, `url=${CLOSED_ORIGIN}/h&enabled_events[]=*&metadata[a]=1&metadata[b]=2&metadata[c]=3`);
     const one = await t.http().post(`${ENDPOINTS}/${created.id}`).set(bearer(key)).type('form').send('metadata[b]=');
     expect(one.body.metadata).toEqual({ a: '1', c: '3' });
     const all = await t.http().post(`${ENDPOINTS}/${created.id}`).set(bearer(key)).type('form').send('metadata=');
@@ -148,7 +149,7 @@ describe('coercion over HTTP', () => {
 
   test('description: a string, or "" to clear it', async () => {
     const key = newTestKey();
-    const created = await mustCreate(t, key, 'url=https://example.com/h&enabled_events[]=*&description=first');
+    const created = await mustCreate(t, key, `url=${CLOSED_ORIGIN}/h&enabled_events[]=*&description=first`);
     expect(created.description).toBe('first');
     const cleared = await t.http().post(`${ENDPOINTS}/${created.id}`).set(bearer(key)).type('form').send('description=');
     expect(cleared.status).toBe(200);
@@ -158,7 +159,7 @@ describe('coercion over HTTP', () => {
 
 describe('validation errors', () => {
   const create = (body: string) => createEndpoint(t, newTestKey(), body);
-  const base = 'url=https://example.com/h&enabled_events[]=*';
+  const base = `url=${CLOSED_ORIGIN}/h&enabled_events[]=*`;
 
   test('an unknown parameter', async () => {
     expectError(await create(`${base}&foo=1`), 400, { code: 'parameter_unknown', param: 'foo', message: 'Received unknown parameter: foo' });
@@ -178,13 +179,13 @@ describe('validation errors', () => {
   });
 
   test('brackets under a scalar parameter are unknown bracketed parameters', async () => {
-    expectError(await create(`url[x]=https://example.com/h&enabled_events[]=*`), 400, { code: 'parameter_unknown', param: 'url[x]' });
-    expectError(await create(`url=https://example.com/h&enabled_events[0][x]=y`), 400, { code: 'parameter_unknown', param: 'enabled_events[0][x]' });
+    expectError(await create(`url[x]=${CLOSED_ORIGIN}/h&enabled_events[]=*`), 400, { code: 'parameter_unknown', param: 'url[x]' });
+    expectError(await create(`url=${CLOSED_ORIGIN}/h&enabled_events[0][x]=y`), 400, { code: 'parameter_unknown', param: 'enabled_events[0][x]' });
   });
 
   test('a missing required parameter', async () => {
     expectError(await create('enabled_events[]=*'), 400, { code: 'parameter_missing', param: 'url', message: 'Missing required param: url.' });
-    expectError(await create('url=https://example.com/h'), 400, {
+    expectError(await create(`url=${CLOSED_ORIGIN}/h`), 400, {
       code: 'parameter_missing',
       param: 'enabled_events',
       message: 'Missing required param: enabled_events.',
@@ -207,24 +208,28 @@ describe('validation errors', () => {
     const key = newTestKey();
     const created = await mustCreate(t, key);
     const res = await t.http().post(`${ENDPOINTS}/${created.id}`).set(bearer(key)).type('form').send('disabled=maybe');
-    expectError(res, 400, { code: 'parameter_invalid', param: 'disabled', message: 'Invalid boolean: maybe' });
+    const error = expectError(res, 400, { param: 'disabled', message: 'Invalid boolean: maybe' });
+    // The public API's boolean errors carry no code (and so no doc_url).
+    expect(error.code).toBeUndefined();
+    expect(error.doc_url).toBeUndefined();
     expectError(await create(`${base}&connect=1`), 400, { param: 'connect', message: 'Invalid boolean: 1' });
   });
 
   test('a bad enum value', async () => {
-    const events = await create('url=https://example.com/h&enabled_events[]=not.an.event');
-    const error = expectError(events, 400, { code: 'parameter_invalid', param: 'enabled_events[0]' });
-    expect(error.message).toContain("'not.an.event' is not an accepted value");
+    const events = await create(`url=${CLOSED_ORIGIN}/h&enabled_events[]=not.an.event`);
+    // Every accepted value is listed, however many, and an enum error carries no code.
+    const error = expectError(events, 400, { param: 'enabled_events[0]', message: /^Invalid enabled_events\[0\]: must be one of \*, account\.application\.authorized, .+, or [a-z_.]+$/ });
+    expect(error.code).toBeUndefined();
     const version = await create(`${base}&api_version=1999-01-01`);
-    expectError(version, 400, { code: 'parameter_invalid', param: 'api_version' });
+    expect(expectError(version, 400, { param: 'api_version' }).code).toBeUndefined();
   });
 
   test('an array sent as a plain value', async () => {
-    expectError(await create('url=https://example.com/h&enabled_events=*'), 400, { code: 'parameter_invalid', param: 'enabled_events' });
+    expectError(await create(`url=${CLOSED_ORIGIN}/h&enabled_events=*`), 400, { code: 'parameter_invalid', param: 'enabled_events' });
   });
 
   test('strings longer than 5000 characters', async () => {
-    const res = await create(`url=https://example.com/${'a'.repeat(5000)}&enabled_events[]=*`);
+    const res = await create(`url=${CLOSED_ORIGIN}/${'a'.repeat(5000)}&enabled_events[]=*`);
     const error = expectError(res, 400, { code: 'invalid_string_too_long', param: 'url' });
     expect(error.message).toMatch(/must be at most 5000 characters$/);
     expectError(await create(`${base}&description=${'d'.repeat(5001)}`), 400, { code: 'invalid_string_too_long', param: 'description' });
@@ -276,7 +281,7 @@ describe('validation errors', () => {
       message:
         "You passed an empty string for 'disabled'. We assume empty values are an attempt to unset a parameter; however 'disabled' cannot be unset. You should remove 'disabled' from your request or supply a non-empty value.",
     });
-    expectError(await create('url=https://example.com/h&enabled_events='), 400, { code: 'parameter_invalid_empty', param: 'enabled_events' });
+    expectError(await create(`url=${CLOSED_ORIGIN}/h&enabled_events=`), 400, { code: 'parameter_invalid_empty', param: 'enabled_events' });
     expectError(await create(`${base}&api_version=`), 400, { code: 'parameter_invalid_empty', param: 'api_version' });
     expectError(await t.http().get(`${ENDPOINTS}?limit=`).set(bearer(key)), 400, { code: 'parameter_invalid_empty', param: 'limit' });
   });
@@ -288,5 +293,46 @@ describe('validation errors', () => {
   test('validation errors carry a doc_url for their code', async () => {
     const error = expectError(await create('enabled_events[]=*'), 400, { code: 'parameter_missing' });
     expect(error.doc_url).toBe('https://stripe.com/docs/error-codes/parameter-missing');
+  });
+});
+
+describe('a value that matches no form of an anyOf', () => {
+  const validate = compileParamsValidator({
+    type: 'object',
+    additionalProperties: false,
+    properties: {
+      external_account: {
+        anyOf: [
+          { type: 'object', additionalProperties: false, required: ['number'], properties: { object: { type: 'string', enum: ['card'] }, number: { type: 'string' } } },
+          {
+            type: 'object',
+            additionalProperties: false,
+            required: ['account_number'],
+            properties: { object: { type: 'string', enum: ['bank_account'] }, account_number: { type: 'string' }, account_holder_type: { type: 'string', enum: ['company', 'individual'] } },
+          },
+          { type: 'string', maxLength: 50 },
+        ],
+      },
+    },
+  } as Schema);
+  const errorOf = (params: Record<string, unknown>): ApiError => {
+    try {
+      validate(params);
+    } catch (err) {
+      return err as ApiError;
+    }
+    throw new Error('expected a validation error');
+  };
+
+  test("is judged as the form it was meant for, not as another form's unknown member", () => {
+    const bank = errorOf({ external_account: { account_number: '000123456789', account_holder_type: 'nobody' } });
+    expect({ message: bank.message, param: bank.param }).toEqual({
+      message: 'Invalid external_account[account_holder_type]: must be one of company or individual',
+      param: 'external_account[account_holder_type]',
+    });
+    const card = errorOf({ external_account: { object: 'card' } });
+    expect({ code: card.code, param: card.param }).toEqual({ code: 'parameter_missing', param: 'external_account[number]' });
+    // A member no form has is still an unknown parameter.
+    expect(errorOf({ external_account: { number: '4242', bogus: 'x' } }).param).toBe('external_account[bogus]');
   });
 });

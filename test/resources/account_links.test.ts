@@ -113,7 +113,7 @@ describe('POST /v1/account_links', () => {
     const { key, account } = await newPlatform();
     expectError(await createLink(key, { account }), 400, { code: 'parameter_missing', param: 'type' });
     expectError(await createLink(key, { type: 'account_onboarding' }), 400, { code: 'parameter_missing', param: 'account' });
-    expectError(await createLink(key, { account, type: 'onboarding' }), 400, { code: 'parameter_invalid', param: 'type' });
+    expectError(await createLink(key, { account, type: 'onboarding' }), 400, { param: 'type' });
     expectError(await createLink(key, { account, type: 'account_onboarding', collect: 'currently_due', collection_options: { fields: 'currently_due' } }), 400, {
       param: 'collect',
     });
@@ -267,6 +267,7 @@ describe('the hosted onboarding page', () => {
     expect(bad.text).toContain('Enter a valid email address.');
     expect(bad.text).toContain('The routing number must be 9 digits.');
     expect(bad.text).toContain('Accept the services agreement');
+    expect(bad.text.split('Accept the services agreement to continue.')).toHaveLength(2);
     // What was typed comes back escaped.
     expect(bad.text).toContain('value="&lt;b&gt;x&lt;/b&gt;"');
     expect(bad.text).not.toContain('<b>x</b>');
@@ -306,21 +307,40 @@ describe('the hosted onboarding page', () => {
     expect(page.text).toContain('name="business_type"');
     expect(page.text).toContain('name="company[tax_id]"');
     expect(page.text).toContain('name="individual[first_name]"');
-    const done = await submitPage(url, {
+    // A company also names its representative and confirms its owners.
+    expect(page.text).toContain('name="representative[relationship][title]"');
+    expect(page.text).toContain('name="company_owners_provided"');
+    const companyForm = {
       form_token: formTokenOf(page),
       action: 'submit',
       business_type: 'company',
       business_profile: INDIVIDUAL_FORM.business_profile,
       company: { name: 'Sandbank Test Company', phone: '+12025550199', tax_id: '000000000', address: INDIVIDUAL_FORM.individual.address },
+      representative: { ...INDIVIDUAL_FORM.individual, relationship: { title: 'CEO' } },
       // The other owner's fields, left empty, are ignored.
       individual: { first_name: '' },
       external_account: INDIVIDUAL_FORM.external_account,
       tos_acceptance: 'accepted',
-    });
+    };
+    const unconfirmed = await submitPage(url, companyForm);
+    expect(unconfirmed.status).toBe(400);
+    expect(unconfirmed.text).toContain('Every owner of 25% or more is on file');
+    const done = await submitPage(url, { ...companyForm, company_owners_provided: 'confirmed' });
     expect(done.status).toBe(303);
     const after = (await get(key, `/v1/accounts/${account}`)).body;
-    expect(after).toMatchObject({ business_type: 'company', company: { name: 'Sandbank Test Company', tax_id_provided: true }, details_submitted: true });
+    expect(after).toMatchObject({
+      business_type: 'company',
+      company: { name: 'Sandbank Test Company', tax_id_provided: true, owners_provided: true },
+      details_submitted: true,
+    });
     expect(after.requirements.currently_due).toEqual([]);
+    // The representative is a person of the account, and its creation an event.
+    const persons = (await get(key, `/v1/accounts/${account}/persons`)).body.data;
+    expect(persons).toEqual([
+      expect.objectContaining({ first_name: 'Jenny', relationship: expect.objectContaining({ representative: true, title: 'CEO' }), ssn_last_4_provided: true }),
+    ]);
+    const types = (await t.runtime.prisma.event.findMany({ where: { accountId: account }, orderBy: { seq: 'asc' } })).map((e) => e.type);
+    expect(types).toEqual(expect.arrayContaining(['person.created', 'account.external_account.created', 'account.updated']));
   });
 
   test('account_update shows what is on file, and blank fields keep it', async () => {

@@ -1,7 +1,7 @@
 import Stripe from 'stripe';
 import { bearer, newTestKey, startTestApp, type TestApp } from '../helpers/app';
 import { accountOfKey } from '../helpers/events';
-import { form } from '../helpers/fixtures';
+import { COMPLETE_INDIVIDUAL, form } from '../helpers/fixtures';
 import { expectErrorBody, expectMatchesResponseSchema } from '../helpers/responseSchemas';
 
 // Accounts end to end: the calling account, connected accounts (create, list, retrieve, update,
@@ -66,20 +66,6 @@ const US_INDIVIDUAL_DUE = [
   'tos_acceptance.ip',
 ];
 
-const COMPLETE_INDIVIDUAL = {
-  business_profile: { mcc: '5734', url: 'https://example.com' },
-  individual: {
-    first_name: 'Jenny',
-    last_name: 'Rosen',
-    dob: { day: 1, month: 1, year: 1990 },
-    email: 'jenny@example.com',
-    phone: '+15555550100',
-    address: { line1: '1 Main St', city: 'San Francisco', state: 'CA', postal_code: '94111' },
-    ssn_last_4: '0000',
-  },
-  external_account: 'btok_us_verified',
-  tos_acceptance: { date: 1700000000, ip: '203.0.113.1' },
-};
 
 describe('GET /v1/account', () => {
   it('returns the platform account that owns the key, complete and enabled', async () => {
@@ -172,7 +158,7 @@ describe('POST /v1/accounts', () => {
   });
 
   it('refuses bad enum values', async () => {
-    expectError(await post(newTestKey(), '/v1/accounts', 'business_type=person'), 400, { code: 'parameter_invalid', param: 'business_type' });
+    expectError(await post(newTestKey(), '/v1/accounts', 'business_type=person'), 400, { param: 'business_type' });
     expectError(await post(newTestKey(), '/v1/accounts', 'controller[stripe_dashboard][type]=partial'), 400, {
       param: 'controller[stripe_dashboard][type]',
     });
@@ -198,8 +184,42 @@ describe('POST /v1/accounts', () => {
   ])('refuses %s longer than its limit', async (param, length) => {
     const res = await post(newTestKey(), '/v1/accounts', `${param}=${'a'.repeat(length)}`);
     expectError(res, 400, { code: 'invalid_string_too_long', param });
-    // One character less is accepted.
-    expect((await post(newTestKey(), '/v1/accounts', `${param}=${'a'.repeat(length - 1)}`)).status).toBe(200);
+    // One character less is accepted (a value of the right shape, for those with one).
+    const shaped: Record<string, () => string> = { 'business_profile[mcc]': () => '5734', email: () => `${'a'.repeat(length - 13)}@example.com` };
+    const ok = shaped[param]?.() ?? 'a'.repeat(length - 1);
+    if (param === 'email') expect(ok.length).toBe(length - 1);
+    expect((await post(newTestKey(), '/v1/accounts', `${param}=${encodeURIComponent(ok)}`)).status).toBe(200);
+  });
+
+  it('validates email, country, business_profile[mcc] and default_currency as the public API does', async () => {
+    const key = newTestKey();
+    expectError(await post(key, '/v1/accounts', 'email=not-an-email'), 400, { code: 'email_invalid', param: 'email', message: 'Invalid email address: not-an-email' });
+    expectError(await post(key, '/v1/accounts', 'country=XX'), 400, { param: 'country', message: expect.stringContaining("Country 'XX' is unknown") });
+    expectError(await post(key, '/v1/accounts', 'country=United States'), 400, { param: 'country' });
+    // An ISO code where accounts can't be created.
+    expectError(await post(key, '/v1/accounts', 'country=KP'), 400, { code: 'country_unsupported', param: 'country' });
+    expectError(await post(key, '/v1/accounts', 'business_profile[mcc]=57a4'), 400, { param: 'business_profile[mcc]' });
+    expectError(await post(key, '/v1/accounts', 'default_currency=eur'), 400, { param: 'default_currency', message: expect.stringContaining('usd') });
+    expectError(await post(key, '/v1/accounts', 'country=JP&default_currency=usd'), 400, { param: 'default_currency' });
+
+    // Valid values, in any case; each country's own currency is its default, others where it allows them.
+    expect(await createAccount(key, { country: 'fr', email: 'a.b+c@example.co.uk', business_profile: { mcc: '5734' } })).toMatchObject({
+      country: 'FR',
+      default_currency: 'eur',
+      business_profile: { mcc: '5734' },
+    });
+    expect((await createAccount(key, { country: 'DE', default_currency: 'GBP' })).default_currency).toBe('gbp');
+    expect((await createAccount(key, { country: 'CA', default_currency: 'usd' })).default_currency).toBe('usd');
+    expect((await createAccount(key, { country: 'JP' })).default_currency).toBe('jpy');
+    // Cross-border payout countries are countries accounts can be created in.
+    expect((await createAccount(key, { country: 'TH' })).default_currency).toBe('thb');
+
+    // Updates check the same, against the account's country.
+    const { id } = await createAccount(key, { country: 'GB' });
+    expectError(await post(key, `/v1/accounts/${id}`, 'email=nope@'), 400, { code: 'email_invalid' });
+    expectError(await post(key, `/v1/accounts/${id}`, 'business_profile[mcc]=12'), 400, { param: 'business_profile[mcc]' });
+    expectError(await post(key, `/v1/accounts/${id}`, 'default_currency=jpy'), 400, { param: 'default_currency' });
+    expect((await post(key, `/v1/accounts/${id}`, 'default_currency=eur')).body.default_currency).toBe('eur');
   });
 
   it('refuses a file id longer than 500 in documents', async () => {
@@ -296,11 +316,13 @@ describe('requirements and capabilities', () => {
     expect(JSON.stringify(done)).not.toContain('"0000"');
 
     const events = await t.runtime.prisma.event.findMany({ where: { accountId: account.id }, orderBy: { seq: 'asc' } });
-    expect(events.map((e) => e.type)).toEqual(['account.updated', 'account.updated', 'capability.updated', 'capability.updated']);
-    const last = events[1].data as any;
+    // The bank account is reported on its own, before the account it completes.
+    expect(events.map((e) => e.type)).toEqual(['account.updated', 'account.external_account.created', 'account.updated', 'capability.updated', 'capability.updated']);
+    expect((events[1].data as any).object).toMatchObject({ object: 'bank_account', account: account.id, default_for_currency: true });
+    const last = events[2].data as any;
     expect(last.object).toMatchObject({ id: account.id, charges_enabled: true });
     expect(last.previous_attributes).toMatchObject({ charges_enabled: false, capabilities: { card_payments: 'inactive', transfers: 'inactive' } });
-    const capability = events[2].data as any;
+    const capability = events[3].data as any;
     expect(capability.object).toMatchObject({ object: 'capability', account: account.id, status: 'active', requested: true });
     expect(capability.object.id).toMatch(/^(card_payments|transfers)$/);
 
@@ -331,12 +353,13 @@ describe('retrieve, update, delete', () => {
   it('retrieves and updates with the SDK and over HTTP, with metadata semantics', async () => {
     const key = newTestKey();
     const stripe = t.stripe(key);
-    const account = await stripe.accounts.create({ email: 'a@example.com', metadata: { a: '1', b: '2' } });
+    const account = await stripe.accounts.create({ country: 'DE', email: 'a@example.com', metadata: { a: '1', b: '2' } });
+    expect(account.default_currency).toBe('eur');
     expect((await stripe.accounts.retrieve(account.id)).email).toBe('a@example.com');
     const res = await get(key, `/v1/accounts/${account.id}`);
     expectMatchesResponseSchema('GetAccountsAccount', 200, res.body);
-    const updated = await stripe.accounts.update(account.id, { email: 'b@example.com', metadata: { a: '' }, default_currency: 'eur' });
-    expect(updated).toMatchObject({ email: 'b@example.com', metadata: { b: '2' }, default_currency: 'eur' });
+    const updated = await stripe.accounts.update(account.id, { email: 'b@example.com', metadata: { a: '' }, default_currency: 'usd' });
+    expect(updated).toMatchObject({ email: 'b@example.com', metadata: { b: '2' }, default_currency: 'usd' });
     const http = await post(key, `/v1/accounts/${account.id}`, 'metadata=');
     expectMatchesResponseSchema('PostAccountsAccount', 200, http.body);
     expect(http.body.metadata).toEqual({});
@@ -376,9 +399,56 @@ describe('retrieve, update, delete', () => {
     expectError(await del(theirs, `/v1/accounts/${id}`), 404, { code: 'resource_missing' });
     expect((await get(theirs, '/v1/accounts')).body.data).toEqual([]);
     expect((await get(theirs, '/v1/account', { 'Stripe-Account': id })).status).toBe(403);
-    // A platform's own id is not one of its connected accounts.
-    expectError(await get(mine, `/v1/accounts/${await accountOfKey(t.runtime, mine)}`), 404, { code: 'resource_missing' });
+    // A platform reads its own account by id, but not another platform's.
+    const own = await accountOfKey(t.runtime, mine);
+    expect((await get(mine, `/v1/accounts/${own}`)).body).toMatchObject({ id: own, object: 'account', controller: { type: 'account' } });
+    expectError(await get(theirs, `/v1/accounts/${own}`), 404, { code: 'resource_missing' });
     expectError(await get(mine, '/v1/accounts/not-an-id'), 404, { code: 'resource_missing' });
+  });
+});
+
+describe('POST /v1/accounts/{account}/reject', () => {
+  const OLDER = { 'Stripe-Version': '2026-08-26.dahlia' };
+
+  it('rejects an account its platform bears the losses of: charges and payouts stop, and the reason shows', async () => {
+    const key = newTestKey();
+    const account = await createAccount(key, { ...CUSTOM, capabilities: CAPS, business_type: 'individual', ...COMPLETE_INDIVIDUAL });
+    expect(account).toMatchObject({ charges_enabled: true, payouts_enabled: true });
+    // A version before endive (2026-09-30), whose reasons are fraud, terms_of_service and other.
+    const res = await post(key, `/v1/accounts/${account.id}/reject`, { reason: 'terms_of_service' }, OLDER);
+    expectMatchesResponseSchema('PostAccountsAccountReject', 200, res.body);
+    expect(res.body).toMatchObject({
+      id: account.id,
+      charges_enabled: false,
+      payouts_enabled: false,
+      capabilities: { card_payments: 'inactive', transfers: 'inactive' },
+      requirements: { disabled_reason: 'rejected.terms_of_service' },
+    });
+    const capability = await get(key, `/v1/accounts/${account.id}/capabilities/card_payments`);
+    expect(capability.body).toMatchObject({ status: 'inactive', requirements: { disabled_reason: 'rejected.other' } });
+    const events = await t.runtime.prisma.event.findMany({ where: { accountId: account.id }, orderBy: { seq: 'asc' } });
+    const updated = events.filter((e) => e.type === 'account.updated').at(-1)!.data as any;
+    expect(updated.previous_attributes).toMatchObject({ charges_enabled: true, requirements: { disabled_reason: null } });
+    expect(events.filter((e) => e.type === 'capability.updated').map((e) => (e.data as any).object.status).slice(-2)).toEqual(['inactive', 'inactive']);
+  });
+
+  it("takes the reasons of the request's API version, and only for accounts whose losses the platform bears", async () => {
+    const key = newTestKey();
+    const stripe = t.stripe(key);
+    const express = await createAccount(key, { type: 'express' });
+    // The SDK sends an endive version: `fraud` became specific fraud reasons.
+    await expect(stripe.accounts.reject(express.id, { reason: 'fraud' as 'other' })).rejects.toMatchObject({ statusCode: 400, param: 'reason' });
+    const rejected = await stripe.accounts.reject(express.id, { reason: 'fraud_payment_method_tester' });
+    expect(rejected.requirements?.disabled_reason).toBe('rejected.platform_fraud');
+    // Older versions take fraud, terms_of_service and other.
+    const other = await createAccount(key, { type: 'express' });
+    expectError(await post(key, `/v1/accounts/${other.id}/reject`, { reason: 'credit' }, OLDER), 400, { param: 'reason' });
+    expect((await post(key, `/v1/accounts/${other.id}/reject`, { reason: 'fraud' }, OLDER)).body.requirements.disabled_reason).toBe('rejected.fraud');
+    expectError(await post(key, `/v1/accounts/${other.id}/reject`, {}), 400, { code: 'parameter_missing', param: 'reason' });
+
+    const standard = await createAccount(key);
+    expectError(await post(key, `/v1/accounts/${standard.id}/reject`, { reason: 'other' }), 400, { type: 'invalid_request_error' });
+    expectError(await post(newTestKey(), `/v1/accounts/${express.id}/reject`, { reason: 'other' }), 404, { code: 'resource_missing' });
   });
 });
 

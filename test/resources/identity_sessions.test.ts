@@ -272,7 +272,7 @@ describe('submission and processing', () => {
     expect(done.last_verification_report).toMatch(/^vr_/);
     const expanded = await get(key, `${VS}/${s.id}?expand[]=verified_outputs&expand[]=last_verification_report`);
     expectMatchesResponseSchema('GetIdentityVerificationSessionsSession', 200, expanded.body);
-    expect(expanded.body.verified_outputs).toMatchObject({ first_name: 'Jenny', last_name: 'Rosen', dob: { day: 1, month: 1, year: 1901 }, id_number_type: 'us_ssn' });
+    expect(expanded.body.verified_outputs).toMatchObject({ first_name: 'Jenny', last_name: 'Rosen', id_number_type: 'us_ssn' });
     const report = expanded.body.last_verification_report;
     expect(report).toMatchObject({
       object: 'identity.verification_report',
@@ -289,6 +289,57 @@ describe('submission and processing', () => {
       'identity.verification_session.processing',
       'identity.verification_session.verified',
     ]);
+  });
+
+  test('the sensitive fields are there only when expanded, on sessions and reports', async () => {
+    const key = newTestKey();
+    const s = await create(key, { type: 'document', options: { document: { require_id_number: true } } });
+    const { last_verification_report: reportId } = await submitAndProcess(key, s.id, 'verified');
+    const plain = await get(key, `${VS}/${s.id}?expand[]=verified_outputs&expand[]=last_verification_report`);
+    expect(plain.body.verified_outputs).not.toHaveProperty('dob');
+    expect(plain.body.verified_outputs).not.toHaveProperty('id_number');
+    for (const field of ['number', 'dob', 'expiration_date']) expect(plain.body.last_verification_report.document).not.toHaveProperty(field);
+    for (const field of ['dob', 'id_number']) expect(plain.body.last_verification_report.id_number).not.toHaveProperty(field);
+
+    // Naming a sensitive field is enough: verified_outputs comes with it.
+    const sensitive = await get(key, `${VS}/${s.id}?expand[]=verified_outputs.dob&expand[]=verified_outputs.id_number`);
+    expectMatchesResponseSchema('GetIdentityVerificationSessionsSession', 200, sensitive.body);
+    expect(sensitive.body.verified_outputs).toMatchObject({ first_name: 'Jenny', dob: { day: 1, month: 1, year: 1901 }, id_number: '000000000' });
+    const onlyDob = await get(key, `${VS}/${s.id}?expand[]=verified_outputs.dob`);
+    expect(onlyDob.body.verified_outputs.dob).toEqual({ day: 1, month: 1, year: 1901 });
+    expect(onlyDob.body.verified_outputs).not.toHaveProperty('id_number');
+
+    const report = await get(
+      key,
+      `/v1/identity/verification_reports/${reportId}?${['document.number', 'document.dob', 'document.expiration_date', 'id_number.dob', 'id_number.id_number'].map((p) => `expand[]=${p}`).join('&')}`,
+    );
+    expectMatchesResponseSchema('GetIdentityVerificationReportsReport', 200, report.body);
+    expect(report.body.document).toMatchObject({ number: 'D00000000', dob: { day: 1, month: 1, year: 1901 }, expiration_date: { day: 1, month: 12, year: 2034 } });
+    expect(report.body.id_number).toMatchObject({ dob: { day: 1, month: 1, year: 1901 }, id_number: '000000000' });
+    const throughSession = await get(key, `${VS}/${s.id}?expand[]=last_verification_report.document.number`);
+    expect(throughSession.body.last_verification_report.document.number).toBe('D00000000');
+    expect(throughSession.body.last_verification_report.document).not.toHaveProperty('dob');
+    const listed = await get(key, `/v1/identity/verification_reports?expand[]=data.id_number.id_number`);
+    expect(listed.body.data[0].id_number.id_number).toBe('000000000');
+
+    // A report without the check has nothing to expand; the sub-object itself isn't expandable.
+    const idOnly = await create(key, { type: 'id_number' });
+    const { last_verification_report: idReport } = await submitAndProcess(key, idOnly.id, 'verified');
+    expect((await get(key, `/v1/identity/verification_reports/${idReport}?expand[]=document.number`)).body).not.toHaveProperty('document');
+    expectError(await get(key, `/v1/identity/verification_reports/${idReport}?expand[]=document`), 400, { message: 'This property cannot be expanded (document).' });
+    expectError(await get(key, `${VS}/${s.id}?expand[]=verified_outputs.first_name`), 400, { message: 'This property cannot be expanded (first_name).' });
+
+    // Events and webhooks carry none of them.
+    const stored = JSON.stringify(await eventsOf(key, s.id));
+    expect(stored).not.toContain('000000000');
+    expect(stored).not.toContain('D00000000');
+
+    // Through the SDK, as the public guide does it.
+    const stripe = t.stripe(key);
+    const viaSdk = await stripe.identity.verificationSessions.retrieve(s.id, { expand: ['verified_outputs.dob', 'verified_outputs.id_number'] });
+    expect(viaSdk.verified_outputs?.id_number).toBe('000000000');
+    const reportViaSdk = await stripe.identity.verificationReports.retrieve(reportId, { expand: ['document.number'] });
+    expect(reportViaSdk.document?.number).toBe('D00000000');
   });
 
   test('a failure goes back to requires_input with last_error and a report naming the failed check; resubmission works', async () => {

@@ -1,4 +1,6 @@
 import { fanOutEvent } from '../../src/events/fanout';
+import { loadConfig } from '../../src/config';
+import { routes } from '../../src/resources/webhook_deliveries/routes';
 import { bearer, newTestKey } from '../helpers/app';
 import { accountOfKey, createConnectedAccount, emitTestEvent } from '../helpers/events';
 import { startEventsTestApp, type EventsTestApp } from '../helpers/eventsApp';
@@ -163,4 +165,12 @@ test('only events from the last 30 days can be resent', async () => {
   expect(refused.body.error.message).toContain('30 days');
   expect(await prisma().webhookDelivery.count({ where: { eventId: old } })).toBe(0);
   expect((await resend(key, recent, { webhook_endpoint: endpoint.id })).status).toBe(200);
+});
+
+test('resend declares its own rate limit, RESEND_RATE_LIMIT (off by default); the kernel enforces it (test/kernel/rateLimit)', () => {
+  const limitOf = (operationId: string, env: Record<string, string>) => routes.find((r) => r.operationId === operationId)?.rateLimit?.(loadConfig(env)) ?? 0;
+  expect(limitOf('PostSandboxEventsIdResend', {})).toBe(0);
+  expect(limitOf('PostSandboxEventsIdResend', { RESEND_RATE_LIMIT: '2' })).toBe(2);
+  // Listing attempts makes no outbound request: only the API-wide limit applies to it.
+  expect(limitOf('GetSandboxWebhookEndpointsWebhookEndpointDeliveries', { RESEND_RATE_LIMIT: '2' })).toBe(0);
 });

@@ -1,7 +1,11 @@
 import Stripe from 'stripe';
 import { bearer, newTestKey, startTestApp, type TestApp } from '../helpers/app';
-import { createWebhookEndpoint, createWebhookEndpoints, form, WEBHOOK_URL } from '../helpers/fixtures';
+import { CLOSED_ORIGIN, createWebhookEndpoint, createWebhookEndpoints, form, WEBHOOK_URL } from '../helpers/fixtures';
 import { expectErrorBody } from '../helpers/responseSchemas';
+import { expectNowhereAtRest } from '../helpers/atRest';
+import { Encryption } from '../../src/lib/encryption';
+import { sealPlaintextSecrets } from '../../src/resources/webhook_endpoints/service';
+import { prepareSecrets } from '../../src/runtime';
 
 // Webhook endpoints end to end, over HTTP (supertest) and through the official SDK.
 
@@ -81,7 +85,7 @@ describe('create', () => {
     const key = newTestKey();
     const before = Math.floor(Date.now() / 1000);
     const res = await post(key, BASE, {
-      url: 'https://example.com/hooks/orders?source=sandbank',
+      url: `${CLOSED_ORIGIN}/hooks/orders?source=sandbank`,
       enabled_events: ['charge.succeeded', 'account.updated'],
       api_version: '2024-06-20',
       connect: true,
@@ -102,7 +106,7 @@ describe('create', () => {
       metadata: { order: '42', team: 'billing' },
       secret: expect.stringMatching(SECRET),
       status: 'enabled',
-      url: 'https://example.com/hooks/orders?source=sandbank',
+      url: `${CLOSED_ORIGIN}/hooks/orders?source=sandbank`,
     });
     expect(Object.keys(res.body).sort()).toEqual([...SDK_KEYS].sort());
     expect(Number.isInteger(res.body.created)).toBe(true);
@@ -113,7 +117,7 @@ describe('create', () => {
   test('with every parameter except description, over HTTP', async () => {
     const key = newTestKey();
     const res = await post(key, BASE, {
-      url: 'http://localhost:4242/webhook',
+      url: 'http://localhost:0/webhook',
       enabled_events: ['identity.verification_session.verified', 'identity.verification_session.redacted'],
       api_version: '2026-10-28.endive',
       connect: false,
@@ -131,14 +135,14 @@ describe('create', () => {
       livemode: false,
       metadata: { env: 'ci' },
       status: 'enabled',
-      url: 'http://localhost:4242/webhook',
+      url: 'http://localhost:0/webhook',
     });
     expect(res.body.secret).toMatch(SECRET);
   });
 
   test("enabled_events ['*'] and the defaults of the optional parameters", async () => {
     const key = newTestKey();
-    const res = await post(key, BASE, 'url=https://example.com/all&enabled_events[]=*');
+    const res = await post(key, BASE, `url=${CLOSED_ORIGIN}/all&enabled_events[]=*`);
     expect(res.status).toBe(200);
     expect(withoutSecret(res.body)).toEqual({
       id: expect.stringMatching(ID),
@@ -151,7 +155,7 @@ describe('create', () => {
       livemode: false,
       metadata: {},
       status: 'enabled',
-      url: 'https://example.com/all',
+      url: `${CLOSED_ORIGIN}/all`,
     });
     const fetched = await get(key, `${BASE}/${res.body.id}`);
     expect(fetched.body.enabled_events).toEqual(['*']);
@@ -160,7 +164,7 @@ describe('create', () => {
   test('with every parameter, through the SDK', async () => {
     const stripe = t.stripe(newTestKey());
     const endpoint = await stripe.webhookEndpoints.create({
-      url: 'https://example.com/sdk',
+      url: `${CLOSED_ORIGIN}/sdk`,
       enabled_events: ['*'],
       api_version: '2025-03-31.basil',
       connect: true,
@@ -177,14 +181,14 @@ describe('create', () => {
     expect(endpoint.livemode).toBe(false);
     expect(endpoint.metadata).toEqual({ source: 'sdk' });
     expect(endpoint.status).toBe('enabled');
-    expect(endpoint.url).toBe('https://example.com/sdk');
+    expect(endpoint.url).toBe(`${CLOSED_ORIGIN}/sdk`);
     expect(endpoint.secret).toMatch(SECRET);
   });
 
   test('through the SDK without a description', async () => {
     const stripe = t.stripe(newTestKey());
     const endpoint = await stripe.webhookEndpoints.create({
-      url: 'https://example.com/sdk',
+      url: `${CLOSED_ORIGIN}/sdk`,
       enabled_events: ['account.updated'],
       connect: true,
       metadata: { source: 'sdk' },
@@ -259,6 +263,58 @@ describe('secret', () => {
     expect(viaSdk.secret).toBeUndefined();
     // Nor does it reach the logs.
     for (const s of secrets) expect(t.logText()).not.toContain(s);
+  });
+
+  test('is stored sealed under a recorded key, with its idempotent copy, and appears in no table, no pg_dump, no log', async () => {
+    const key = newTestKey();
+    const body = { url: WEBHOOK_URL, enabled_events: ['*'] };
+    const idempotencyKey = `sealed-${newTestKey()}`;
+    const created = await post(key, BASE, body, { 'Idempotency-Key': idempotencyKey });
+    expect(created.status).toBe(200);
+    const secret: string = created.body.secret;
+
+    const prisma = t.runtime.prisma;
+    const row = await prisma.webhookEndpoint.findUniqueOrThrow({ where: { id: created.body.id } });
+    expect(row.secret).toMatch(/^sealed:v1:/);
+    expect(row.keyId).toBe(Encryption.keyIdOf(row.secret));
+    expect(await t.runtime.encryption.open(row.secret)).toBe(secret);
+    const record = await prisma.idempotencyRecord.findFirstOrThrow({ where: { key: idempotencyKey } });
+    expect(record.responseBody).toMatch(/^sealed:v1:/);
+
+    // A retry (the SDKs send one with the same key) replays the secret from the sealed copy.
+    const replay = await post(key, BASE, body, { 'Idempotency-Key': idempotencyKey });
+    expect(replay.headers['idempotent-replayed']).toBe('true');
+    expect(replay.body).toEqual(created.body);
+    // The endpoints emit no events, so none carries it either (the search covers `events`).
+    expect((await get(key, '/v1/events')).body.data).toEqual([]);
+    await expectNowhereAtRest(t, secret, [created.body.id, row.secret]);
+  });
+
+  test('a secret an earlier version kept in plain text, and its stored create response, are sealed at start', async () => {
+    const key = newTestKey();
+    const body = { url: WEBHOOK_URL, enabled_events: ['*'] };
+    const idempotencyKey = `legacy-${newTestKey()}`;
+    const created = await post(key, BASE, body, { 'Idempotency-Key': idempotencyKey });
+    const secret: string = created.body.secret;
+    // What an earlier version left: the secret and the stored response in plain text, no key id.
+    const prisma = t.runtime.prisma;
+    await prisma.webhookEndpoint.update({ where: { id: created.body.id }, data: { secret, keyId: null } });
+    await prisma.idempotencyRecord.updateMany({ where: { key: idempotencyKey }, data: { responseBody: JSON.stringify(created.body) } });
+
+    // The API and the worker start together: each seals what it finds; no row is sealed twice.
+    await Promise.all([prepareSecrets(t.runtime), sealPlaintextSecrets(t.runtime)]);
+    const row = await prisma.webhookEndpoint.findUniqueOrThrow({ where: { id: created.body.id } });
+    expect(row.keyId).toBe(Encryption.keyIdOf(row.secret));
+    expect(await t.runtime.encryption.open(row.secret)).toBe(secret);
+    const record = await prisma.idempotencyRecord.findFirstOrThrow({ where: { key: idempotencyKey } });
+    expect(JSON.parse(await t.runtime.encryption.open(record.responseBody!))).toEqual(created.body);
+    expect(await sealPlaintextSecrets(t.runtime)).toBe(0); // nothing left to seal
+
+    const replay = await post(key, BASE, body, { 'Idempotency-Key': idempotencyKey });
+    expect(replay.headers['idempotent-replayed']).toBe('true');
+    expect(replay.body.secret).toBe(secret);
+    expect((await get(key, `${BASE}/${created.body.id}`)).text).not.toContain(secret);
+    await expectNowhereAtRest(t, secret, [created.body.id]);
   });
 });
 
@@ -455,7 +511,7 @@ describe('validation', () => {
     });
     const second = await post(key, BASE, { url: WEBHOOK_URL, enabled_events: ['charge.succeeded', 'nope.nope'] });
     expectError(second, 400, { param: 'enabled_events[1]' });
-    expect(second.body.error.message).toContain('nope.nope');
+    expect(second.body.error.message).toMatch(/^Invalid enabled_events\[1\]: must be one of \*, /);
     expectError(await post(key, BASE, { url: WEBHOOK_URL, enabled_events: ['CHARGE.SUCCEEDED'] }), 400, { param: 'enabled_events[0]' });
     expect(await listAll(key)).toEqual([]);
   });
@@ -497,7 +553,7 @@ describe('validation', () => {
       expect({ url, status: res.status, param: res.body.error?.param }).toEqual({ url, status: 400, param: 'url' });
       expectErrorBody(res.body);
     }
-    for (const url of ['http://localhost:4242/webhook', 'https://example.com', 'https://example.com:8443/a/b?c=d']) {
+    for (const url of ['http://localhost:0/webhook', CLOSED_ORIGIN, 'https://127.0.0.1:0/a/b?c=d']) {
       const res = await post(key, BASE, { url, enabled_events: ['*'] });
       expect({ url, status: res.status }).toEqual({ url, status: 200 });
       expect(res.body.url).toBe(url);
@@ -533,7 +589,7 @@ describe('validation', () => {
 
   test('strings are at most 5000 characters', async () => {
     const key = newTestKey();
-    const longUrl = `https://example.com/${'a'.repeat(5000)}`;
+    const longUrl = `${CLOSED_ORIGIN}/${'a'.repeat(5000)}`;
     expectError(await post(key, BASE, { url: longUrl, enabled_events: ['*'] }), 400, {
       code: 'invalid_string_too_long',
       param: 'url',
@@ -571,7 +627,7 @@ describe('validation', () => {
 
   test('metadata keys that are also JavaScript property names are kept', async () => {
     const key = newTestKey();
-    const res = await post(key, BASE, 'url=https://example.com/h&enabled_events[]=*&metadata[constructor]=a&metadata[toString]=b&metadata[plain]=c');
+    const res = await post(key, BASE, `url=${CLOSED_ORIGIN}/h&enabled_events[]=*&metadata[constructor]=a&metadata[toString]=b&metadata[plain]=c`);
     expect(res.status).toBe(200);
     expect(res.body.metadata).toEqual({ constructor: 'a', toString: 'b', plain: 'c' });
   });
@@ -600,7 +656,7 @@ describe('validation', () => {
       const res = await get(key, `${BASE}?${name}=1`);
       expectError(res, 400, { type: 'invalid_request_error', code: 'parameter_unknown', param: name });
     }
-    const body = await post(key, BASE, 'url=https://example.com/h&enabled_events[]=*&constructor[prototype][polluted]=yes');
+    const body = await post(key, BASE, `url=${CLOSED_ORIGIN}/h&enabled_events[]=*&constructor[prototype][polluted]=yes`);
     expectError(body, 400, { code: 'parameter_unknown' });
     expect(({} as Record<string, unknown>).polluted).toBeUndefined();
     expect(await listAll(key)).toEqual([]);
@@ -661,7 +717,7 @@ describe('isolation between accounts', () => {
     const created = await createWebhookEndpoint(t, owner, { metadata: { a: '1' } });
     const path = `${BASE}/${created.id}`;
     expectError(await get(other, path), 404, missing(created.id));
-    expectError(await post(other, path, { url: 'https://evil.example.com/', disabled: 'true', metadata: { a: '2' } }), 404, missing(created.id));
+    expectError(await post(other, path, { url: `${CLOSED_ORIGIN}/other`, disabled: 'true', metadata: { a: '2' } }), 404, missing(created.id));
     expectError(await del(other, path), 404, missing(created.id));
     expect(await listAll(other)).toEqual([]);
     // The owner's endpoint is untouched.

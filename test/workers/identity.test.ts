@@ -1,3 +1,4 @@
+import { identityQueue } from '../../src/resources/identity/jobs';
 import { bearer, newTestKey } from '../helpers/app';
 import { startEventsTestApp, type EventsTestApp } from '../helpers/eventsApp';
 import { createVerificationSession, form } from '../helpers/fixtures';
@@ -89,7 +90,8 @@ test('redaction: personal data of the session, its reports and its events is rep
   expect(started.body).toMatchObject({ status: 'verified', redaction: { status: 'processing' } });
   await redacted(s.id);
 
-  const after = (await get(key, `${VS}/${s.id}?expand[]=provided_details&expand[]=verified_outputs`)).body;
+  const sensitive = ['verified_outputs.dob', 'verified_outputs.id_number'];
+  const after = (await get(key, `${VS}/${s.id}?expand[]=provided_details&${sensitive.map((p) => `expand[]=${p}`).join('&')}`)).body;
   expect(after).toMatchObject({
     status: 'verified',
     redaction: { status: 'redacted' },
@@ -105,9 +107,12 @@ test('redaction: personal data of the session, its reports and its events is rep
     url: null,
     client_secret: null,
   });
-  const report = (await get(key, `/v1/identity/verification_reports/${reportId}`)).body;
+  const reportFields = ['document.dob', 'document.expiration_date', 'document.number', 'id_number.dob', 'id_number.id_number'];
+  const report = (await get(key, `/v1/identity/verification_reports/${reportId}?${reportFields.map((p) => `expand[]=${p}`).join('&')}`)).body;
   expect(report.document).toMatchObject({ first_name: '[redacted]', last_name: '[redacted]', dob: null, expiration_date: null, issued_date: null, files: null, status: 'verified' });
-  expect(report.id_number).toMatchObject({ first_name: '[redacted]', dob: null });
+  expect(report.id_number).toMatchObject({ first_name: '[redacted]', dob: null, id_number: '[redacted]' });
+  expect(report.document.number).toBe('[redacted]');
+  expect(after.verified_outputs.id_number).toBe('[redacted]');
   expect(report.selfie).toMatchObject({ document: '[redacted]', selfie: '[redacted]' });
   expect(JSON.stringify(report)).not.toContain('Jenny');
 
@@ -150,7 +155,7 @@ test('a worker restart with a Redis that lost every identity job still finishes 
   const midFlowRedact = await post(key, `${VS}/${midFlow.id}/redact`);
   expect(midFlowRedact.body).toMatchObject({ status: 'canceled', redaction: { status: 'processing' } });
 
-  const queue = e.t.runtime.identity.queue;
+  const queue = e.t.runtime.queues.of(identityQueue);
   expect(await queue.getJobCountByTypes('delayed', 'waiting')).toBeGreaterThanOrEqual(3);
   await queue.obliterate({ force: true });
   expect(await queue.getJobCountByTypes('delayed', 'waiting', 'active')).toBe(0);

@@ -1,8 +1,9 @@
 import type { AddressInfo } from 'node:net';
 import { serveWorkerMetrics } from '../../workers/index';
 
-test('a worker on its own serves /metrics, and nothing else', async () => {
-  const server = await serveWorkerMetrics(0);
+test('a worker on its own serves /metrics, and nothing else, on the address it is given (HOST)', async () => {
+  const server = await serveWorkerMetrics(0, '127.0.0.1');
+  expect((server.address() as AddressInfo).address).toBe('127.0.0.1');
   const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   try {
     const metrics = await fetch(`${base}/metrics`);

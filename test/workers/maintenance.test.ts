@@ -1,12 +1,11 @@
-import type { Queue, Worker } from 'bullmq';
-import { PRUNE_EVENTS, PRUNE_IDEMPOTENCY, RECONCILE } from '../../workers/maintenance';
+import { PRUNE_EVENTS, PRUNE_IDEMPOTENCY, PRUNE_LINKS, PURGE_CVCS, SWEEP_SECRETS, type Maintenance } from '../../workers/maintenance';
 import type { TestApp } from '../helpers/app';
 import { startMaintenanceTestApp, type MaintenanceTestApp } from '../helpers/maintenanceApp';
 import { until } from '../helpers/queues';
 
 let m: MaintenanceTestApp;
 let t: TestApp;
-let running: { queue: Queue; worker: Worker };
+let running: Maintenance;
 
 beforeAll(async () => {
   m = await startMaintenanceTestApp('maintenance', { MAINTENANCE_INTERVAL_MS: '1000' });
@@ -25,7 +24,7 @@ test('the scheduled job prunes idempotency records past their TTL and keeps fres
   running = await m.start();
 
   const schedulers = await running.queue.getJobSchedulers();
-  expect(schedulers.map((s) => s.key ?? s.id)).toEqual(expect.arrayContaining([PRUNE_IDEMPOTENCY, PRUNE_EVENTS, RECONCILE]));
+  expect(schedulers.map((s) => s.key ?? s.id)).toEqual(expect.arrayContaining([PRUNE_IDEMPOTENCY, PRUNE_EVENTS, PRUNE_LINKS, SWEEP_SECRETS, PURGE_CVCS]));
 
   await until(async () => (await prisma.idempotencyRecord.count({ where: { accountId: 'acct_maint_old' } })) === 0);
   expect(await prisma.idempotencyRecord.count({ where: { accountId: 'acct_maint_new' } })).toBe(1);
@@ -39,4 +38,16 @@ test('starting again after Redis lost the schedule puts it back', async () => {
   await m.stop();
   running = await m.start();
   expect((await keys()).sort()).toEqual(all.sort());
+});
+
+test('the reconciler puts back only the schedules Redis lost, without a restart', async () => {
+  const keys = async () => (await running.queue.getJobSchedulers()).map((s) => s.key ?? s.id);
+  const all = await keys();
+  const kept = await running.queue.getJobScheduler(PRUNE_EVENTS);
+  await running.queue.removeJobScheduler(PRUNE_IDEMPOTENCY);
+  expect(await running.ensureSchedules()).toBe(1);
+  expect((await keys()).sort()).toEqual(all.sort());
+  // The others were left as they were (re-upserting would push their next run back).
+  expect((await running.queue.getJobScheduler(PRUNE_EVENTS))?.next).toBe(kept?.next);
+  expect(await running.ensureSchedules()).toBe(0);
 });

@@ -1,10 +1,13 @@
-import { automaticCause } from '../../events/emit';
+import { accountApiVersion, automaticCause } from '../../events/emit';
+import { handOffEvents } from '../../events/jobs';
 import { unixSeconds } from '../../lib/clock';
 import { randomBase62 } from '../../lib/ids';
 import { html, htmlDocument, raw, type Html } from '../../hosted/html';
 import { messagePage, type PageRequest, type PageResult } from '../../hosted/pages';
 import { ACCOUNT_ROW, changeAccount, lockConnectedAccount } from '../accounts/service';
 import { eventuallyDueRequirements, missingRequirements, type AccountDetails, type AccountRow } from '../accounts/serializer';
+import { hasRelationship, personsOf } from '../persons/serializer';
+import { applyPerson } from '../persons/service';
 import { hashToken, TOKEN_SHAPE } from './service';
 
 // The hosted onboarding page an account link opens. Opening the link uses it up and shows a form
@@ -42,31 +45,44 @@ const webUrl = (v: string) => {
   }
 };
 
-const address = (owner: 'individual' | 'company'): Record<string, Field> => ({
+const address = (owner: 'individual' | 'company' | 'representative'): Record<string, Field> => ({
   [`${owner}.address.line1`]: { label: 'Address line 1', test: 'address_full_match', max: 200 },
   [`${owner}.address.city`]: { label: 'City', test: 'San Francisco', max: 100 },
   [`${owner}.address.state`]: { label: 'State', test: 'CA', check: state },
   [`${owner}.address.postal_code`]: { label: 'Postal code', test: '94103', check: (v) => (/^[A-Za-z0-9 -]{3,10}$/.test(v) ? null : 'Enter a valid postal code.') },
 });
 
+/** A person's own details: the individual's, or a company representative's. */
+const personal = (owner: 'individual' | 'representative'): Record<string, Field> => ({
+  [`${owner}.first_name`]: { label: 'First name', test: 'Jenny', max: 100 },
+  [`${owner}.last_name`]: { label: 'Last name', test: 'Rosen', max: 100 },
+  [`${owner}.email`]: { label: 'Email', type: 'email', test: 'jenny.rosen@example.com', check: email, max: 800 },
+  [`${owner}.phone`]: { label: 'Phone', type: 'tel', test: '+12025550123', check: phone },
+  [`${owner}.dob.day`]: { label: 'Day of birth', test: '1', check: between(1, 31, 'The day') },
+  [`${owner}.dob.month`]: { label: 'Month of birth', test: '1', check: between(1, 12, 'The month') },
+  [`${owner}.dob.year`]: { label: 'Year of birth', test: '1901', check: between(1900, 2100, 'The year') },
+  [`${owner}.ssn_last_4`]: { label: 'Last 4 digits of SSN', test: '0000', check: digits(4, 4, 'The SSN’s last 4') },
+  [`${owner}.id_number`]: { label: 'ID number (in the US, the full Social Security number)', test: '000000000', check: digits(4, 20, 'The ID number') },
+  ...address(owner),
+});
+
 /** Every requirement the page can collect, by the public API's requirement name. */
 const FIELDS: Record<string, Field> = {
   'business_profile.mcc': { label: 'Merchant category code (MCC)', test: '5734', check: digits(4, 4, 'The MCC') },
   'business_profile.url': { label: 'Business website', type: 'url', test: 'https://accessible.stripe.com', check: webUrl, max: 5000 },
-  'individual.first_name': { label: 'First name', test: 'Jenny', max: 100 },
-  'individual.last_name': { label: 'Last name', test: 'Rosen', max: 100 },
-  'individual.email': { label: 'Email', type: 'email', test: 'jenny.rosen@example.com', check: email, max: 800 },
-  'individual.phone': { label: 'Phone', type: 'tel', test: '+12025550123', check: phone },
-  'individual.dob.day': { label: 'Day of birth', test: '1', check: between(1, 31, 'The day') },
-  'individual.dob.month': { label: 'Month of birth', test: '1', check: between(1, 12, 'The month') },
-  'individual.dob.year': { label: 'Year of birth', test: '1901', check: between(1900, 2100, 'The year') },
-  'individual.ssn_last_4': { label: 'Last 4 digits of SSN', test: '0000', check: digits(4, 4, 'The SSN’s last 4') },
-  'individual.id_number': { label: 'ID number (in the US, the full Social Security number)', test: '000000000', check: digits(4, 20, 'The ID number') },
-  ...address('individual'),
+  ...personal('individual'),
   'company.name': { label: 'Legal business name', test: 'Sandbank Test Company', max: 100 },
   'company.phone': { label: 'Business phone', type: 'tel', test: '+12025550199', check: phone },
   'company.tax_id': { label: 'Employer Identification Number (EIN)', test: '000000000', check: digits(9, 9, 'The EIN') },
   ...address('company'),
+  ...personal('representative'),
+  'representative.relationship.title': { label: 'Job title', test: 'CEO', max: 5000 },
+};
+
+/** Confirmations a company gives with a checkbox: it has named all its owners (directors). */
+const CONFIRMATIONS: Record<string, string> = {
+  'company.owners_provided': 'Every owner of 25% or more is on file (or there is none besides the representative).',
+  'company.directors_provided': 'Every director is on file.',
 };
 
 /** The bank account fields stand for the `external_account` requirement. */
@@ -90,7 +106,19 @@ const valueAt = (source: Record<string, any> | undefined, path: string[]): unkno
 function requirementsFor(row: AccountRow, businessType: string | null, link: Pick<Link, 'type' | 'collect'>): string[] {
   const details = row.details as AccountDetails;
   const asked = link.type === 'account_update' ? { ...row, businessType, details: { controller: details.controller } } : { ...row, businessType };
-  return link.collect === 'eventually_due' ? eventuallyDueRequirements(asked) : missingRequirements(asked);
+  const due = link.collect === 'eventually_due' ? eventuallyDueRequirements(asked) : missingRequirements(asked);
+  // The representative's own entries (`person_….first_name`) are asked as the representative's.
+  const representative = representativeOf(row);
+  return due.map((r) => (representative && r.startsWith(`${representative.id}.`) ? `representative${r.slice(representative.id.length)}` : r));
+}
+
+/** The person representing a company, if it has one. */
+const representativeOf = (row: AccountRow) => personsOf(row).find((p) => hasRelationship(p, 'representative'));
+
+/** What is on file for a requirement (the representative's fields are the representative person's). */
+function onFile(row: AccountRow, path: string[]): unknown {
+  if (path[0] === 'representative') return valueAt(representativeOf(row), path.slice(1));
+  return valueAt(row.details as Record<string, any>, path);
 }
 
 interface Link {
@@ -99,7 +127,7 @@ interface Link {
   collect: string;
   refreshUrl: string | null;
   returnUrl: string | null;
-  account: AccountRow & { defaultApiVersion: string };
+  account: AccountRow;
 }
 
 const LINK_SELECT = {
@@ -108,7 +136,7 @@ const LINK_SELECT = {
   collect: true,
   refreshUrl: true,
   returnUrl: true,
-  account: { select: { ...ACCOUNT_ROW, defaultApiVersion: true } },
+  account: { select: ACCOUNT_ROW },
 } as const;
 
 const invalidLink = (nonce: string) =>
@@ -176,11 +204,21 @@ export async function submitOnboarding(req: PageRequest): Promise<PageResult> {
     if (completed.count === 0) return null;
     const locked = await lockConnectedAccount(tx, link.account.id, link.account.parentAccountId ?? '');
     if (!locked) return null;
-    const change = await changeAccount(tx, locked.row, read.params, { now, apiVersion: link.account.defaultApiVersion, cause: automaticCause });
+    const apiVersion = await accountApiVersion(tx, link.account.id, deps.config.defaultApiVersion);
+    const representative = read.representative;
+    const existing = representativeOf(locked.row)?.id;
+    // The representative's details make (or complete) the account's representative person.
+    const edit = representative
+      ? (details: AccountDetails) => {
+          applyPerson(details, existing, { ...representative, relationship: { ...(representative.relationship ?? {}), representative: true } }, now);
+          return details;
+        }
+      : undefined;
+    const change = await changeAccount(tx, locked.row, read.params, { now, apiVersion, cause: automaticCause }, edit);
     return change.eventIds;
   });
   if (eventIds === null) return spentLink(nonce, link.refreshUrl);
-  if (eventIds.length > 0) await deps.jobs.handOffEvents(eventIds);
+  if (eventIds.length > 0) await handOffEvents(deps.queues, eventIds);
   return finished(nonce, link.returnUrl, 'Onboarding complete', 'Your details were saved. You can close this window.');
 }
 
@@ -189,10 +227,20 @@ function finished(nonce: string, returnUrl: string | null, title: string, messag
 }
 
 /** The update parameters the posted form amounts to, or what is wrong with it. */
-function readForm(form: Record<string, unknown>, link: Link, req: PageRequest, now: number): { params: Record<string, any>; errors: string[] } {
+const TOS_MESSAGE = 'Accept the services agreement to continue.';
+
+interface ReadForm {
+  params: Record<string, any>;
+  /** The representative's details, for a company. */
+  representative?: Record<string, any>;
+  errors: string[];
+}
+
+function readForm(form: Record<string, unknown>, link: Link, req: PageRequest, now: number): ReadForm {
   const row = link.account;
   const errors: string[] = [];
   const params: Record<string, any> = {};
+  const representative: Record<string, any> = {};
   let businessType = row.businessType;
   if (businessType === null) {
     const posted = form.business_type;
@@ -211,8 +259,17 @@ function readForm(form: Record<string, unknown>, link: Link, req: PageRequest, n
     if (requirement === 'tos_acceptance.date' || requirement === 'tos_acceptance.ip') {
       if (params.tos_acceptance) continue;
       if (update && details.tos_acceptance?.date && form.tos_acceptance !== 'accepted') continue;
-      if (form.tos_acceptance !== 'accepted') errors.push('Accept the services agreement to continue.');
+      // tos_acceptance.date and .ip are one checkbox: one message.
+      if (form.tos_acceptance !== 'accepted' && !errors.includes(TOS_MESSAGE)) errors.push(TOS_MESSAGE);
       else params.tos_acceptance = { date: now, ip: req.ip || '0.0.0.0', user_agent: req.userAgent || null };
+      continue;
+    }
+    if (CONFIRMATIONS[requirement]) {
+      const member = requirement.slice('company.'.length);
+      const confirmed = form[requirement.replace('.', '_')] === 'confirmed';
+      if (update && details.company?.[member] === true && !confirmed) continue;
+      if (!confirmed) errors.push(`Confirm: ${CONFIRMATIONS[requirement]}`);
+      else params.company = { ...(params.company ?? {}), [member]: true };
       continue;
     }
     if (requirement === 'external_account') {
@@ -244,19 +301,21 @@ function readForm(form: Record<string, unknown>, link: Link, req: PageRequest, n
     const path = requirement.split('.');
     const raw = valueAt(form, path);
     const value = typeof raw === 'string' ? raw.trim() : '';
-    const current = valueAt(details as Record<string, any>, path);
+    const current = onFile(row, path);
     if (value === '' && update && current !== undefined && current !== null && current !== '') continue;
     const problem = value === '' ? `${field.label} is required.` : value.length > (field.max ?? 100) ? `${field.label} is too long.` : (field.check?.(value) ?? null);
     if (problem) {
       errors.push(problem);
       continue;
     }
-    let node = params;
-    for (const key of path.slice(0, -1)) node = node[key] ??= {};
+    // The representative is a person of its own; everything else is an account parameter.
+    let node = path[0] === 'representative' ? representative : params;
+    const inner = path[0] === 'representative' ? path.slice(1) : path;
+    for (const key of inner.slice(0, -1)) node = node[key] ??= {};
     const last = path[path.length - 1];
     node[last] = path[1] === 'dob' ? Number(value) : last === 'state' ? value.toUpperCase() : value;
   }
-  return { params, errors };
+  return { params, errors, ...(Object.keys(representative).length > 0 ? { representative } : {}) };
 }
 
 function input(name: string, field: Field, value: unknown): Html {
@@ -275,7 +334,7 @@ function renderForm(req: PageRequest, link: Link, formToken: string, posted: Rec
   const shown = (requirement: string) => due.has(requirement);
   const prefill = (requirement: string) => {
     const path = requirement.split('.');
-    return valueAt(posted, path) ?? valueAt(details as Record<string, any>, path);
+    return valueAt(posted, path) ?? onFile(row, path);
   };
   const group = (legend: string, prefix: string, owner?: string): Html | '' => {
     const names = Object.keys(FIELDS).filter((r) => r.startsWith(prefix) && shown(r));
@@ -300,6 +359,17 @@ ${BUSINESS_TYPES.map((t) => html`<option value="${t}"${(posted.business_type ?? 
 ${group('Business details', 'business_profile.')}
 ${group('About you', 'individual.', 'individual')}
 ${group('About the company', 'company.', 'company')}
+${group('The company’s representative', 'representative.', 'company')}
+${Object.keys(CONFIRMATIONS).some(shown)
+  ? html`<fieldset${!known ? raw(' data-owner="company"') : ''}><legend>Owners and directors</legend>
+${Object.entries(CONFIRMATIONS)
+  .filter(([r]) => shown(r))
+  .map(([r, label]) => {
+    const name = r.replace('.', '_');
+    return html`<label><input type="checkbox" name="${name}" value="confirmed" data-test="checked"${posted[name] === 'confirmed' ? raw(' checked') : ''}> ${label}</label>`;
+  })}
+</fieldset>`
+  : ''}
 ${shown('external_account')
   ? html`<fieldset><legend>Bank account for payouts</legend>
 ${country === 'US' ? input('external_account[routing_number]', BANK_FIELDS.routing_number, bank.routing_number) : ''}

@@ -52,8 +52,12 @@ export const COMPONENTS: Readonly<Record<string, Readonly<Record<string, boolean
   payout_details: NONE,
   payout_reconciliation_report: NONE,
   payouts_list: NONE,
+  // The SDK's types (stripe@23) list these too.
+  reporting_chart: NONE,
   tax_registrations: NONE,
   tax_settings: NONE,
+  terminal_hardware_orders: NONE,
+  terminal_hardware_shop: NONE,
 };
 
 export const PUBLIC_AUTH_FEATURE = 'disable_stripe_user_authentication';

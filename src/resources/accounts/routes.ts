@@ -1,6 +1,6 @@
 import { route } from '../../kernel/route';
 import { OBJECT } from './serializer';
-import { createAccount, deleteAccount, listAccounts, retrieveAccount, retrieveCallerAccount, updateAccount } from './service';
+import { createAccount, deleteAccount, listAccounts, rejectAccount, retrieveAccount, retrieveCallerAccount, updateAccount } from './service';
 
 const one = { object: OBJECT };
 const many = { object: OBJECT, list: true };
@@ -12,4 +12,5 @@ export const routes = [
   route('get', '/v1/accounts/{account}', 'GetAccountsAccount', one, retrieveAccount),
   route('post', '/v1/accounts/{account}', 'PostAccountsAccount', one, updateAccount),
   route('delete', '/v1/accounts/{account}', 'DeleteAccountsAccount', one, deleteAccount),
+  route('post', '/v1/accounts/{account}/reject', 'PostAccountsAccountReject', one, rejectAccount),
 ];

@@ -1,6 +1,17 @@
 import type { Account } from '../../generated/prisma/client';
 import type { ExpandableFields } from '../../kernel/expand';
 import type { Metadata } from '../../kernel/metadata';
+import { asksForDirectors, localCurrency } from './countries';
+import { externalAccountsOf, serializeExternalAccount } from '../external_accounts/serializer';
+import {
+  fieldsFor,
+  hasPersonRequirements,
+  hasRelationship,
+  personMissing,
+  personsOf,
+  serializePerson,
+  type PersonRecord,
+} from '../persons/serializer';
 
 export const OBJECT = 'account';
 
@@ -47,8 +58,15 @@ export interface AccountDetails {
   controller?: { fees?: { payer?: string }; losses?: { payments?: string }; requirement_collection?: string; stripe_dashboard?: { type?: string } };
   documents?: Record<string, any>;
   groups?: Record<string, any>;
-  capabilities?: Record<string, { requested: boolean; requested_at: number }>;
+  /** `seq` orders the capability list (newest first); entries from before it have none. */
+  capabilities?: Record<string, { requested: boolean; requested_at: number; seq?: number }>;
   external_accounts?: Record<string, any>[];
+  /** Persons made through the Persons API (the individual is `individual`). */
+  persons?: PersonRecord[];
+  /** The last list position given to a capability, external account or person. */
+  sequence?: number;
+  /** Set by POST /v1/accounts/{account}/reject. */
+  rejected?: { reason: string; disabled_reason: string; at: number };
 }
 
 export type CapabilityStatus = 'active' | 'inactive' | 'pending';
@@ -99,11 +117,41 @@ export function missingRequirements(row: AccountRow): string[] {
     need('company.name', company.name);
     need('company.phone', company.phone);
     need('company.tax_id', company.tax_id);
+    if (hasPersonRequirements(row.businessType)) missing.push(...personRequirements(row, country));
   }
   need('external_account', (d.external_accounts ?? [])[0]);
   need('tos_acceptance.date', d.tos_acceptance?.date);
   need('tos_acceptance.ip', d.tos_acceptance?.ip);
-  return missing.sort();
+  return [...new Set(missing)].sort();
+}
+
+/**
+ * What a company (or non-profit, or government entity) owes about its people: a representative
+ * (`representative.first_name` … until one exists, then `person_….first_name` for what that
+ * person lacks); for companies, owners (`company.owners_provided` until it is true, and
+ * `owners.…` while no owner exists and it is not) and, in the EEA and the UK, directors alike.
+ */
+function personRequirements(row: AccountRow, country: string): string[] {
+  const persons = personsOf(row);
+  const company = (row.details as AccountDetails).company ?? {};
+  const out: string[] = [];
+  const representatives = persons.filter((p) => hasRelationship(p, 'representative'));
+  if (representatives.length === 0) out.push(...fieldsFor('representative', country).map((f) => `representative.${f}`));
+  const groups: ['owner' | 'director', string, boolean][] = [];
+  if (row.businessType === 'company') {
+    groups.push(['owner', 'owners', true]);
+    groups.push(['director', 'directors', asksForDirectors(country)]);
+  }
+  for (const [role, plural, asked] of groups) {
+    if (!asked) continue;
+    const provided = company[`${plural}_provided`] === true;
+    if (!provided) out.push(`company.${plural}_provided`);
+    if (!provided && !persons.some((p) => hasRelationship(p, role))) {
+      out.push(...fieldsFor(role, country).map((f) => `${plural}.${f}`));
+    }
+  }
+  for (const p of persons) out.push(...personMissing(p, country, row.businessType).map((f) => `${p.id}.${f}`));
+  return out;
 }
 
 /**
@@ -117,10 +165,12 @@ export function eventuallyDueRequirements(row: AccountRow, missing: string[] = m
   return [...missing, 'individual.id_number'].sort();
 }
 
-/** Requested capabilities are inactive until nothing is due, then active. */
+export const isRejected = (row: AccountRow): boolean => (row.details as AccountDetails).rejected !== undefined;
+
+/** Requested capabilities are inactive until nothing is due (and for good once the account is rejected), then active. */
 export function capabilityStatuses(row: AccountRow): Record<string, CapabilityStatus> {
   if (isPlatform(row)) return { card_payments: 'active', transfers: 'active' };
-  const due = missingRequirements(row).length > 0;
+  const due = missingRequirements(row).length > 0 || isRejected(row);
   const out: Record<string, CapabilityStatus> = {};
   for (const [name, c] of Object.entries((row.details as AccountDetails).capabilities ?? {})) {
     if (c.requested) out[name] = due ? 'inactive' : 'active';
@@ -128,12 +178,13 @@ export function capabilityStatuses(row: AccountRow): Record<string, CapabilitySt
   return out;
 }
 
-function requirements(row: AccountRow, missing: string[], hasCapabilities: boolean) {
+export function requirements(row: AccountRow, missing: string[], hasCapabilities: boolean) {
+  const rejected = (row.details as AccountDetails).rejected;
   return {
     alternatives: [],
     current_deadline: null,
     currently_due: missing,
-    disabled_reason: missing.length > 0 ? 'requirements.past_due' : null,
+    disabled_reason: rejected ? rejected.disabled_reason : missing.length > 0 ? 'requirements.past_due' : null,
     errors: [],
     eventually_due: eventuallyDueRequirements(row, missing),
     // Requested capabilities wait for these, so they are already past due.
@@ -142,7 +193,7 @@ function requirements(row: AccountRow, missing: string[], hasCapabilities: boole
   };
 }
 
-const noFutureRequirements = {
+export const noFutureRequirements = {
   alternatives: [],
   current_deadline: null,
   currently_due: [],
@@ -207,45 +258,33 @@ function company(c: Record<string, any> = {}) {
   };
 }
 
-/** The account's individual as a person; identity numbers are never echoed, only whether they were given. */
-function person(row: AccountRow, d: AccountDetails, missing: string[]) {
-  const ind = d.individual ?? {};
+/** The account's individual as a person; its requirements are the account's `individual.…` ones. */
+function individualPerson(row: AccountRow, missing: string[]) {
   const personal = (fields: string[]) => fields.filter((f) => f.startsWith('individual.')).map((f) => f.slice('individual.'.length));
-  const due = personal(missing);
-  const eventually = personal(eventuallyDueRequirements(row, missing));
-  return {
-    id: d.individual_id ?? `person_${row.id.slice(5)}`,
-    object: 'person',
-    account: row.id,
-    address: address(ind.address),
+  const individualId = (row.details as AccountDetails).individual_id;
+  const record = personsOf(row).find((p) => p.id === individualId) ?? {
+    id: `person_${row.id.slice(5)}`,
     created: row.created,
-    dob: { day: ind.dob?.day ?? null, month: ind.dob?.month ?? null, year: ind.dob?.year ?? null },
-    email: ind.email ?? null,
-    first_name: ind.first_name ?? null,
-    full_name_aliases: ind.full_name_aliases ?? [],
-    id_number_provided: Boolean(ind.id_number),
-    last_name: ind.last_name ?? null,
-    metadata: (ind.metadata ?? {}) as Metadata,
-    phone: ind.phone ?? null,
-    political_exposure: ind.political_exposure ?? 'none',
-    relationship: {
-      director: ind.relationship?.director ?? false,
-      executive: ind.relationship?.executive ?? false,
-      owner: ind.relationship?.owner ?? false,
-      percent_ownership: ind.relationship?.percent_ownership ?? null,
-      representative: true,
-      title: ind.relationship?.title ?? null,
-    },
-    requirements: { alternatives: [], currently_due: due, errors: [], eventually_due: eventually, past_due: due, pending_verification: [] },
-    ssn_last_4_provided: Boolean(ind.ssn_last_4),
-    verification: {
-      additional_document: { back: null, details: null, details_code: null, front: null },
-      details: null,
-      details_code: null,
-      document: { back: ind.verification?.document?.back ?? null, details: null, details_code: null, front: ind.verification?.document?.front ?? null },
-      status: missing.length === 0 ? 'verified' : 'unverified',
-    },
+    seq: 0,
+    relationship: { representative: true },
   };
+  const person = serializePerson(row, record, {
+    currentlyDue: personal(missing),
+    eventuallyDue: personal(eventuallyDueRequirements(row, missing)),
+  });
+  // Its verification waits for the whole account, as the account's individual.
+  return { ...person, verification: { ...person.verification, status: missing.length === 0 ? 'verified' : 'unverified' } };
+}
+
+/** A person's own requirements (`first_name` …): the individual's from the account, others by their relationships. */
+export function personRequirementsOf(row: AccountRow, record: PersonRecord) {
+  const d = row.details as AccountDetails;
+  if (record.id === d.individual_id && row.businessType === 'individual') {
+    const person = individualPerson(row, missingRequirements(row));
+    return { currentlyDue: person.requirements.currently_due, eventuallyDue: person.requirements.eventually_due };
+  }
+  const due = personMissing(record, row.country ?? 'US', row.businessType);
+  return { currentlyDue: due, eventuallyDue: due };
 }
 
 function settings(row: AccountRow, s: Record<string, any> = {}) {
@@ -271,6 +310,8 @@ function settings(row: AccountRow, s: Record<string, any> = {}) {
       statement_descriptor: s.payments?.statement_descriptor ?? null,
       statement_descriptor_kana: s.payments?.statement_descriptor_kana ?? null,
       statement_descriptor_kanji: s.payments?.statement_descriptor_kanji ?? null,
+      statement_descriptor_prefix_kana: s.payments?.statement_descriptor_prefix_kana ?? null,
+      statement_descriptor_prefix_kanji: s.payments?.statement_descriptor_prefix_kanji ?? null,
     },
     payouts: {
       debit_negative_balances: s.payouts?.debit_negative_balances ?? true,
@@ -287,6 +328,9 @@ function settings(row: AccountRow, s: Record<string, any> = {}) {
   };
 }
 
+/** An external account as stored, with the members the SDK's types declare that it was stored without. */
+const externalAccount = (ea: Record<string, any>) => (ea.object === 'card' ? { regulated_status: null, ...ea } : ea);
+
 /** The complete public Account object, with the nulls the SDK's `Account` type describes. */
 export function serializeAccount(row: AccountRow) {
   const d = row.details as AccountDetails;
@@ -294,7 +338,8 @@ export function serializeAccount(row: AccountRow) {
   const capabilities = capabilityStatuses(row);
   const hasCapabilities = Object.keys(capabilities).length > 0;
   const complete = missing.length === 0;
-  const externalAccounts = d.external_accounts ?? [];
+  const rejected = isRejected(row);
+  const externalAccounts = externalAccountsOf(d).map(serializeExternalAccount);
   const anyPaymentsActive = Object.entries(capabilities).some(([name, s]) => s === 'active' && name.endsWith('_payments'));
   return {
     id: row.id,
@@ -302,20 +347,20 @@ export function serializeAccount(row: AccountRow) {
     business_profile: businessProfile(d.business_profile),
     business_type: row.businessType,
     capabilities,
-    charges_enabled: isPlatform(row) || (complete && anyPaymentsActive),
+    charges_enabled: isPlatform(row) || (complete && anyPaymentsActive && !rejected),
     ...(row.businessType && row.businessType !== 'individual' ? { company: company(d.company) } : {}),
     controller: controllerOf(row),
     country: row.country ?? 'US',
     created: row.created,
-    default_currency: row.defaultCurrency ?? 'usd',
+    default_currency: row.defaultCurrency ?? localCurrency(row.country ?? 'US'),
     details_submitted: isPlatform(row) || complete,
     email: row.email,
-    external_accounts: { object: 'list', data: externalAccounts, has_more: false, total_count: externalAccounts.length, url: `/v1/accounts/${row.id}/external_accounts` },
+    external_accounts: { object: 'list', data: externalAccounts.map(externalAccount), has_more: false, total_count: externalAccounts.length, url: `/v1/accounts/${row.id}/external_accounts` },
     future_requirements: noFutureRequirements,
     groups: d.groups ? { payments_pricing: d.groups.payments_pricing ?? null } : null,
-    ...(row.businessType === 'individual' ? { individual: person(row, d, missing) } : {}),
+    ...(row.businessType === 'individual' ? { individual: individualPerson(row, missing) } : {}),
     metadata: row.metadata as Metadata,
-    payouts_enabled: isPlatform(row) || (complete && externalAccounts.length > 0),
+    payouts_enabled: isPlatform(row) || (complete && externalAccounts.length > 0 && !rejected),
     requirements: requirements(row, missing, hasCapabilities),
     settings: settings(row, d.settings),
     tos_acceptance: {
@@ -325,22 +370,6 @@ export function serializeAccount(row: AccountRow) {
       user_agent: d.tos_acceptance?.user_agent ?? null,
     },
     type: typeOf(row),
-  };
-}
-
-/** A capability as `capability.updated` carries it. */
-export function serializeCapability(row: AccountRow, name: string, status: CapabilityStatus | 'unrequested') {
-  const c = (row.details as AccountDetails).capabilities?.[name];
-  const missing = status === 'inactive' ? missingRequirements(row) : [];
-  return {
-    id: name,
-    object: 'capability',
-    account: row.id,
-    future_requirements: { ...noFutureRequirements },
-    requested: c?.requested ?? false,
-    requested_at: c?.requested ? c.requested_at : null,
-    requirements: { ...requirements(row, missing, true) },
-    status,
   };
 }
 

@@ -2,18 +2,16 @@ import type { RequestContext } from '../../kernel/route';
 import type { Prisma } from '../../generated/prisma/client';
 import { unixSeconds } from '../../lib/clock';
 import { hasIdShape, newId, randomBase62 } from '../../lib/ids';
-import { invalidRequest, parametersExclusive, resourceMissing } from '../../kernel/errors';
+import { ApiError, invalidRequest, parametersExclusive, resourceMissing } from '../../kernel/errors';
 import { paginate, rangeWhere } from '../../kernel/list';
 import { applyMetadata, type Metadata, type MetadataParam } from '../../kernel/metadata';
-import { causeOf, emit, previousAttributes, type EventCause, type Tx } from '../../events/emit';
-import {
-  capabilityStatuses,
-  serializeAccount,
-  serializeCapability,
-  serializeDeletedAccount,
-  type AccountDetails,
-  type AccountRow,
-} from './serializer';
+import { causeOf, emit, previousAttributes, type EmitOptions, type EventCause, type Tx } from '../../events/emit';
+import { handOffEvents } from '../../events/jobs';
+import { isIsoCountry, isSupportedCountry, localCurrency, supportedCurrencies } from './countries';
+import { serializeAccount, serializeDeletedAccount, personRequirementsOf, type AccountDetails, type AccountRow } from './serializer';
+import { capabilitiesOf, serializeCapability } from '../capabilities/serializer';
+import { externalAccountsOf, serializeExternalAccount } from '../external_accounts/serializer';
+import { personsOf, serializePerson } from '../persons/serializer';
 
 const NAME = 'account';
 /** The columns an account's public object is made from. */
@@ -32,8 +30,14 @@ export const ACCOUNT_ROW = {
 
 const isPlainObject = (v: unknown): v is Record<string, any> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
+/** The next list position in an account (capabilities, external accounts and persons share one counter). */
+export function nextSeq(details: AccountDetails): number {
+  details.sequence = (details.sequence ?? 0) + 1;
+  return details.sequence;
+}
+
 /** Merges posted members into stored ones; an empty string unsets a member (`dob=`, `support_url=`). */
-function merge(current: Record<string, any> | undefined, patch: Record<string, any>): Record<string, any> {
+export function merge(current: Record<string, any> | undefined, patch: Record<string, any>): Record<string, any> {
   const out: Record<string, any> = { ...(current ?? {}) };
   for (const [key, value] of Object.entries(patch)) {
     if (value === '') delete out[key];
@@ -79,10 +83,28 @@ const TEST_BANK_ACCOUNTS: Record<string, { country: string; currency: string; ro
   btok_us: { country: 'US', currency: 'usd', routing: '110000000', last4: '6789', bank: 'STRIPE TEST BANK' },
   btok_us_verified: { country: 'US', currency: 'usd', routing: '110000000', last4: '6789', bank: 'STRIPE TEST BANK' },
 };
-const TEST_DEBIT_CARDS: Record<string, { brand: string; last4: string }> = {
-  tok_visa_debit: { brand: 'Visa', last4: '5556' },
-  tok_visa_debit_us: { brand: 'Visa', last4: '5556' },
-  tok_mastercard_debit: { brand: 'MasterCard', last4: '8210' },
+interface TestCard {
+  brand: string;
+  last4: string;
+  funding: 'debit' | 'credit';
+}
+const TEST_DEBIT_CARDS: Record<string, TestCard> = {
+  tok_visa_debit: { brand: 'Visa', last4: '5556', funding: 'debit' },
+  tok_visa_debit_us: { brand: 'Visa', last4: '5556', funding: 'debit' },
+  tok_mastercard_debit: { brand: 'MasterCard', last4: '8210', funding: 'debit' },
+};
+/** Test card tokens and numbers that are not debit cards: refused for payouts, as the public API does. */
+const TEST_CREDIT_CARDS: Record<string, TestCard> = {
+  tok_visa: { brand: 'Visa', last4: '4242', funding: 'credit' },
+  tok_mastercard: { brand: 'MasterCard', last4: '4444', funding: 'credit' },
+  tok_amex: { brand: 'American Express', last4: '8431', funding: 'credit' },
+};
+const TEST_CARD_NUMBERS: Record<string, TestCard> = {
+  '4000056655665556': TEST_DEBIT_CARDS.tok_visa_debit,
+  '5200828282828210': TEST_DEBIT_CARDS.tok_mastercard_debit,
+  '4242424242424242': TEST_CREDIT_CARDS.tok_visa,
+  '5555555555554444': TEST_CREDIT_CARDS.tok_mastercard,
+  '378282246310005': TEST_CREDIT_CARDS.tok_amex,
 };
 
 function bankAccount(accountId: string, input: { country: string; currency: string; routing: string | null; last4: string; bank: string | null; holderName?: string; holderType?: string; accountType?: string }) {
@@ -108,76 +130,155 @@ function bankAccount(accountId: string, input: { country: string; currency: stri
   };
 }
 
-function externalAccountFromToken(accountId: string, token: string, param: string): Record<string, any> {
-  const bank = TEST_BANK_ACCOUNTS[token];
-  if (bank) return bankAccount(accountId, { ...bank });
-  const card = TEST_DEBIT_CARDS[token];
-  if (card) {
-    return {
-      id: newId('card'),
-      object: 'card',
-      account: accountId,
-      address_city: null,
-      address_country: null,
-      address_line1: null,
-      address_line1_check: null,
-      address_line2: null,
-      address_state: null,
-      address_zip: null,
-      address_zip_check: null,
-      available_payout_methods: ['standard', 'instant'],
-      brand: card.brand,
-      country: 'US',
-      currency: 'usd',
-      cvc_check: null,
-      default_for_currency: true,
-      dynamic_last4: null,
-      exp_month: 12,
-      exp_year: new Date().getUTCFullYear() + 3,
-      fingerprint: randomBase62(16),
-      funding: 'debit',
-      last4: card.last4,
-      metadata: {},
-      name: null,
-      tokenization_method: null,
-    };
-  }
-  throw invalidRequest(
+const notDebit = (param: string) =>
+  new ApiError({ status: 400, code: 'invalid_card_type', param, message: "This card doesn't appear to be a debit card. Payouts to cards need a debit card, such as tok_visa_debit." });
+
+function debitCard(accountId: string, card: TestCard, param: string, details: Record<string, any> = {}) {
+  if (card.funding !== 'debit') throw notDebit(param);
+  return {
+    id: newId('card'),
+    object: 'card',
+    account: accountId,
+    address_city: details.address_city ?? null,
+    address_country: details.address_country ?? null,
+    address_line1: details.address_line1 ?? null,
+    address_line1_check: details.address_line1 ? 'pass' : null,
+    address_line2: details.address_line2 ?? null,
+    address_state: details.address_state ?? null,
+    address_zip: details.address_zip ?? null,
+    address_zip_check: details.address_zip ? 'pass' : null,
+    available_payout_methods: ['standard', 'instant'],
+    brand: card.brand,
+    country: 'US',
+    currency: (details.currency ?? 'usd').toLowerCase(),
+    cvc_check: details.cvc ? 'pass' : null,
+    default_for_currency: true,
+    dynamic_last4: null,
+    exp_month: details.exp_month ?? 12,
+    exp_year: details.exp_year ?? new Date().getUTCFullYear() + 3,
+    fingerprint: randomBase62(16),
+    funding: card.funding,
+    last4: card.last4,
+    metadata: {},
+    name: details.name ?? null,
+    regulated_status: 'unregulated',
+    tokenization_method: null,
+  };
+}
+
+const noSuchToken = (token: string, param: string) =>
+  invalidRequest(
     `No such token: '${token.slice(0, 100)}'. Use a public test token such as btok_us_verified (bank account) or tok_visa_debit (debit card).`,
     'resource_missing',
     param,
   );
+
+function externalAccountFromToken(accountId: string, token: string, param: string, details?: Record<string, any>): Record<string, any> {
+  const bank = TEST_BANK_ACCOUNTS[token];
+  if (bank) return bankAccount(accountId, { ...bank });
+  const card = TEST_DEBIT_CARDS[token] ?? TEST_CREDIT_CARDS[token];
+  if (card) return debitCard(accountId, card, param, details);
+  throw noSuchToken(token, param);
+}
+
+/** A card's details: only the public test numbers; any other number is a live card, refused as in test mode. */
+function externalAccountFromCard(accountId: string, c: Record<string, any>, param: string): Record<string, any> {
+  if (typeof c.token === 'string') return externalAccountFromToken(accountId, c.token, `${param}[token]`, { currency: c.currency });
+  const number = String(c.number ?? '').replace(/[\s-]/g, '');
+  const card = TEST_CARD_NUMBERS[number];
+  if (!card) {
+    throw new ApiError({
+      status: 402,
+      type: 'card_error',
+      code: 'card_declined',
+      param: `${param}[number]`,
+      message: 'Your card was declined. Your request was in test mode, but used a non test card. For a list of valid test cards, visit: https://stripe.com/docs/testing.',
+      extra: { decline_code: 'test_mode_live_card' },
+    });
+  }
+  return debitCard(accountId, card, param, c);
+}
+
+function externalAccountFromBankDetails(accountId: string, b: Record<string, any>, param: string): Record<string, any> {
+  if (!/^\d{4,17}$/.test(b.account_number)) throw invalidRequest(`Invalid ${param}[account_number]: it must be 4 to 17 digits.`, 'parameter_invalid', `${param}[account_number]`);
+  return bankAccount(accountId, {
+    country: b.country.toUpperCase(),
+    currency: (b.currency ?? localCurrency(b.country.toUpperCase())).toLowerCase(),
+    routing: b.routing_number ?? null,
+    last4: b.account_number.slice(-4),
+    bank: b.country.toUpperCase() === 'US' ? 'STRIPE TEST BANK' : null,
+    holderName: b.account_holder_name,
+    holderType: b.account_holder_type,
+    accountType: b.account_type,
+  });
+}
+
+/**
+ * The external account a parameter names: a test token, or bank account (or test card) details.
+ * `param` is the parameter's name, for errors.
+ */
+export function externalAccountFrom(accountId: string, value: unknown, param: string): Record<string, any> {
+  if (typeof value === 'string') return externalAccountFromToken(accountId, value, param);
+  const v = value as Record<string, any>;
+  if (v.object === 'card') return externalAccountFromCard(accountId, v, param);
+  return externalAccountFromBankDetails(accountId, v, param);
 }
 
 /** The external account a request brings, if any: a token or bank account details. */
 function externalAccountOf(accountId: string, params: Record<string, any>): Record<string, any> | undefined {
   if (params.external_account !== undefined && params.bank_account !== undefined) throw parametersExclusive('external_account', 'bank_account');
-  if (typeof params.external_account === 'string') return externalAccountFromToken(accountId, params.external_account, 'external_account');
-  const b = params.bank_account;
-  if (typeof b === 'string') return externalAccountFromToken(accountId, b, 'bank_account');
-  if (isPlainObject(b)) {
-    if (!/^\d{4,17}$/.test(b.account_number)) throw invalidRequest('Invalid bank_account[account_number]: it must be 4 to 17 digits.', 'parameter_invalid', 'bank_account[account_number]');
-    return bankAccount(accountId, {
-      country: b.country.toUpperCase(),
-      currency: (b.currency ?? 'usd').toLowerCase(),
-      routing: b.routing_number ?? null,
-      last4: b.account_number.slice(-4),
-      bank: b.country.toUpperCase() === 'US' ? 'STRIPE TEST BANK' : null,
-      holderName: b.account_holder_name,
-      holderType: b.account_holder_type,
-      accountType: b.account_type,
-    });
-  }
+  if (params.external_account !== undefined) return externalAccountFrom(accountId, params.external_account, 'external_account');
+  if (params.bank_account !== undefined) return externalAccountFrom(accountId, params.bank_account, 'bank_account');
   return undefined;
 }
 
-/** There are no public test account tokens, so every `account_token` is refused clearly. */
-function refuseAccountToken(params: Record<string, any>): void {
-  if (params.account_token !== undefined) {
+/** There are no public test account (or person) tokens, so every such token is refused clearly. */
+export function refuseToken(params: Record<string, any>, param: 'account_token' | 'person_token'): void {
+  if (params[param] !== undefined) {
     throw invalidRequest(
-      `No such token: '${String(params.account_token).slice(0, 100)}'. Account tokens are not supported here; pass the account's details directly.`,
+      `No such token: '${String(params[param]).slice(0, 100)}'. ${param === 'account_token' ? 'Account' : 'Person'} tokens are not supported here; pass the details directly.`,
       'resource_missing',
-      'account_token',
+      param,
+    );
+  }
+}
+
+const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
+
+/** `email_invalid`, as the public API answers a malformed address. */
+export function checkEmail(value: string | undefined, param: string): void {
+  if (value !== undefined && !EMAIL.test(value)) throw invalidRequest(`Invalid email address: ${value.slice(0, 200)}`, 'email_invalid', param);
+}
+
+function checkCountry(value: string): string {
+  const country = value.toUpperCase();
+  if (!/^[A-Z]{2}$/.test(country) || !isIsoCountry(country)) {
+    throw invalidRequest(
+      `Country '${value.slice(0, 100)}' is unknown. Try using a 2-character alphanumeric country code instead, such as 'US', 'EG', or 'GB'. ` +
+        'A full list of country codes is available at https://en.wikipedia.org/wiki/ISO_3166-1_alpha-2#Officially_assigned_code_elements',
+      undefined,
+      'country',
+    );
+  }
+  if (!isSupportedCountry(country)) {
+    throw invalidRequest(`Connected accounts in ${country} are not supported. See https://stripe.com/global for the countries where accounts can be created.`, 'country_unsupported', 'country');
+  }
+  return country;
+}
+
+/** What create and update check beyond the schema: the email, the MCC and the currency for the account's country. */
+function checkAccountParams(params: Record<string, any>, country: string): void {
+  checkEmail(params.email, 'email');
+  const mcc = params.business_profile?.mcc;
+  if (mcc !== undefined && !/^\d{4}$/.test(mcc)) {
+    throw invalidRequest(`Invalid business_profile[mcc]: '${mcc}' is not a merchant category code; it must be four digits, such as 5734.`, 'parameter_invalid', 'business_profile[mcc]');
+  }
+  const currency = currencyOf(params.default_currency);
+  if (currency !== undefined && !supportedCurrencies(country).includes(currency)) {
+    throw invalidRequest(
+      `${currency} is not a supported default currency for accounts in ${country}. Use one of: ${supportedCurrencies(country).join(', ')}.`,
+      'parameter_invalid',
+      'default_currency',
     );
   }
 }
@@ -192,23 +293,38 @@ function applyDetails(current: AccountDetails, params: Record<string, any>, acco
     next.individual = merge(current.individual, params.individual);
     next.individual_id ??= newId('person');
   }
-  if (params.capabilities !== undefined) {
-    const capabilities = { ...(current.capabilities ?? {}) };
-    for (const [name, value] of Object.entries<{ requested?: boolean }>(params.capabilities)) {
-      if (value.requested === true) capabilities[name] = { requested: true, requested_at: capabilities[name]?.requested_at ?? now };
-      else if (value.requested === false) delete capabilities[name];
-    }
-    next.capabilities = capabilities;
-  }
+  if (params.capabilities !== undefined) next.capabilities = requestCapabilities(next, params.capabilities, now);
   const external = externalAccountOf(accountId, params);
   if (external) {
     // It becomes the default for its currency and replaces the old default.
-    next.external_accounts = [external, ...(current.external_accounts ?? []).filter((e) => e.currency !== external.currency)];
+    const replaced = (current.external_accounts ?? []).filter((e) => !(e.currency === external.currency && e.default_for_currency));
+    next.external_accounts = [{ ...external, seq: nextSeq(next) }, ...replaced];
   }
   return next;
 }
 
+/** Requests (or removes) capabilities; a newly requested one is the newest of the list. */
+export function requestCapabilities(details: AccountDetails, param: Record<string, { requested?: boolean }>, now: number): NonNullable<AccountDetails['capabilities']> {
+  const capabilities = { ...(details.capabilities ?? {}) };
+  for (const [name, value] of Object.entries(param)) {
+    if (value.requested === true && !capabilities[name]?.requested) capabilities[name] = { requested: true, requested_at: now, seq: nextSeq(details) };
+    else if (value.requested === false) delete capabilities[name];
+  }
+  return capabilities;
+}
+
 const currencyOf = (value: string | undefined) => value?.toLowerCase();
+
+/**
+ * The account a path names, to read: the caller's own account or one of its connected accounts;
+ * otherwise 404 `resource_missing`.
+ */
+export async function findReadable(ctx: RequestContext, id: string): Promise<AccountRow> {
+  if (!hasIdShape('acct', id)) throw resourceMissing(NAME, id);
+  const row = await ctx.deps.prisma.account.findUnique({ where: { id }, select: ACCOUNT_ROW });
+  if (!row || (row.id !== ctx.caller.accountId && row.parentAccountId !== ctx.caller.accountId)) throw resourceMissing(NAME, id);
+  return row;
+}
 
 /**
  * A connected account of the calling platform, or `resource_missing`: 404 on `id` for a path
@@ -231,7 +347,9 @@ export async function retrieveCallerAccount(ctx: RequestContext) {
 
 export async function createAccount(ctx: RequestContext) {
   const { params, deps, caller } = ctx;
-  refuseAccountToken(params);
+  refuseToken(params, 'account_token');
+  const country = checkCountry(params.country ?? 'US');
+  checkAccountParams(params, country);
   if (params.type !== undefined && params.controller !== undefined) throw parametersExclusive('type', 'controller');
   const given = normalizeController(params.controller);
   const controller = params.type ? CONTROLLER_OF_TYPE[params.type] : { ...CONTROLLER_OF_TYPE.standard, ...given };
@@ -254,9 +372,8 @@ export async function createAccount(ctx: RequestContext) {
       id,
       parentAccountId: caller.accountId,
       created: now,
-      defaultApiVersion: caller.defaultApiVersion,
       type: typeOfController(controller),
-      country: (params.country ?? 'US').toUpperCase(),
+      country,
       email: params.email ?? null,
       businessType: params.business_type ?? null,
       defaultCurrency: currencyOf(params.default_currency) ?? null,
@@ -268,8 +385,9 @@ export async function createAccount(ctx: RequestContext) {
   return serializeAccount(row);
 }
 
+/** GET /v1/accounts/{account}: the caller's own account, or one of its connected accounts. */
 export async function retrieveAccount(ctx: RequestContext) {
-  return serializeAccount(await findOwned(ctx, ctx.pathParams.account));
+  return serializeAccount(await findReadable(ctx, ctx.pathParams.account));
 }
 
 /** What the account holder provides through onboarding; see checkHolderFields. */
@@ -280,16 +398,23 @@ const HOLDER_FIELDS = ['business_type', 'company', 'individual', 'external_accou
  * platform may change them only where it collects requirements itself.
  */
 function checkHolderFields(params: Record<string, any>, current: AccountRow, onboardingStarted: boolean): void {
+  const field = HOLDER_FIELDS.find((f) => params[f] !== undefined);
+  if (field !== undefined) checkHolderMayChange(current, onboardingStarted, `\`${field}\` of this account`, field);
+}
+
+/**
+ * Once an account link or session exists, what the holder provides (its details, persons and
+ * external accounts) is theirs to give, unless the platform collects requirements itself.
+ */
+export function checkHolderMayChange(current: AccountRow, onboardingStarted: boolean, what: string, param?: string): void {
   if (!onboardingStarted) return;
   if ((current.details as AccountDetails).controller?.requirement_collection === 'application') return;
-  const field = HOLDER_FIELDS.find((f) => params[f] !== undefined);
-  if (field === undefined) return;
   throw invalidRequest(
-    `You cannot change \`${field}\` of this account: an account link or account session exists for it, and the account holder ` +
+    `You cannot change ${what}: an account link or account session exists for it, and the account holder ` +
       'provides these details through onboarding. Only platforms that collect requirements themselves ' +
       '(controller[requirement_collection] is `application`, which includes Custom accounts) may change them.',
     undefined,
-    field,
+    param,
   );
 }
 
@@ -299,45 +424,120 @@ export interface AccountChangeOptions {
   readonly cause: EventCause;
 }
 
+/** What a change writes: the new details, and the columns it sets (left out: unchanged). */
+export interface AccountChange {
+  readonly details: AccountDetails;
+  readonly email?: string;
+  readonly businessType?: string;
+  readonly defaultCurrency?: string;
+  readonly metadata?: Metadata;
+  /** The individual was changed as a person (through the Persons API), so it is reported as one. */
+  readonly individualChanged?: boolean;
+}
+
+type Rendered = { id: string } & Record<string, unknown>;
+
+/** `<prefix>.created`, `.updated` (with previous_attributes) and `.deleted` for what differs between two sets of objects. */
+async function emitSetChanges(tx: Tx, prefix: 'account.external_account' | 'person', before: Rendered[], after: Rendered[], emitOptions: Omit<EmitOptions, 'previousAttributes'>) {
+  const ids: string[] = [];
+  const old = new Map(before.map((o) => [o.id, o]));
+  const now = new Map(after.map((o) => [o.id, o]));
+  // What was made first, then what that changed (another default, another representative), then what went.
+  for (const object of after) if (!old.has(object.id)) ids.push(await emit(tx, `${prefix}.created` as const, object, emitOptions));
+  for (const object of after) {
+    const was = old.get(object.id);
+    const changed = was ? previousAttributes(was, object) : {};
+    if (Object.keys(changed).length > 0) ids.push(await emit(tx, `${prefix}.updated` as const, object, { ...emitOptions, previousAttributes: changed }));
+  }
+  for (const object of before) if (!now.has(object.id)) ids.push(await emit(tx, `${prefix}.deleted` as const, object, emitOptions));
+  return ids;
+}
+
+const renderedExternalAccounts = (row: AccountRow): Rendered[] => externalAccountsOf(row.details as AccountDetails).map(serializeExternalAccount) as Rendered[];
+
+/** The account's persons as objects; its individual only when it was changed as a person. */
+function renderedPersons(row: AccountRow, withIndividual: boolean): Rendered[] {
+  const individualId = (row.details as AccountDetails).individual_id;
+  return personsOf(row)
+    .filter((p) => withIndividual || p.id !== individualId)
+    .map((p) => serializePerson(row, p, personRequirementsOf(row, p)) as unknown as Rendered);
+}
+
 /**
- * Applies `params` (the update parameters, already validated) to an account the caller has locked
- * in `tx`, and emits account.updated and capability.updated for what changed. Returns the new
- * public object and the events to hand off after commit.
+ * Writes a change to an account the caller has locked in `tx`, and emits an event for each
+ * thing it changed: its external accounts and persons (created, updated, deleted), the account
+ * (account.updated), and each capability whose status or request changed (capability.updated),
+ * all with previous_attributes. Returns the row as written, its public object and the events to
+ * hand off after commit.
  */
-export async function changeAccount(tx: Tx, current: AccountRow, params: Record<string, any>, options: AccountChangeOptions) {
-  const { now } = options;
-  const details = applyDetails(current.details as AccountDetails, params, current.id, now);
+export async function commitAccountChange(tx: Tx, current: AccountRow, change: AccountChange, options: AccountChangeOptions) {
   const row = await tx.account.update({
     where: { id: current.id },
     data: {
-      email: params.email,
-      businessType: params.business_type,
-      defaultCurrency: currencyOf(params.default_currency),
-      metadata: params.metadata === undefined ? undefined : applyMetadata(current.metadata as Metadata, params.metadata),
-      details: details as Prisma.InputJsonValue,
+      email: change.email,
+      businessType: change.businessType,
+      defaultCurrency: change.defaultCurrency,
+      metadata: change.metadata,
+      details: change.details as Prisma.InputJsonValue,
     },
     select: ACCOUNT_ROW,
   });
+  const emitOptions = { accountId: current.id, apiVersion: options.apiVersion, created: options.now, cause: options.cause };
+  const eventIds: string[] = [];
+  eventIds.push(...(await emitSetChanges(tx, 'account.external_account', renderedExternalAccounts(current), renderedExternalAccounts(row), emitOptions)));
+  const individual = change.individualChanged === true;
+  eventIds.push(...(await emitSetChanges(tx, 'person', renderedPersons(current, individual), renderedPersons(row, individual), emitOptions)));
   const before = serializeAccount(current);
   const after = serializeAccount(row);
-  const eventIds: string[] = [];
-  const emitOptions = { accountId: current.id, apiVersion: options.apiVersion, created: now, cause: options.cause };
   const changed = previousAttributes(before, after);
   if (Object.keys(changed).length > 0) {
     eventIds.push(await emit(tx, 'account.updated', after, { ...emitOptions, previousAttributes: changed }));
   }
-  const statusBefore = capabilityStatuses(current);
-  const statusAfter = capabilityStatuses(row);
-  for (const name of new Set([...Object.keys(statusBefore), ...Object.keys(statusAfter)])) {
-    const status = statusAfter[name] ?? 'unrequested';
-    if ((statusBefore[name] ?? 'unrequested') === status) continue;
-    eventIds.push(await emit(tx, 'capability.updated', serializeCapability(row, name, status), emitOptions));
+  const names = new Set([...capabilitiesOf(current), ...capabilitiesOf(row)].map((c) => c.name));
+  for (const name of names) {
+    const was = serializeCapability(current, name);
+    const now = serializeCapability(row, name);
+    if (was.status === now.status && was.requested === now.requested) continue;
+    eventIds.push(await emit(tx, 'capability.updated', now, { ...emitOptions, previousAttributes: previousAttributes(was, now) }));
   }
-  return { row: after, eventIds };
+  return { updated: row, row: after, eventIds };
+}
+
+/**
+ * Applies `params` (the update parameters, already validated) to an account the caller has locked
+ * in `tx` (see commitAccountChange). `edit` makes further changes to the new details (the
+ * onboarding page's representative).
+ */
+export async function changeAccount(
+  tx: Tx,
+  current: AccountRow,
+  params: Record<string, any>,
+  options: AccountChangeOptions,
+  edit?: (details: AccountDetails) => AccountDetails,
+) {
+  const applied = applyDetails(current.details as AccountDetails, params, current.id, options.now);
+  return commitAccountChange(
+    tx,
+    current,
+    {
+      details: edit ? edit(applied) : applied,
+      email: params.email,
+      businessType: params.business_type,
+      defaultCurrency: currencyOf(params.default_currency),
+      metadata: params.metadata === undefined ? undefined : applyMetadata(current.metadata as Metadata, params.metadata),
+    },
+    options,
+  );
+}
+
+export interface LockedAccount {
+  readonly row: AccountRow;
+  /** An account link or session exists (see checkHolderMayChange). */
+  readonly onboardingStarted: boolean;
 }
 
 /** Locks a connected account of `parentAccountId` for the rest of `tx`; null when there is none. */
-export async function lockConnectedAccount(tx: Tx, id: string, parentAccountId: string) {
+export async function lockConnectedAccount(tx: Tx, id: string, parentAccountId: string): Promise<LockedAccount | null> {
   const locked = await tx.$queryRaw<{ session_created_at: number | null; link_created_at: number | null }[]>`
     SELECT session_created_at, link_created_at FROM accounts WHERE id = ${id} AND parent_account_id = ${parentAccountId} FOR UPDATE`;
   if (locked.length === 0) return null;
@@ -345,21 +545,103 @@ export async function lockConnectedAccount(tx: Tx, id: string, parentAccountId: 
   return { row, onboardingStarted: locked[0].session_created_at !== null || locked[0].link_created_at !== null };
 }
 
+/** What a sub-resource's write does to its account: the new details, and its answer from the account as written. */
+export interface AccountEdit<T> {
+  readonly details: AccountDetails;
+  readonly answer: (row: AccountRow) => T;
+  readonly individualChanged?: boolean;
+}
+
+/**
+ * A write to a connected account's sub-resources (capabilities, external accounts, persons): the
+ * account named by the path is locked for the operation, `edit` says what changes (it gets a
+ * copy of the details to change), and the change is written with its events (commitAccountChange).
+ */
+export async function editAccount<T>(ctx: RequestContext, edit: (locked: LockedAccount, details: AccountDetails, now: number) => AccountEdit<T>): Promise<T> {
+  const { deps, caller } = ctx;
+  const id = ctx.pathParams.account;
+  if (!hasIdShape('acct', id)) throw resourceMissing(NAME, id);
+  const now = unixSeconds(deps.clock);
+  const { answer, eventIds } = await deps.prisma.$transaction(async (tx) => {
+    // The row stays locked, so concurrent writes to one account apply one after another.
+    const locked = await lockConnectedAccount(tx, id, caller.accountId);
+    if (!locked) throw resourceMissing(NAME, id);
+    const details = structuredClone(locked.row.details as AccountDetails);
+    const e = edit(locked, details, now);
+    const change = await commitAccountChange(tx, locked.row, { details: e.details, individualChanged: e.individualChanged }, {
+      now,
+      apiVersion: caller.defaultApiVersion,
+      cause: causeOf(ctx),
+    });
+    return { answer: e.answer(change.updated), eventIds: change.eventIds };
+  });
+  if (eventIds.length > 0) await handOffEvents(deps.queues, eventIds);
+  return answer;
+}
+
 export async function updateAccount(ctx: RequestContext) {
   const { params, deps, caller } = ctx;
   const id = ctx.pathParams.account;
   if (!hasIdShape('acct', id)) throw resourceMissing(NAME, id);
-  refuseAccountToken(params);
+  refuseToken(params, 'account_token');
   const now = unixSeconds(deps.clock);
   const { row, eventIds } = await deps.prisma.$transaction(async (tx) => {
     // The row stays locked, so concurrent updates merge instead of overwriting each other.
     const locked = await lockConnectedAccount(tx, id, caller.accountId);
     if (!locked) throw resourceMissing(NAME, id);
     checkHolderFields(params, locked.row, locked.onboardingStarted);
+    checkAccountParams(params, locked.row.country ?? 'US');
     return changeAccount(tx, locked.row, params, { now, apiVersion: caller.defaultApiVersion, cause: causeOf(ctx) });
   });
-  if (eventIds.length > 0) await deps.jobs.handOffEvents(eventIds);
+  if (eventIds.length > 0) await handOffEvents(deps.queues, eventIds);
   return row;
+}
+
+/** `reason` → `requirements.disabled_reason`, before 2026-09-30. */
+const REJECTIONS: Record<string, string> = {
+  fraud: 'rejected.fraud',
+  other: 'rejected.other',
+  terms_of_service: 'rejected.terms_of_service',
+};
+/** From 2026-09-30 (endive) `fraud` is four specific reasons, and the reason says the platform rejected it. */
+const ENDIVE_REJECTIONS: Record<string, string> = {
+  credit: 'rejected.platform_other',
+  fraud_no_intent_to_fulfill: 'rejected.platform_fraud',
+  fraud_other: 'rejected.platform_fraud',
+  fraud_payment_method_casher: 'rejected.platform_fraud',
+  fraud_payment_method_tester: 'rejected.platform_fraud',
+  other: 'rejected.platform_other',
+  terms_of_service: 'rejected.platform_terms_of_service',
+};
+const ENDIVE = '2026-09-30';
+
+/** The disabled reason a rejection for `reason` gives at `apiVersion`, or a 400 naming the reasons that version takes. */
+function rejection(reason: string, apiVersion: string): string {
+  const allowed = apiVersion.slice(0, 10) >= ENDIVE ? ENDIVE_REJECTIONS : REJECTIONS;
+  const disabledReason = allowed[reason];
+  if (disabledReason === undefined) {
+    throw invalidRequest(`Invalid reason: must be one of ${Object.keys(allowed).join(', ')} (at API version ${apiVersion}).`, 'parameter_invalid', 'reason');
+  }
+  return disabledReason;
+}
+
+/**
+ * POST /v1/accounts/{account}/reject: only accounts whose platform bears their losses (Custom and
+ * Express). Charges and payouts stop, capabilities become inactive, and `requirements.disabled_reason`
+ * says why, in the spelling of the request's API version.
+ */
+export async function rejectAccount(ctx: RequestContext) {
+  const disabledReason = rejection(ctx.params.reason, ctx.apiVersion);
+  return editAccount(ctx, (_locked, details, now) => {
+    if (details.controller?.losses?.payments !== 'application') {
+      throw invalidRequest(
+        'Only accounts where your platform is liable for negative account balances (controller[losses][payments] is `application`, ' +
+          'which includes Custom and Express accounts) can be rejected.',
+      );
+    }
+    details.rejected = { reason: ctx.params.reason, disabled_reason: disabledReason, at: now };
+    return { details, answer: serializeAccount };
+  });
 }
 
 export async function deleteAccount(ctx: RequestContext) {

@@ -1,11 +1,12 @@
-import type { Queue } from 'bullmq';
 import { Prisma } from '../../generated/prisma/client';
 import type { PrismaClient } from '../../lib/prisma';
 import type { Clock } from '../../lib/clock';
+import type { Config } from '../../config';
 import { unixSeconds } from '../../lib/clock';
 import { newId, randomBase62 } from '../../lib/ids';
-import { automaticCause, emit, type EventCause, type Tx } from '../../events/emit';
-import { addIdentityJobs, processingJobId, redactionJobId, type IdentityJob } from './jobs';
+import { accountApiVersion, automaticCause, emit, type EventCause, type Tx } from '../../events/emit';
+import type { JobAdder } from '../../lib/queue';
+import { processingJobId, redactionJobId, scheduleIdentitySteps } from './jobs';
 import {
   FAILURES,
   redactChecks,
@@ -26,6 +27,7 @@ import {
 export interface PipelineDeps {
   readonly prisma: PrismaClient;
   readonly clock: Clock;
+  readonly config: Pick<Config, 'defaultApiVersion'>;
 }
 
 const BATCH = 500;
@@ -37,23 +39,21 @@ export async function lockSession(tx: Tx, where: Prisma.Sql): Promise<SessionRow
   return tx.identityVerificationSession.findUnique({ where: { id: rows[0].id } });
 }
 
-async function apiVersionOf(tx: Tx, accountId: string): Promise<string> {
-  const account = await tx.account.findUniqueOrThrow({ where: { id: accountId }, select: { defaultApiVersion: true } });
-  return account.defaultApiVersion;
-}
-
-/** Emits an event about a session (its stored rendering never holds a client secret or url). */
+/**
+ * Emits an event about a session (its stored rendering never holds a client secret or url).
+ * `apiVersion`: the account's default, a version string or how to look it up.
+ */
 export async function emitSessionEvent(
   tx: Tx,
   row: SessionRow,
   change: 'created' | 'processing' | 'verified' | 'requires_input' | 'canceled' | 'redacted',
   created: number,
   cause: EventCause,
-  apiVersion?: string,
+  apiVersion: string | { fallback: string },
 ): Promise<string> {
   return emit(tx, `identity.verification_session.${change}`, serializeSession(row), {
     accountId: row.accountId,
-    apiVersion: apiVersion ?? (await apiVersionOf(tx, row.accountId)),
+    apiVersion: typeof apiVersion === 'string' ? apiVersion : await accountApiVersion(tx, row.accountId, apiVersion.fallback),
     created,
     cause,
   });
@@ -64,6 +64,9 @@ const TEST_PERSON = {
   first_name: 'Jenny',
   last_name: 'Rosen',
   dob: { day: 1, month: 1, year: 1901 },
+  /** The id number and document number shown once expanded (both withheld otherwise). */
+  id_number: '000000000',
+  document_number: 'D00000000',
   address: { city: 'San Francisco', country: 'US', line1: '1234 Main Street', line2: null, postal_code: '94111', state: 'CA' },
 };
 
@@ -102,6 +105,7 @@ function reportChecks(row: SessionRow, outcome: string): Record<string, unknown>
       issued_date: { day: 1, month: 12, year: 2024 },
       issuing_country: 'US',
       last_name: TEST_PERSON.last_name,
+      number: TEST_PERSON.document_number,
       type: allowed?.[0] ?? 'driving_license',
     };
   }
@@ -110,6 +114,7 @@ function reportChecks(row: SessionRow, outcome: string): Record<string, unknown>
       dob: TEST_PERSON.dob,
       ...result('id_number'),
       first_name: TEST_PERSON.first_name,
+      id_number: TEST_PERSON.id_number,
       id_number_type: 'us_ssn',
       last_name: TEST_PERSON.last_name,
     };
@@ -125,6 +130,7 @@ function verifiedOutputs(row: SessionRow): Record<string, unknown> {
     dob: TEST_PERSON.dob,
     email: null,
     first_name: TEST_PERSON.first_name,
+    id_number: checks.includes('id_number') ? TEST_PERSON.id_number : null,
     id_number_type: checks.includes('id_number') ? 'us_ssn' : null,
     last_name: TEST_PERSON.last_name,
     phone: null,
@@ -171,7 +177,7 @@ export async function finishProcessing(deps: PipelineDeps, sessionId: string): P
         processingDueAt: null,
       },
     });
-    return [await emitSessionEvent(tx, updated, failure ? 'requires_input' : 'verified', now, automaticCause)];
+    return [await emitSessionEvent(tx, updated, failure ? 'requires_input' : 'verified', now, automaticCause, { fallback: deps.config.defaultApiVersion })];
   });
 }
 
@@ -214,7 +220,7 @@ export async function finishRedaction(deps: PipelineDeps, sessionId: string): Pr
     });
     // Links die with the data: none of them can open the page any more.
     await tx.identityVerificationLink.deleteMany({ where: { sessionId: row.id } });
-    return [await emitSessionEvent(tx, updated, 'redacted', now, automaticCause)];
+    return [await emitSessionEvent(tx, updated, 'redacted', now, automaticCause, { fallback: deps.config.defaultApiVersion })];
   });
 }
 
@@ -224,7 +230,7 @@ export interface IdentityReconcileResult {
 }
 
 /** Queues every step that is due by the database but may have no job (Redis lost it, a worker died). */
-export async function reconcileIdentity(prisma: PrismaClient, queue: Queue<IdentityJob>, nowMs: number): Promise<IdentityReconcileResult> {
+export async function reconcileIdentity(prisma: PrismaClient, queues: JobAdder, nowMs: number): Promise<IdentityReconcileResult> {
   const now = new Date(nowMs);
   let processing = 0;
   let afterId = '';
@@ -236,7 +242,7 @@ export async function reconcileIdentity(prisma: PrismaClient, queue: Queue<Ident
       select: { id: true, submissions: true },
     });
     if (due.length === 0) break;
-    await addIdentityJobs(queue, due.map((s) => ({ id: processingJobId(s.id, s.submissions), data: { sessionId: s.id, step: 'process' } })));
+    await scheduleIdentitySteps(queues, due.map((s) => ({ id: processingJobId(s.id, s.submissions), data: { sessionId: s.id, step: 'process' } })));
     processing += due.length;
     afterId = due[due.length - 1].id;
     if (due.length < BATCH) break;
@@ -251,7 +257,7 @@ export async function reconcileIdentity(prisma: PrismaClient, queue: Queue<Ident
       select: { id: true },
     });
     if (due.length === 0) break;
-    await addIdentityJobs(queue, due.map((s) => ({ id: redactionJobId(s.id), data: { sessionId: s.id, step: 'redact' } })));
+    await scheduleIdentitySteps(queues, due.map((s) => ({ id: redactionJobId(s.id), data: { sessionId: s.id, step: 'redact' } })));
     redactions += due.length;
     afterId = due[due.length - 1].id;
     if (due.length < BATCH) break;

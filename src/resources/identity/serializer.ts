@@ -1,5 +1,5 @@
 import type { IdentityVerificationReport, IdentityVerificationSession } from '../../generated/prisma/client';
-import type { ExpandableFields } from '../../kernel/expand';
+import { pathField, withheldField, withhold, type ExpandableFields } from '../../kernel/expand';
 import type { Metadata } from '../../kernel/metadata';
 import type { RequestContext } from '../../kernel/route';
 import { hasIdShape } from '../../lib/ids';
@@ -44,12 +44,29 @@ export const OUTCOMES = ['verified', ...Object.keys(FAILURES), ABANDONED] as con
 export type SessionRow = IdentityVerificationSession;
 export type ReportRow = IdentityVerificationReport;
 
-/** Fields the public API returns only when expanded, kept out of JSON until `expand[]` names them. */
-const INCLUDABLE = Symbol('includable');
+const isObject = (v: unknown): v is Record<string, any> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
-interface Includable {
-  provided_details: unknown;
-  verified_outputs: unknown;
+/**
+ * What the public API returns only when expanded (its guide to accessing verification results):
+ * a session's `provided_details` and `verified_outputs`, and inside them or a report's checks
+ * the sensitive fields below.
+ */
+const SENSITIVE = {
+  verified_outputs: ['dob', 'id_number'],
+  document: ['number', 'dob', 'expiration_date'],
+  id_number: ['dob', 'id_number'],
+} as const;
+
+/** `obj` without its sensitive `fields`, which `expand[]` can bring back. */
+function withholdSensitive(obj: unknown, fields: readonly string[]): unknown {
+  if (!isObject(obj)) return obj ?? null;
+  const shown = { ...obj };
+  const held: Record<string, unknown> = {};
+  for (const field of fields) {
+    held[field] = shown[field] ?? null;
+    delete shown[field];
+  }
+  return withhold(shown, held);
 }
 
 export interface LinkSecrets {
@@ -62,7 +79,7 @@ export interface LinkSecrets {
  * to the caller (create, retrieve, update in `requires_input`); stored copies (events) have null.
  */
 export function serializeSession(row: SessionRow, secrets?: LinkSecrets) {
-  const out: Record<string, unknown> & { [INCLUDABLE]?: Includable } = {
+  const out: Record<string, unknown> = {
     id: row.id,
     object: SESSION_OBJECT,
     client_reference_id: row.clientReferenceId,
@@ -82,31 +99,28 @@ export function serializeSession(row: SessionRow, secrets?: LinkSecrets) {
     url: secrets?.url ?? null,
     ...(row.verificationFlow ? { verification_flow: row.verificationFlow } : {}),
   };
-  Object.defineProperty(out, INCLUDABLE, {
-    enumerable: false,
-    value: { provided_details: row.providedDetails ?? null, verified_outputs: row.verifiedOutputs ?? null },
+  return withhold(out, {
+    provided_details: row.providedDetails ?? null,
+    verified_outputs: withholdSensitive(row.verifiedOutputs, SENSITIVE.verified_outputs),
   });
-  return out;
 }
 
 export function serializeReport(row: ReportRow) {
+  const checks = { ...(row.checks as Record<string, unknown>) };
+  if (checks.document) checks.document = withholdSensitive(checks.document, SENSITIVE.document);
+  if (checks.id_number) checks.id_number = withholdSensitive(checks.id_number, SENSITIVE.id_number);
   return {
     id: row.id,
     object: REPORT_OBJECT,
     client_reference_id: row.clientReferenceId,
     created: row.created,
     livemode: false,
-    ...(row.checks as Record<string, unknown>),
+    ...checks,
     type: row.type,
     ...(row.verificationFlow ? { verification_flow: row.verificationFlow } : {}),
     verification_session: row.sessionId,
   };
 }
-
-const includable = (name: keyof Includable) => ({
-  type: `${SESSION_OBJECT}.${name}`,
-  expand: async (_value: unknown, parent: Record<string | symbol, unknown>) => (parent[INCLUDABLE] as Includable | undefined)?.[name] ?? null,
-});
 
 async function expandReport(value: unknown, _parent: Record<string, unknown>, ctx: RequestContext): Promise<unknown> {
   if (typeof value !== 'string' || !hasIdShape('vr', value)) return value ?? null;
@@ -114,17 +128,27 @@ async function expandReport(value: unknown, _parent: Record<string, unknown>, ct
   return row ? serializeReport(row) : value;
 }
 
-export const sessionExpandable: ExpandableFields = {
-  provided_details: includable('provided_details'),
-  verified_outputs: includable('verified_outputs'),
-  last_verification_report: { type: REPORT_OBJECT, expand: expandReport },
+const VERIFIED_OUTPUTS = `${SESSION_OBJECT}.verified_outputs`;
+const DOCUMENT_REPORT = `${REPORT_OBJECT}.document`;
+const ID_NUMBER_REPORT = `${REPORT_OBJECT}.id_number`;
+
+const withheldFields = (type: string, fields: readonly string[]): ExpandableFields =>
+  Object.fromEntries(fields.map((f) => [f, withheldField(`${type}.${f}`)]));
+
+/** Expandable fields per object type (the sub-objects holding sensitive fields included). */
+export const expandable: Readonly<Record<string, ExpandableFields>> = {
+  [SESSION_OBJECT]: {
+    provided_details: withheldField(`${SESSION_OBJECT}.provided_details`),
+    verified_outputs: withheldField(VERIFIED_OUTPUTS),
+    last_verification_report: { type: REPORT_OBJECT, expand: expandReport },
+  },
+  [VERIFIED_OUTPUTS]: withheldFields(VERIFIED_OUTPUTS, SENSITIVE.verified_outputs),
+  [REPORT_OBJECT]: { document: pathField(DOCUMENT_REPORT), id_number: pathField(ID_NUMBER_REPORT) },
+  [DOCUMENT_REPORT]: withheldFields(DOCUMENT_REPORT, SENSITIVE.document),
+  [ID_NUMBER_REPORT]: withheldFields(ID_NUMBER_REPORT, SENSITIVE.id_number),
 };
 
-export const reportExpandable: ExpandableFields = {};
-
 // Redaction: personal data becomes the placeholder, dates (non-strings) become null.
-
-const isObject = (v: unknown): v is Record<string, any> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 function redactMembers(obj: Record<string, any>, strings: readonly string[], nulls: readonly string[] = []): Record<string, any> {
   const out = { ...obj };

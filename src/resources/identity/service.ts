@@ -9,7 +9,8 @@ import { unixSeconds } from '../../lib/clock';
 import { hasIdShape, newId, randomBase62 } from '../../lib/ids';
 import { causeOf, type EventCause, type Tx } from '../../events/emit';
 import { hostedUrl } from '../../hosted/pages';
-import { processingJobId, redactionJobId } from './jobs';
+import { handOffEvents } from '../../events/jobs';
+import { processingJobId, redactionJobId, scheduleIdentitySteps } from './jobs';
 import { checksOf, emitSessionEvent, lockSession } from './pipeline';
 import {
   ABANDONED,
@@ -205,7 +206,7 @@ export async function createSession(ctx: RequestContext) {
     const eventId = await emitSessionEvent(tx, row, 'created', now, causeOf(ctx), caller.defaultApiVersion);
     return { row, secrets, eventId };
   });
-  await deps.jobs.handOffEvents([eventId]);
+  await handOffEvents(deps.queues, [eventId]);
   return serializeSession(row, secrets);
 }
 
@@ -280,7 +281,7 @@ export async function cancelSession(ctx: RequestContext) {
     const row = await tx.identityVerificationSession.update({ where: { id: current.id }, data: { status: 'canceled' } });
     return { row, eventId: await emitSessionEvent(tx, row, 'canceled', now, causeOf(ctx), ctx.caller.defaultApiVersion) };
   });
-  await deps.jobs.handOffEvents([eventId]);
+  await handOffEvents(deps.queues, [eventId]);
   return serializeSession(row);
 }
 
@@ -308,8 +309,8 @@ export async function redactSession(ctx: RequestContext) {
     row = await tx.identityVerificationSession.update({ where: { id: current.id }, data: { redactionStatus: 'processing', redactionDueAt: dueAt } });
     return { row, eventIds, started: true };
   });
-  if (eventIds.length > 0) await deps.jobs.handOffEvents(eventIds);
-  if (started) await deps.identity.schedule(redactionJobId(row.id), { sessionId: row.id, step: 'redact' }, deps.config.redactionDelayMs);
+  if (eventIds.length > 0) await handOffEvents(deps.queues, eventIds);
+  if (started) await scheduleIdentitySteps(deps.queues, [{ id: redactionJobId(row.id), data: { sessionId: row.id, step: 'redact' }, delayMs: deps.config.redactionDelayMs }]);
   return serializeSession(row);
 }
 
@@ -354,15 +355,16 @@ export async function submitLocked(tx: Tx, deps: Deps, current: SessionRow, outc
       processingDueAt: new Date(deps.clock.nowMs() + deps.config.identityProcessingDelayMs),
     },
   });
-  const eventId = await emitSessionEvent(tx, row, 'processing', unixSeconds(deps.clock), cause);
+  const eventId = await emitSessionEvent(tx, row, 'processing', unixSeconds(deps.clock), cause, { fallback: deps.config.defaultApiVersion });
   return { row, eventIds: [eventId], processing: { jobId: processingJobId(row.id, submissions) } };
 }
 
 /** After the submission committed: hand off its events and queue its processing step. */
 export async function afterSubmit(deps: Deps, submitted: Submitted): Promise<void> {
-  if (submitted.eventIds.length > 0) await deps.jobs.handOffEvents(submitted.eventIds);
+  if (submitted.eventIds.length > 0) await handOffEvents(deps.queues, submitted.eventIds);
   if (submitted.processing) {
-    await deps.identity.schedule(submitted.processing.jobId, { sessionId: submitted.row.id, step: 'process' }, deps.config.identityProcessingDelayMs);
+    const job = { id: submitted.processing.jobId, data: { sessionId: submitted.row.id, step: 'process' as const }, delayMs: deps.config.identityProcessingDelayMs };
+    await scheduleIdentitySteps(deps.queues, [job]);
   }
 }
 

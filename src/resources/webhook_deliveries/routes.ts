@@ -10,5 +10,8 @@ export const routes = [
     { object: ATTEMPT_OBJECT, list: true },
     listDeliveryAttempts,
   ),
-  route('post', '/sandbox/v1/events/{id}/resend', 'PostSandboxEventsIdResend', { object: DELIVERY_OBJECT }, resendEvent),
+  // Each resend makes an outbound POST to the endpoint: its own, stricter limit (RESEND_RATE_LIMIT).
+  route('post', '/sandbox/v1/events/{id}/resend', 'PostSandboxEventsIdResend', { object: DELIVERY_OBJECT }, resendEvent, {
+    rateLimit: (config) => config.resendRateLimit,
+  }),
 ];

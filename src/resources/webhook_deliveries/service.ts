@@ -4,6 +4,7 @@ import { paginate } from '../../kernel/list';
 import type { RequestContext } from '../../kernel/route';
 import type { WebhookAttempt } from '../../generated/prisma/client';
 import { newDeliveryId } from '../../events/delivery';
+import { queueDeliveries } from '../../events/jobs';
 import { hasIdShape } from '../../lib/ids';
 import { findOwned as findOwnedEndpoint } from '../webhook_endpoints/service';
 import { serializeAttempt, serializeDelivery } from './serializer';
@@ -62,6 +63,6 @@ export async function resendEvent(ctx: RequestContext) {
     await tx.event.update({ where: { id: eventId }, data: { pendingWebhooks: { increment: 1 } } });
     return created;
   });
-  await ctx.deps.jobs.queueDeliveries([{ id: delivery.id, attempts: 0 }]);
+  await queueDeliveries(ctx.deps.queues, [{ id: delivery.id, attempts: 0 }]);
   return serializeDelivery(delivery);
 }

@@ -6,11 +6,11 @@ export const OBJECT = 'webhook_endpoint';
 
 export type WebhookEndpointRow = Pick<
   WebhookEndpoint,
-  'id' | 'created' | 'url' | 'enabledEvents' | 'apiVersion' | 'description' | 'metadata' | 'status' | 'secret'
+  'id' | 'created' | 'url' | 'enabledEvents' | 'apiVersion' | 'description' | 'metadata' | 'status'
 >;
 
-/** The public object; `secret` is shown only in the create response. */
-export function serializeWebhookEndpoint(row: WebhookEndpointRow, options: { withSecret?: boolean } = {}) {
+/** The public object; `secret` is shown only in the create response (rows keep it sealed). */
+export function serializeWebhookEndpoint(row: WebhookEndpointRow, extra: { secret?: string } = {}) {
   return {
     id: row.id,
     object: OBJECT,
@@ -21,7 +21,7 @@ export function serializeWebhookEndpoint(row: WebhookEndpointRow, options: { wit
     enabled_events: row.enabledEvents,
     livemode: false,
     metadata: row.metadata as Metadata,
-    ...(options.withSecret ? { secret: row.secret } : {}),
+    ...(extra.secret !== undefined ? { secret: extra.secret } : {}),
     status: row.status,
     url: row.url,
   };

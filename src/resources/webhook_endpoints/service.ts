@@ -1,11 +1,13 @@
 import { unixSeconds } from '../../lib/clock';
+import { Encryption } from '../../lib/encryption';
 import { hasIdShape, newId, randomBase62 } from '../../lib/ids';
 import { invalidRequest, resourceMissing } from '../../kernel/errors';
 import { paginate } from '../../kernel/list';
 import { checkHttpUrl } from '../../kernel/urls';
 import { cancelPendingDeliveries } from '../../events/delivery';
 import { applyMetadata, type Metadata, type MetadataParam } from '../../kernel/metadata';
-import type { RequestContext } from '../../kernel/route';
+import { sealStoredResponses } from '../../kernel/idempotency';
+import type { Deps, RequestContext } from '../../kernel/route';
 import { serializeDeletedWebhookEndpoint, serializeWebhookEndpoint, type WebhookEndpointRow } from './serializer';
 
 const NAME = 'webhook endpoint';
@@ -18,7 +20,6 @@ const ROW = {
   description: true,
   metadata: true,
   status: true,
-  secret: true,
   connect: true,
 } as const;
 
@@ -58,8 +59,9 @@ export async function createWebhookEndpoint(ctx: RequestContext) {
     description: emptyToNull(params.description) ?? null,
     metadata: applyMetadata({}, params.metadata as MetadataParam | undefined),
     status: 'enabled',
-    secret: `whsec_${randomBase62(32)}`,
   };
+  const secret = `whsec_${randomBase62(32)}`;
+  const sealed = await deps.encryption.seal(secret);
   // One statement takes a slot under the account's limit and inserts, so concurrent creates can't exceed it.
   const inserted = await deps.prisma.$queryRaw<{ seq: bigint }[]>`
     WITH slot AS (
@@ -67,9 +69,9 @@ export async function createWebhookEndpoint(ctx: RequestContext) {
       WHERE id = ${caller.accountId} AND webhook_endpoint_count < ${deps.config.maxWebhookEndpoints}
       RETURNING id
     )
-    INSERT INTO webhook_endpoints (id, account_id, created, url, enabled_events, api_version, connect, description, metadata, status, secret)
+    INSERT INTO webhook_endpoints (id, account_id, created, url, enabled_events, api_version, connect, description, metadata, status, secret, key_id)
     SELECT ${row.id}, slot.id, ${row.created}, ${row.url}, ${row.enabledEvents}::text[], ${row.apiVersion}, ${params.connect ?? false},
-           ${row.description}, ${JSON.stringify(row.metadata)}::jsonb, ${row.status}, ${row.secret}
+           ${row.description}, ${JSON.stringify(row.metadata)}::jsonb, ${row.status}, ${sealed}, ${Encryption.keyIdOf(sealed)}
     FROM slot
     RETURNING seq`;
   if (inserted.length === 0) {
@@ -78,7 +80,7 @@ export async function createWebhookEndpoint(ctx: RequestContext) {
       'webhook_endpoint_limit_reached',
     );
   }
-  return serializeWebhookEndpoint(row, { withSecret: true });
+  return serializeWebhookEndpoint(row, { secret });
 }
 
 export async function retrieveWebhookEndpoint(ctx: RequestContext) {
@@ -139,4 +141,28 @@ export async function listWebhookEndpoints(ctx: RequestContext) {
     objectName: NAME,
     serialize: (row: WebhookEndpointRow) => serializeWebhookEndpoint(row),
   });
+}
+
+/**
+ * Seals the signing secrets earlier versions kept in plain text (rows without a key_id), and the
+ * stored create responses that repeat them; returns how many were sealed. Every process runs it
+ * at start: concurrent runs skip each other's rows, and delivery reads either state meanwhile.
+ */
+export async function sealPlaintextSecrets(deps: Pick<Deps, 'prisma' | 'encryption'>, batchSize = 500): Promise<number> {
+  let total = 0;
+  for (;;) {
+    const sealed = await deps.prisma.$transaction(async (tx) => {
+      const rows = await tx.$queryRaw<{ id: string; secret: string }[]>`
+        SELECT id, secret FROM webhook_endpoints WHERE key_id IS NULL LIMIT ${batchSize} FOR UPDATE SKIP LOCKED`;
+      const secrets = await Promise.all(rows.map((r) => (Encryption.isSealed(r.secret) ? r.secret : deps.encryption.seal(r.secret))));
+      await tx.$executeRaw`
+        UPDATE webhook_endpoints w SET secret = s.secret, key_id = s.key_id
+        FROM unnest(${rows.map((r) => r.id)}::text[], ${secrets}::text[], ${secrets.map(Encryption.keyIdOf)}::text[]) AS s(id, secret, key_id)
+        WHERE w.id = s.id`;
+      return rows.length;
+    });
+    total += sealed;
+    if (sealed < batchSize) break;
+  }
+  return total + (await sealStoredResponses(deps.prisma, deps.encryption, '"secret":"whsec_'));
 }

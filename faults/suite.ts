@@ -1,0 +1,442 @@
+import { randomBytes } from 'node:crypto';
+import { join, resolve } from 'node:path';
+import { Client } from 'pg';
+import { ApiClient, burst, form, Receiver, type RequestRecord } from './load';
+import { freePort, makeRoot, PostgresCluster, RedisServer, sleep, Supervised, waitFor } from './services';
+
+// The fault suite: each scenario is a burst of event-producing writes (verification sessions,
+// one `created` event each) from concurrent clients that retry with their Idempotency-Key, to two
+// signature-checking receivers, with one fault injected mid-burst; or the delayed pipelines
+// (identity processing, redaction, the app-secret sweep) with a fault while they wait. Each ends
+// with figures and a verdict: nothing lost, nothing run twice, nothing stuck, both processes up.
+
+const ROOT = resolve(__dirname, '..');
+const REGISTER = join(ROOT, 'scripts', 'swc-register.js');
+
+/** Every finished write and pipeline must be back to normal this long after the fault ended. */
+export const RECOVERY_BAR_MS = 15_000;
+/** How long a scenario waits for its backlog after the burst before calling what is left stuck. */
+const SETTLE_MS = 90_000;
+
+export type FaultName = 'redis-flushall' | 'redis-restart' | 'worker-kill' | 'api-kill' | 'postgres-restart' | 'postgres-stop';
+
+export const BURST_FAULTS: readonly FaultName[] = ['redis-flushall', 'redis-restart', 'worker-kill', 'api-kill', 'postgres-restart', 'postgres-stop'];
+export const PIPELINE_FAULTS: readonly FaultName[] = ['redis-flushall', 'worker-kill'];
+
+export interface Options {
+  /** Writes per burst (the full suite: 2,000). */
+  writes: number;
+  /** Concurrent clients (the full suite: 32). */
+  clients: number;
+  /** Verification sessions per pipeline stage (the full suite: 40). */
+  pipelineItems: number;
+  /** Only these scenarios (names as in the figures); all when empty. */
+  only?: readonly string[];
+  /** Keep the services' logs even when every scenario passed. */
+  keepLogs?: boolean;
+  /** The recovery bar (default RECOVERY_BAR_MS); the short version in `npm test` allows for a busier machine. */
+  recoveryBarMs?: number;
+  log?: (line: string) => void;
+}
+
+export interface Figures {
+  scenario: string;
+  writes: number;
+  writesOk: number;
+  events: number;
+  /** Distinct events each endpoint received, of those it should have. */
+  delivered: number[];
+  /** Writes whose change exists twice (a second object, a second event). */
+  ranTwice: number;
+  /** Answers that claimed success for a change the database doesn't have. */
+  lost: number;
+  fiveXx: number;
+  /** 5xx and network failures that no retry turned into a success. */
+  unrecovered: number;
+  badSignatures: number;
+  /** For the pipelines: steps finished of steps started. */
+  pipeline?: { finished: number; total: number };
+  /**
+   * From the end of the fault (the service back) until every write sent before it succeeded and
+   * every event committed before the fault was delivered: the larger of the two.
+   */
+  recoveryMs: number;
+  /** `work`: the interrupted writes, or the pipelines' steps. */
+  recovery: { workMs: number; deliveriesMs: number };
+  apiUp: boolean;
+  workerUp: boolean;
+  crashes: string[];
+  problems: string[];
+}
+
+/** The cluster, Redis, API and worker of one suite run. */
+export class Stack {
+  private constructor(
+    readonly root: { root: string; remove(): void },
+    readonly pg: PostgresCluster,
+    readonly redis: RedisServer,
+    readonly api: Supervised,
+    readonly worker: Supervised,
+    readonly apiUrl: string,
+    readonly databaseUrl: string,
+  ) {}
+
+  static async start(log: (line: string) => void): Promise<Stack> {
+    const root = makeRoot();
+    const pg = await PostgresCluster.start(root.root);
+    const redis = await RedisServer.start(root.root);
+    const databaseUrl = pg.url('sandbank_faults');
+    const port = await freePort();
+    const env: Record<string, string> = {
+      DATABASE_URL: databaseUrl,
+      REDIS_URL: redis.url,
+      PORT: String(port),
+      QUEUE_PREFIX: 'faults',
+      WORKER_METRICS_PORT: '0',
+      LOG_LEVEL: 'info',
+      SECRETS_ENCRYPTION_KEY: randomBytes(32).toString('base64'),
+      WEBHOOK_TIMEOUT_MS: '5000',
+      WEBHOOK_RETRY_SCHEDULE: '1,2,4,8,16',
+      IDENTITY_PROCESSING_DELAY_MS: '2000',
+      REDACTION_DELAY_MS: '3000',
+      SECRET_SWEEP_INTERVAL_MS: '2000',
+      CARD_CVC_TTL_SECONDS: '2',
+      RECONCILE_INTERVAL_MS: '5000',
+      // Every receiver is on this machine; anything else would be a mistake to refuse, not to send.
+      WEBHOOK_LOOPBACK_ONLY: 'true',
+    };
+    const api = new Supervised('api', ['-r', REGISTER, join(ROOT, 'src', 'server.ts')], env, join(root.root, 'api.log'), 'api listening');
+    const worker = new Supervised('worker', ['-r', REGISTER, join(ROOT, 'workers', 'index.ts')], env, join(root.root, 'worker.log'), 'workers started');
+    const stack = new Stack(root, pg, redis, api, worker, `http://127.0.0.1:${port}`, databaseUrl);
+    // The API migrates first; the worker then starts against a migrated database.
+    api.start();
+    if (!(await stack.apiReady(60_000))) throw new Error(`the API did not start (log: ${root.root}/api.log)`);
+    worker.start();
+    if (!(await stack.workerReady(0, 60_000))) throw new Error(`the worker did not start (log: ${root.root}/worker.log)`);
+    log(`stack up: postgres :${pg.port}, redis :${redis.port}, api :${port} (logs in ${root.root})`);
+    return stack;
+  }
+
+  async apiReady(timeoutMs: number): Promise<boolean> {
+    return waitFor(async () => this.api.alive && (await fetch(`${this.apiUrl}/healthz`)).ok, timeoutMs, 200);
+  }
+
+  /** The worker process started after `since` has finished its start (its first reconcile pass). */
+  async workerReady(since: number, timeoutMs: number): Promise<boolean> {
+    return waitFor(() => this.worker.alive && this.worker.readySince(since), timeoutMs, 100);
+  }
+
+  async query<T = Record<string, unknown>>(sql: string, params: unknown[] = []): Promise<T[]> {
+    for (let attempt = 0; ; attempt++) {
+      const client = new Client({ connectionString: this.databaseUrl, connectionTimeoutMillis: 2000 });
+      try {
+        await client.connect();
+        return (await client.query(sql, params)).rows as T[];
+      } catch (err) {
+        if (attempt >= 30) throw err;
+        await sleep(500);
+      } finally {
+        await client.end().catch(() => undefined);
+      }
+    }
+  }
+
+  async stop(keepFiles = false): Promise<void> {
+    await Promise.allSettled([this.api.stop(), this.worker.stop()]);
+    await this.redis.stop().catch(() => undefined);
+    await this.pg.stop('fast').catch(() => undefined);
+    if (!keepFiles) this.root.remove();
+  }
+}
+
+/** Injects the fault; resolves when the broken part is back (restarted, or Redis answering again). */
+async function inject(stack: Stack, fault: FaultName): Promise<number> {
+  switch (fault) {
+    case 'redis-flushall':
+      await stack.redis.flushAll();
+      return Date.now();
+    case 'redis-restart':
+      await stack.redis.kill();
+      await sleep(1000);
+      await stack.redis.startProcess();
+      return Date.now();
+    case 'worker-kill': {
+      const killedAt = Date.now();
+      await stack.worker.kill9();
+      if (!(await stack.workerReady(killedAt, 60_000))) throw new Error('the worker did not come back');
+      return Date.now();
+    }
+    case 'api-kill': {
+      await stack.api.kill9();
+      if (!(await stack.apiReady(60_000))) throw new Error('the API did not come back');
+      return Date.now();
+    }
+    case 'postgres-restart':
+      await stack.pg.restart('fast');
+      return Date.now();
+    case 'postgres-stop':
+      await stack.pg.stop('immediate');
+      await sleep(4000);
+      await stack.pg.startServer();
+      return Date.now();
+  }
+}
+
+interface Setup {
+  client: ApiClient;
+  receivers: Receiver[];
+  accountId: string;
+}
+
+async function setUp(stack: Stack): Promise<Setup> {
+  const client = new ApiClient(stack.apiUrl, `sk_test_faults${randomBytes(12).toString('hex')}`);
+  const receivers = [new Receiver(), new Receiver()];
+  for (const receiver of receivers) {
+    await receiver.start();
+    const created = await client.send('POST', '/v1/webhook_endpoints', form({ url: receiver.url, 'enabled_events[0]': '*' }));
+    if (!created.ok) throw new Error(`creating a webhook endpoint failed: ${JSON.stringify(created.body)}`);
+    receiver.secret = created.body.secret;
+  }
+  const account = await client.send('GET', '/v1/account');
+  if (!account.ok) throw new Error(`reading the account failed: ${JSON.stringify(account.body)}`);
+  return { client, receivers, accountId: account.body.id };
+}
+
+/** Events an endpoint on `*` must receive (`…redacted` goes only to endpoints that name it). */
+async function deliverableEvents(stack: Stack, accountId: string): Promise<{ id: string }[]> {
+  return stack.query<{ id: string }>(
+    `SELECT id FROM events WHERE account_id = $1 AND type <> 'identity.verification_session.redacted' ORDER BY seq`,
+    [accountId],
+  );
+}
+
+const allArrived = (receivers: Receiver[], ids: readonly string[]) => receivers.every((r) => ids.every((id) => r.arrivals.has(id)));
+const latestArrival = (receivers: Receiver[], ids: readonly string[]) =>
+  Math.max(0, ...receivers.flatMap((r) => ids.map((id) => r.arrivals.get(id) ?? 0)));
+
+/** A write sent once the fault is over, retried until it succeeds: when writes work again. */
+function probeWrite(client: ApiClient, tag: string) {
+  return client.send('POST', '/v1/identity/verification_sessions', form({ type: 'document', 'metadata[tag]': tag }), tag);
+}
+
+function setRecovery(f: Figures, backAt: number, workAt: number, deliveriesAt: number): void {
+  f.recovery = { workMs: Math.max(0, workAt - backAt), deliveriesMs: Math.max(0, deliveriesAt - backAt) };
+  f.recoveryMs = Math.max(f.recovery.workMs, f.recovery.deliveriesMs);
+}
+
+function processFigures(stack: Stack, since: number) {
+  const crashes = [stack.api, stack.worker].flatMap((p) =>
+    p.crashes.filter((e) => e.at >= since).map((e) => `${p.name} exited (${e.signal ?? `code ${e.code}`})`),
+  );
+  return { apiUp: stack.api.alive, workerUp: stack.worker.alive, crashes };
+}
+
+export async function burstScenario(stack: Stack, fault: FaultName, options: Options): Promise<Figures> {
+  const started = Date.now();
+  const { client, receivers, accountId } = await setUp(stack);
+  const run = randomBytes(4).toString('hex');
+  let faultDone: Promise<{ backAt: number; before: string[]; probe: RequestRecord }> | undefined;
+  await burst(
+    options.writes,
+    options.clients,
+    (i) => {
+      const tag = `${run}-${i}`;
+      return client.send('POST', '/v1/identity/verification_sessions', form({ type: 'document', 'metadata[tag]': tag }), tag);
+    },
+    (done) => {
+      if (done !== Math.floor(options.writes / 2)) return;
+      faultDone = (async () => {
+        const before = (await deliverableEvents(stack, accountId)).map((e) => e.id);
+        const backAt = await inject(stack, fault);
+        return { backAt, before, probe: await probeWrite(client, `${run}-probe`) };
+      })();
+    },
+  );
+  const { backAt, before, probe } = await faultDone!;
+
+  // Settle: every event the account has must reach both endpoints.
+  let events = await deliverableEvents(stack, accountId);
+  await waitFor(async () => {
+    events = await deliverableEvents(stack, accountId);
+    return allArrived(receivers, events.map((e) => e.id));
+  }, SETTLE_MS, 250);
+  const ids = events.map((e) => e.id);
+
+  const figures = await writeFigures(stack, `${fault} during a burst`, client, receivers, accountId, ids);
+  // Writes: those sent before the service was back (interrupted ones included) and the probe sent after.
+  const interrupted = client.records.filter((r) => r.startedAt <= backAt || r === probe);
+  const writesAt = interrupted.every((r) => r.ok) ? Math.max(...interrupted.map((r) => r.okAt!)) : Infinity;
+  const deliveriesAt = allArrived(receivers, before) ? latestArrival(receivers, before) : Infinity;
+  setRecovery(figures, backAt, writesAt, deliveriesAt);
+  Object.assign(figures, processFigures(stack, started));
+  await finish(client, receivers);
+  return judge(figures, options.recoveryBarMs ?? RECOVERY_BAR_MS);
+}
+
+/** What the database holds against what the clients were told, and what the receivers got. */
+async function writeFigures(stack: Stack, scenario: string, client: ApiClient, receivers: Receiver[], accountId: string, eventIds: string[]): Promise<Figures> {
+  const totals = client.totals();
+  const writes = client.records.filter((r) => r.body?.object === 'identity.verification_session' || !r.ok);
+  const [twice] = await stack.query<{ objects: number; events: number }>(
+    `SELECT
+       (SELECT count(*)::int FROM (SELECT metadata->>'tag' FROM identity_verification_sessions
+          WHERE account_id = $1 AND metadata ? 'tag' GROUP BY 1 HAVING count(*) > 1) t) AS objects,
+       (SELECT count(*)::int FROM (SELECT data->'object'->>'id' FROM events
+          WHERE account_id = $1 AND type = 'identity.verification_session.created' GROUP BY 1 HAVING count(*) > 1) e) AS events`,
+    [accountId],
+  );
+  const answeredIds = [...new Set(client.records.filter((r) => r.ok && r.body?.object === 'identity.verification_session').map((r) => r.body.id as string))];
+  const [stored] = await stack.query<{ n: number }>(`SELECT count(*)::int AS n FROM identity_verification_sessions WHERE id = ANY($1)`, [answeredIds]);
+  return {
+    scenario,
+    writes: writes.length,
+    writesOk: writes.filter((r) => r.ok).length,
+    events: eventIds.length,
+    delivered: receivers.map((r) => eventIds.filter((id) => r.arrivals.has(id)).length),
+    ranTwice: twice.objects + twice.events,
+    lost: answeredIds.length - stored.n,
+    fiveXx: totals.fiveXx,
+    unrecovered: totals.failed.length,
+    badSignatures: receivers.reduce((n, r) => n + r.badSignatures, 0),
+    recoveryMs: 0,
+    recovery: { workMs: 0, deliveriesMs: 0 },
+    apiUp: true,
+    workerUp: true,
+    crashes: [],
+    problems: totals.failed.slice(0, 3).map((r) => `a request ended with ${r.tries.join(' → ')}: ${JSON.stringify(r.body).slice(0, 200)}`),
+  };
+}
+
+/**
+ * The delayed pipelines with a fault while they wait: submitted sessions to finish processing,
+ * verified sessions being redacted, and app secrets about to expire for the sweep.
+ */
+export async function pipelineScenario(stack: Stack, fault: FaultName, options: Options): Promise<Figures> {
+  const started = Date.now();
+  const { client, receivers, accountId } = await setUp(stack);
+  const n = options.pipelineItems;
+  const createSession = async () => {
+    const created = await client.send('POST', '/v1/identity/verification_sessions', form({ type: 'document' }));
+    const submitted = await client.send('POST', `/sandbox/v1/identity/verification_sessions/${created.body.id}/submit`, form({ outcome: 'verified' }));
+    if (!created.ok || !submitted.ok) throw new Error(`preparing a session failed: ${JSON.stringify(submitted.body)}`);
+    return created.body.id as string;
+  };
+  // Verified sessions to redact once the fault is near.
+  const toRedact = await Promise.all(Array.from({ length: n }, createSession));
+  const verified = (ids: string[]) => stack.query<{ n: number }>(`SELECT count(*)::int AS n FROM identity_verification_sessions WHERE id = ANY($1) AND status = 'verified'`, [ids]);
+  if (!(await waitFor(async () => (await verified(toRedact))[0].n === n, 60_000, 250))) throw new Error('sessions to redact never got verified');
+
+  const processing = await Promise.all(Array.from({ length: n }, createSession));
+  for (const id of toRedact) {
+    const redacted = await client.send('POST', `/v1/identity/verification_sessions/${id}/redact`);
+    if (!redacted.ok) throw new Error(`redact failed: ${JSON.stringify(redacted.body)}`);
+  }
+  const expiresAt = Math.floor(Date.now() / 1000) + 2;
+  for (let i = 0; i < n; i++) {
+    const secret = await client.send('POST', '/v1/apps/secrets', form({ name: `s${i}`, payload: 'p', 'scope[type]': 'account', expires_at: String(expiresAt) }));
+    if (!secret.ok) throw new Error(`creating a secret failed: ${JSON.stringify(secret.body)}`);
+    // A card whose CVC the purge clears after CARD_CVC_TTL_SECONDS.
+    const card = await client.send('POST', '/v1/payment_methods', form({ type: 'card', 'card[number]': '4242424242424242', 'card[exp_month]': '12', 'card[exp_year]': '2040', 'card[cvc]': '123' }));
+    if (!card.ok) throw new Error(`creating a card failed: ${JSON.stringify(card.body)}`);
+  }
+  const backAt = await inject(stack, fault);
+
+  const progress = async () => {
+    const [row] = await stack.query<{ processed: number; redacted: number; secrets: number; cvcs: number }>(
+      `SELECT
+         (SELECT count(*)::int FROM identity_verification_sessions WHERE id = ANY($1) AND status = 'verified') AS processed,
+         (SELECT count(*)::int FROM identity_verification_sessions WHERE id = ANY($2) AND redaction_status = 'redacted') AS redacted,
+         (SELECT count(*)::int FROM app_secrets WHERE account_id = $3) AS secrets,
+         (SELECT count(*)::int FROM payment_methods WHERE account_id = $3 AND cvc IS NOT NULL) AS cvcs`,
+      [processing, toRedact, accountId],
+    );
+    return { finished: row.processed + row.redacted + (n - row.secrets) + (n - row.cvcs), total: 4 * n };
+  };
+  let pipeline = await progress();
+  let finishedAt = Infinity;
+  let events: { id: string }[] = [];
+  await waitFor(async () => {
+    pipeline = await progress();
+    if (pipeline.finished < pipeline.total) return false;
+    finishedAt = Math.min(finishedAt, Date.now());
+    events = await deliverableEvents(stack, accountId);
+    return allArrived(receivers, events.map((e) => e.id));
+  }, SETTLE_MS, 250);
+  const ids = (events.length > 0 ? events : await deliverableEvents(stack, accountId)).map((e) => e.id);
+
+  const figures = await writeFigures(stack, `${fault} while pipelines wait`, client, receivers, accountId, ids);
+  figures.pipeline = pipeline;
+  // The pipelines' own delays (processing, redaction, the sweep and the CVC purge) are part of this time.
+  setRecovery(figures, backAt, finishedAt, allArrived(receivers, ids) ? latestArrival(receivers, ids) : Infinity);
+  Object.assign(figures, processFigures(stack, started));
+  await finish(client, receivers);
+  return judge(figures, options.recoveryBarMs ?? RECOVERY_BAR_MS);
+}
+
+async function finish(client: ApiClient, receivers: Receiver[]): Promise<void> {
+  await client.close();
+  await Promise.all(receivers.map((r) => r.close()));
+}
+
+function judge(f: Figures, recoveryBarMs: number): Figures {
+  const problems = [...f.problems];
+  if (f.writesOk < f.writes) problems.push(`${f.writes - f.writesOk} writes never succeeded`);
+  f.delivered.forEach((d, i) => d < f.events && problems.push(`endpoint ${i + 1} is missing ${f.events - d} events`));
+  if (f.ranTwice > 0) problems.push(`${f.ranTwice} writes ran twice`);
+  if (f.lost > 0) problems.push(`${f.lost} answered writes are not in the database`);
+  if (f.badSignatures > 0) problems.push(`${f.badSignatures} deliveries had a bad signature`);
+  if (f.pipeline && f.pipeline.finished < f.pipeline.total) problems.push(`${f.pipeline.total - f.pipeline.finished} pipeline steps stayed stuck`);
+  if (!(f.recoveryMs <= recoveryBarMs)) problems.push(`recovery took ${seconds(f.recoveryMs)}`);
+  if (!f.apiUp || !f.workerUp) problems.push(`down at the end: ${[!f.apiUp && 'api', !f.workerUp && 'worker'].filter(Boolean).join(', ')}`);
+  problems.push(...f.crashes);
+  return { ...f, problems };
+}
+
+export const scenarioNames = (): string[] => [
+  ...BURST_FAULTS.map((f) => `burst:${f}`),
+  ...PIPELINE_FAULTS.map((f) => `pipeline:${f}`),
+];
+
+/** Runs the scenarios on one stack; returns their figures. */
+export async function runSuite(options: Options): Promise<Figures[]> {
+  const log = options.log ?? ((line: string) => console.log(line));
+  const wanted = scenarioNames().filter((s) => !options.only?.length || options.only.includes(s));
+  const stack = await Stack.start(log);
+  const results: Figures[] = [];
+  let failed = false;
+  try {
+    for (const name of wanted) {
+      const [kind, fault] = name.split(':') as ['burst' | 'pipeline', FaultName];
+      log(`running ${name} …`);
+      const figures = kind === 'burst' ? await burstScenario(stack, fault, options) : await pipelineScenario(stack, fault, options);
+      log(formatFigures(figures));
+      results.push(figures);
+      if (figures.problems.length > 0) failed = true;
+    }
+  } finally {
+    // A failed run keeps its logs for reading.
+    const keep = failed || options.keepLogs === true;
+    await stack.stop(keep);
+    if (keep) log(`logs kept in ${stack.root.root}`);
+  }
+  return results;
+}
+
+const seconds = (ms: number) => (Number.isFinite(ms) ? `${(ms / 1000).toFixed(1)} s` : 'never');
+
+export function formatFigures(f: Figures): string {
+  const parts = [
+    `${f.scenario}:`,
+    `writes ${f.writesOk}/${f.writes}`,
+    `events ${f.events}`,
+    `delivered ${f.delivered.join(' + ')}`,
+    f.pipeline ? `pipeline ${f.pipeline.finished}/${f.pipeline.total}` : '',
+    `ran twice ${f.ranTwice}`,
+    `lost ${f.lost}`,
+    `5xx ${f.fiveXx} (unrecovered ${f.unrecovered})`,
+    `recovered in ${seconds(f.recoveryMs)} (${f.pipeline ? 'steps' : 'writes'} ${seconds(f.recovery.workMs)}, deliveries ${seconds(f.recovery.deliveriesMs)})`,
+    `api ${f.apiUp ? 'up' : 'DOWN'}, worker ${f.workerUp ? 'up' : 'DOWN'}`,
+    f.problems.length > 0 ? `FAILED: ${f.problems.join('; ')}` : 'ok',
+  ];
+  return parts.filter(Boolean).join(' · ');
+}

@@ -1,0 +1,267 @@
+import { Prisma } from '../../generated/prisma/client';
+import { unixSeconds } from '../../lib/clock';
+import { currencyOf } from '../../lib/currencies';
+import { hasIdShape, newId } from '../../lib/ids';
+import { invalidRequest, parameterMissing, parametersExclusive, resourceMissing } from '../../kernel/errors';
+import { paginate, rangeWhere } from '../../kernel/list';
+import { applyMetadata, type Metadata, type MetadataParam } from '../../kernel/metadata';
+import type { RequestContext } from '../../kernel/route';
+import { causeOf, emit, previousAttributes, type Tx } from '../../events/emit';
+import { handOffEvents } from '../../events/jobs';
+import { findProduct, insertProduct, newProductData } from '../products/service';
+import { serializePrice, type PriceRow, type Tier } from './serializer';
+
+const NAME = 'price';
+
+/** The public API's longest billing period: three years, whatever the interval. */
+const MAX_INTERVAL_COUNT: Record<string, number> = { day: 1095, week: 156, month: 36, year: 3 };
+
+const DECIMAL_PLACES = 12;
+
+/**
+ * A decimal amount as the public API answers it (no trailing zeros), or a 400 naming `param` when
+ * it has more than 12 decimal places. The schema has already checked its digits.
+ */
+function decimalOf(value: string, param: string): string {
+  const [whole, fraction = ''] = value.split('.');
+  if (fraction.length > DECIMAL_PLACES) {
+    throw invalidRequest(`Invalid decimal: ${value}; must contain at maximum ${DECIMAL_PLACES} decimal places.`, 'parameter_invalid', param);
+  }
+  const trimmed = fraction.replace(/0+$/, '');
+  const integer = whole.replace(/^0+(?=\d)/, '');
+  return trimmed ? `${integer}.${trimmed}` : integer;
+}
+
+/** `amount` xor `amount_decimal` as the pair the public object shows (the integer only when whole). */
+function amountPair(amount: number | undefined, decimal: string | undefined, names: [string, string]): { amount: number | null; decimal: string | null } | undefined {
+  if (amount !== undefined && decimal !== undefined) throw parametersExclusive(names[0], names[1]);
+  if (amount !== undefined) return { amount, decimal: String(amount) };
+  if (decimal === undefined) return undefined;
+  const normal = decimalOf(decimal, names[1]);
+  return { amount: normal.includes('.') ? null : Number(normal), decimal: normal };
+}
+
+function tiersOf(params: Record<string, any>): Tier[] {
+  const tiers: Record<string, any>[] = params.tiers;
+  return tiers.map((tier, i) => {
+    const at = (name: string) => `tiers[${i}][${name}]`;
+    const unit = amountPair(tier.unit_amount, tier.unit_amount_decimal, [at('unit_amount'), at('unit_amount_decimal')]);
+    const flat = amountPair(tier.flat_amount, tier.flat_amount_decimal, [at('flat_amount'), at('flat_amount_decimal')]);
+    if (!unit && !flat) {
+      throw invalidRequest(`Each tier needs an amount: set ${at('unit_amount')} or ${at('flat_amount')} (or their _decimal forms).`, 'parameter_missing', at('unit_amount'));
+    }
+    const upTo = tier.up_to === 'inf' ? null : (tier.up_to as number);
+    const last = i === tiers.length - 1;
+    if (last !== (upTo === null)) {
+      throw invalidRequest(`Only the last tier may have \`up_to=inf\`, and it must.`, 'parameter_invalid', at('up_to'));
+    }
+    if (upTo !== null && i > 0 && tiers[i - 1].up_to !== 'inf' && upTo <= tiers[i - 1].up_to) {
+      throw invalidRequest('Tiers must be in ascending order of `up_to`.', 'parameter_invalid', at('up_to'));
+    }
+    return {
+      flat_amount: flat?.amount ?? null,
+      flat_amount_decimal: flat?.decimal ?? null,
+      unit_amount: unit?.amount ?? null,
+      unit_amount_decimal: unit?.decimal ?? null,
+      up_to: upTo,
+    };
+  });
+}
+
+function recurringOf(recurring: Record<string, any> | undefined) {
+  if (recurring === undefined) return null;
+  const count: number = recurring.interval_count ?? 1;
+  if (count > MAX_INTERVAL_COUNT[recurring.interval]) {
+    throw invalidRequest(
+      'Invalid recurring[interval_count]: the longest billing period allowed is three years (3 years, 36 months, 156 weeks or 1095 days).',
+      'parameter_invalid',
+      'recurring[interval_count]',
+    );
+  }
+  return { interval: recurring.interval, interval_count: count, meter: null, trial_period_days: null, usage_type: recurring.usage_type ?? 'licensed' };
+}
+
+/** The amount columns of a new price; they never change afterwards. */
+function amountsOf(params: Record<string, any>) {
+  const scheme: string = params.billing_scheme ?? 'per_unit';
+  if (scheme === 'per_unit') {
+    for (const name of ['tiers', 'tiers_mode']) {
+      if (params[name] !== undefined) throw invalidRequest(`\`${name}\` can only be set when \`billing_scheme\` is \`tiered\`.`, 'parameter_invalid', name);
+    }
+    const unit = amountPair(params.unit_amount, params.unit_amount_decimal, ['unit_amount', 'unit_amount_decimal']);
+    if (!unit) throw parameterMissing('unit_amount');
+    return { billingScheme: scheme, unitAmount: unit.amount, unitAmountDecimal: unit.decimal, tiersMode: null, tiers: null };
+  }
+  for (const name of ['unit_amount', 'unit_amount_decimal', 'transform_quantity']) {
+    if (params[name] !== undefined) throw invalidRequest(`\`${name}\` can't be set when \`billing_scheme\` is \`tiered\`.`, 'parameter_invalid', name);
+  }
+  if (params.tiers_mode === undefined) throw parameterMissing('tiers_mode');
+  if (params.tiers === undefined) throw parameterMissing('tiers');
+  return { billingScheme: scheme, unitAmount: null, unitAmountDecimal: null, tiersMode: params.tiers_mode as string, tiers: tiersOf(params) };
+}
+
+const eventOptions = (ctx: RequestContext, created: number) => ({
+  accountId: ctx.caller.accountId,
+  apiVersion: ctx.caller.defaultApiVersion,
+  created,
+  cause: causeOf(ctx),
+});
+
+/**
+ * Takes `lookupKey` for `priceId`: another price of the account holding it is a 400 unless
+ * `transfer` says to move it (that price then loses it, with its own `price.updated`).
+ */
+async function claimLookupKey(ctx: RequestContext, tx: Tx, lookupKey: string, priceId: string, transfer: boolean, now: number): Promise<string[]> {
+  const holders = await tx.$queryRaw<{ id: string }[]>`
+    SELECT id FROM prices WHERE account_id = ${ctx.caller.accountId} AND lookup_key = ${lookupKey} AND id <> ${priceId} FOR UPDATE`;
+  if (holders.length === 0) return [];
+  if (!transfer) {
+    throw invalidRequest(
+      `A price (\`${holders[0].id}\`) already uses that lookup key. Set \`transfer_lookup_key=true\` to move it to this price.`,
+      'lookup_key_in_use',
+      'lookup_key',
+    );
+  }
+  const before = serializePrice(await tx.price.findUniqueOrThrow({ where: { id: holders[0].id } }));
+  const after = serializePrice(await tx.price.update({ where: { id: holders[0].id }, data: { lookupKey: null } }));
+  return [await emit(tx, 'price.updated', after, { ...eventOptions(ctx, now), previousAttributes: previousAttributes(before, after) })];
+}
+
+/** Two requests racing for one lookup key: the loser gets the same answer as if it came second. */
+async function withLookupKeyGuard<T>(lookupKey: string | null | undefined, work: () => Promise<T>): Promise<T> {
+  try {
+    return await work();
+  } catch (err) {
+    if (lookupKey && err instanceof Prisma.PrismaClientKnownRequestError && err.code === 'P2002') {
+      throw invalidRequest('A price already uses that lookup key. Set `transfer_lookup_key=true` to move it to this price.', 'lookup_key_in_use', 'lookup_key');
+    }
+    throw err;
+  }
+}
+
+export async function findPrice(ctx: RequestContext, id: string, tx: Tx = ctx.deps.prisma): Promise<PriceRow> {
+  if (!hasIdShape('price', id)) throw resourceMissing(NAME, id);
+  const row = await tx.price.findUnique({ where: { id, accountId: ctx.caller.accountId } });
+  if (!row) throw resourceMissing(NAME, id);
+  return row;
+}
+
+export async function createPrice(ctx: RequestContext) {
+  const { params, deps } = ctx;
+  if (params.product !== undefined && params.product_data !== undefined) throw parametersExclusive('product', 'product_data');
+  if (params.product === undefined && params.product_data === undefined) throw parameterMissing('product');
+  const currency = currencyOf(params.currency);
+  const amounts = amountsOf(params);
+  const recurring = recurringOf(params.recurring);
+  const now = unixSeconds(deps.clock);
+  const id = newId('price');
+  const lookupKey: string | null = params.lookup_key ?? null;
+  const { row, eventIds } = await withLookupKeyGuard(lookupKey, () =>
+    deps.prisma.$transaction(async (tx) => {
+      const eventIds: string[] = [];
+      let productId: string;
+      if (params.product_data !== undefined) {
+        const made = await insertProduct(ctx, tx, newProductData(ctx, params.product_data, now));
+        productId = made.row.id;
+        eventIds.push(made.eventId);
+      } else {
+        productId = (await findProduct(ctx, params.product, 'product', tx)).id;
+      }
+      if (lookupKey !== null) eventIds.push(...(await claimLookupKey(ctx, tx, lookupKey, id, params.transfer_lookup_key === true, now)));
+      const row = await tx.price.create({
+        data: {
+          id,
+          accountId: ctx.caller.accountId,
+          productId,
+          created: now,
+          active: params.active ?? true,
+          type: recurring ? 'recurring' : 'one_time',
+          currency,
+          ...amounts,
+          unitAmount: amounts.unitAmount === null ? null : BigInt(amounts.unitAmount),
+          tiers: amounts.tiers === null ? Prisma.DbNull : (amounts.tiers as unknown as Prisma.InputJsonValue),
+          recurring: recurring ?? Prisma.DbNull,
+          transformQuantity: params.transform_quantity ?? Prisma.DbNull,
+          taxBehavior: params.tax_behavior ?? null,
+          lookupKey,
+          nickname: params.nickname ?? null,
+          metadata: applyMetadata({}, params.metadata as MetadataParam | undefined),
+        },
+      });
+      eventIds.push(await emit(tx, 'price.created', serializePrice(row), eventOptions(ctx, now)));
+      return { row, eventIds };
+    }),
+  );
+  await handOffEvents(deps.queues, eventIds);
+  return serializePrice(row);
+}
+
+export async function retrievePrice(ctx: RequestContext) {
+  return serializePrice(await findPrice(ctx, ctx.pathParams.price));
+}
+
+export async function updatePrice(ctx: RequestContext) {
+  const { params, deps } = ctx;
+  const id = ctx.pathParams.price;
+  if (!hasIdShape('price', id)) throw resourceMissing(NAME, id);
+  const now = unixSeconds(deps.clock);
+  const lookupKey: string | null | undefined = params.lookup_key === '' ? null : params.lookup_key;
+  const result = await withLookupKeyGuard(lookupKey, () =>
+    deps.prisma.$transaction(async (tx) => {
+      const locked = await tx.$queryRaw<{ id: string }[]>`
+        SELECT id FROM prices WHERE id = ${id} AND account_id = ${ctx.caller.accountId} FOR UPDATE`;
+      if (locked.length === 0) throw resourceMissing(NAME, id);
+      const current = await findPrice(ctx, id, tx);
+      // Once inclusive or exclusive, a price's tax behavior is fixed.
+      if (params.tax_behavior !== undefined && current.taxBehavior !== null && current.taxBehavior !== 'unspecified' && params.tax_behavior !== current.taxBehavior) {
+        throw invalidRequest(
+          `The tax_behavior of a price can't be changed once it is \`${current.taxBehavior}\`.`,
+          undefined,
+          'tax_behavior',
+        );
+      }
+      const eventIds: string[] = [];
+      if (lookupKey) eventIds.push(...(await claimLookupKey(ctx, tx, lookupKey, id, params.transfer_lookup_key === true, now)));
+      const given: Partial<PriceRow> = {
+        active: params.active,
+        lookupKey,
+        metadata: params.metadata === undefined ? undefined : applyMetadata(current.metadata as Metadata, params.metadata),
+        nickname: params.nickname === '' ? null : params.nickname,
+        taxBehavior: params.tax_behavior,
+      };
+      const fields = Object.fromEntries(Object.entries(given).filter(([, v]) => v !== undefined)) as Partial<PriceRow>;
+      const before = serializePrice(current);
+      const changed = previousAttributes(before, serializePrice({ ...current, ...fields }));
+      if (Object.keys(changed).length === 0) return { price: before, eventIds };
+      const price = serializePrice(await tx.price.update({ where: { id }, data: fields as Prisma.PriceUpdateInput }));
+      eventIds.push(await emit(tx, 'price.updated', price, { ...eventOptions(ctx, now), previousAttributes: changed }));
+      return { price, eventIds };
+    }),
+  );
+  if (result.eventIds.length > 0) await handOffEvents(deps.queues, result.eventIds);
+  return result.price;
+}
+
+export async function listPrices(ctx: RequestContext) {
+  const { params } = ctx;
+  const recurring: Record<string, string> | undefined = params.recurring;
+  const where: Record<string, unknown> = {
+    accountId: ctx.caller.accountId,
+    active: params.active,
+    currency: params.currency === undefined ? undefined : params.currency.toLowerCase(),
+    productId: params.product,
+    type: params.type,
+    created: rangeWhere(params.created),
+    ...(params.lookup_keys !== undefined ? { lookupKey: { in: params.lookup_keys } } : {}),
+  };
+  const recurringFilters = Object.entries(recurring ?? {}).map(([key, value]) => ({ recurring: { path: [key], equals: value } }));
+  if (recurringFilters.length > 0) where.AND = recurringFilters;
+  return paginate<PriceRow & { seq: bigint }>({
+    params,
+    url: '/v1/prices',
+    where,
+    model: ctx.deps.prisma.price as any,
+    objectName: NAME,
+    serialize: serializePrice,
+  });
+}

@@ -1,0 +1,19 @@
+import type { ExpandableFields } from '../../kernel/expand';
+
+export const OBJECT = 'sandbox.data_reset';
+
+export const expandable: ExpandableFields = {};
+
+export interface DeletedCounts {
+  accounts: number;
+  webhook_endpoints: number;
+  events: number;
+  account_sessions: number;
+  account_links: number;
+  apps_secrets: number;
+  identity_verification_sessions: number;
+  identity_verification_reports: number;
+  idempotency_records: number;
+}
+
+export const serializeDataReset = (account: string, deleted: DeletedCounts) => ({ object: OBJECT, account, livemode: false, deleted });

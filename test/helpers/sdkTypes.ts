@@ -1,0 +1,149 @@
+import { readdirSync } from 'node:fs';
+import path from 'node:path';
+import ts from 'typescript';
+
+// The official SDK's types as a response contract: the `stripe` package declares, per object,
+// which members are always there (a property without `?`), nested interfaces included. Its
+// .d.ts files are read with the TypeScript compiler once per test file; a served object is then
+// walked along its type, and every required member it lacks is a problem. `null` counts as
+// present only where the type allows it. Objects are found by their `object` member, so
+// expanded objects, list items and an event's `data.object` are checked as what they are.
+
+const RESOURCES = path.join(__dirname, '..', '..', 'node_modules', 'stripe', 'cjs', 'resources');
+
+/** Objects the public API doesn't have: the sandbox's own, which no SDK type describes. */
+export const SANDBOX_OBJECTS: ReadonlySet<string> = new Set(['webhook_delivery', 'webhook_delivery_attempt', 'account_session_claim', 'sandbox.data_reset']);
+
+interface SdkTypes {
+  readonly checker: ts.TypeChecker;
+  /** Per `object` value: the type of live objects, and of deleted ones (`deleted: true`). */
+  readonly byObject: ReadonlyMap<string, { live?: ts.Type; deleted?: ts.Type }>;
+}
+
+let loaded: SdkTypes | undefined;
+
+function declarationFiles(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
+    if (entry.isDirectory()) return entry.name === 'V2' ? [] : declarationFiles(path.join(dir, entry.name));
+    return entry.name.endsWith('.d.ts') ? [path.join(dir, entry.name)] : [];
+  });
+}
+
+function load(): SdkTypes {
+  if (loaded) return loaded;
+  const files = declarationFiles(RESOURCES);
+  const program = ts.createProgram(files, { noEmit: true, skipLibCheck: true, types: [], strict: true });
+  const checker = program.getTypeChecker();
+  const byObject = new Map<string, { live?: ts.Type; deleted?: ts.Type }>();
+  for (const file of files) {
+    const source = program.getSourceFile(file)!;
+    for (const statement of source.statements) {
+      if (!ts.isInterfaceDeclaration(statement) || !statement.modifiers?.some((m) => m.kind === ts.SyntaxKind.ExportKeyword)) continue;
+      const type = checker.getTypeAtLocation(statement.name);
+      const objectName = literalOf(checker, type, 'object');
+      if (typeof objectName !== 'string') continue;
+      const entry = byObject.get(objectName) ?? {};
+      const deleted = literalOf(checker, type, 'deleted') === true;
+      if (deleted) entry.deleted ??= type;
+      else entry.live ??= type;
+      byObject.set(objectName, entry);
+    }
+  }
+  loaded = { checker, byObject };
+  return loaded;
+}
+
+/** The literal a required property's type is (`object: 'account'`, `deleted: true`), if it is one. */
+function literalOf(checker: ts.TypeChecker, type: ts.Type, name: string): string | boolean | undefined {
+  const prop = type.getProperty(name);
+  if (!prop || prop.flags & ts.SymbolFlags.Optional) return undefined;
+  const propType = checker.getTypeOfSymbol(prop);
+  if (propType.isStringLiteral()) return propType.value;
+  if (propType.flags & ts.TypeFlags.BooleanLiteral) return checker.typeToString(propType) === 'true';
+  return undefined;
+}
+
+/** Whether the SDK has a type for objects with this `object` value. */
+export function hasSdkType(objectName: string): boolean {
+  return load().byObject.has(objectName);
+}
+
+const isPlainObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+function members(type: ts.Type): ts.Type[] {
+  return type.isUnion() ? type.types : [type];
+}
+
+function allowsNull(type: ts.Type): boolean {
+  return members(type).some((t) => t.flags & (ts.TypeFlags.Null | ts.TypeFlags.Any | ts.TypeFlags.Unknown));
+}
+
+/** The member of a union a JSON object is: the one whose `object` literal it carries, else the only object type. */
+function objectMember(checker: ts.TypeChecker, type: ts.Type, value: Record<string, unknown>): ts.Type | undefined {
+  const candidates = members(type).filter((t) => t.flags & ts.TypeFlags.Object && !checker.isArrayType(t));
+  if (candidates.length <= 1) return candidates[0];
+  return candidates.find((t) => literalOf(checker, t, 'object') === value.object) ?? candidates[0];
+}
+
+const MAX_DEPTH = 12;
+
+function walk(sdk: SdkTypes, value: unknown, type: ts.Type, at: string, problems: string[], depth: number): void {
+  const { checker } = sdk;
+  if (depth > MAX_DEPTH || type.flags & (ts.TypeFlags.Any | ts.TypeFlags.Unknown)) return;
+  if (value === null) {
+    if (!allowsNull(type)) problems.push(`${at} is null; the SDK type is ${checker.typeToString(type)}`);
+    return;
+  }
+  if (Array.isArray(value)) {
+    const array = members(type).find((t) => checker.isArrayType(t));
+    const element = array && checker.getTypeArguments(array as ts.TypeReference)[0];
+    if (element) value.forEach((item, i) => walk(sdk, item, element, `${at}[${i}]`, problems, depth + 1));
+    return;
+  }
+  if (!isPlainObject(value)) return;
+  const objectType = objectMember(checker, type, value);
+  if (!objectType) return;
+  for (const prop of checker.getPropertiesOfType(objectType)) {
+    const name = prop.getName();
+    const child = value[name];
+    if (child === undefined) {
+      if (!(prop.flags & ts.SymbolFlags.Optional)) problems.push(`${at}.${name} is missing`);
+      continue;
+    }
+    walk(sdk, child, checker.getTypeOfSymbol(prop), `${at}.${name}`, problems, depth + 1);
+  }
+}
+
+/**
+ * What a served body lacks against the SDK's types: every object in it (found by its `object`
+ * member, wherever it sits) is checked against the type of that object; an object the SDK has
+ * no type for is a problem too, unless it is one of the sandbox's own.
+ */
+export function sdkTypeProblems(body: unknown): string[] {
+  const sdk = load();
+  const problems: string[] = [];
+  const visit = (node: unknown, at: string): void => {
+    if (Array.isArray(node)) return node.forEach((item, i) => visit(item, `${at}[${i}]`));
+    if (!isPlainObject(node)) return;
+    const objectName = node.object;
+    if (typeof objectName === 'string' && objectName !== 'list' && !SANDBOX_OBJECTS.has(objectName)) {
+      const entry = sdk.byObject.get(objectName);
+      const type = node.deleted === true ? (entry?.deleted ?? entry?.live) : entry?.live;
+      if (type) walk(sdk, node, type, `${at}<${objectName}>`, problems, 0);
+      else problems.push(`${at}: the SDK has no type for objects "${objectName}"`);
+    }
+    for (const [key, child] of Object.entries(node)) visit(child, `${at}.${key}`);
+  };
+  visit(body, '$');
+  return [...new Set(problems)];
+}
+
+export function expectMatchesSdkTypes(body: unknown, label = 'the body'): void {
+  const problems = sdkTypeProblems(body);
+  if (problems.length > 0) {
+    const text = JSON.stringify(body);
+    throw new Error(
+      `${label} lacks members the stripe package's types declare:\n- ${problems.join('\n- ')}\nbody: ${text.length > 2000 ? `${text.slice(0, 2000)}…` : text}`,
+    );
+  }
+}

@@ -1,0 +1,62 @@
+import { alreadyRendered, API_VERSIONS, isApiVersion, LATEST_API_VERSION, VersionRenderer, type VersionChange } from '../../src/kernel/versions';
+
+// The version renderer: objects are written in the newest shape, and each change made after the
+// version asked for is undone, newest first, on every object of its type wherever it sits.
+
+const renamed: VersionChange = {
+  version: '2020-08-27',
+  object: 'widget',
+  description: 'Renames `label` to `name`.',
+  downgrade: ({ name, ...rest }) => (name === undefined ? rest : { ...rest, label: name }),
+};
+const nested: VersionChange = {
+  version: '2024-04-10',
+  object: 'widget',
+  description: 'Moves `size` into `dimensions.size`.',
+  downgrade: ({ dimensions, ...rest }) => (dimensions?.size === undefined ? { dimensions, ...rest } : { ...rest, size: dimensions.size }),
+};
+const renderer = new VersionRenderer([renamed, nested]);
+const widget = () => ({ id: 'w_1', object: 'widget', name: 'W', dimensions: { size: 3 } });
+
+test('the newest version is the last one known', () => {
+  expect(LATEST_API_VERSION).toBe(API_VERSIONS[API_VERSIONS.length - 1]);
+  expect(isApiVersion(LATEST_API_VERSION)).toBe(true);
+});
+
+test('a version after every change gets the object itself', () => {
+  const w = widget();
+  expect(renderer.render(w, LATEST_API_VERSION)).toBe(w);
+  expect(renderer.render(w, '2024-04-10')).toBe(w);
+});
+
+test('each change made after the version is undone, newest first', () => {
+  expect(renderer.render(widget(), '2024-01-01' as string)).toEqual(widget()); // not a version: treated as the newest
+  expect(renderer.render(widget(), '2023-10-16')).toEqual({ id: 'w_1', object: 'widget', name: 'W', size: 3 });
+  expect(renderer.render(widget(), '2020-03-02')).toEqual({ id: 'w_1', object: 'widget', label: 'W', size: 3 });
+});
+
+test('objects are found wherever they sit (lists, nested members); others are left alone', () => {
+  const page = { object: 'list', data: [widget(), { id: 'g_1', object: 'gadget', name: 'G' }], has_more: false, url: '/v1/widgets' };
+  const out = renderer.render({ ...page, data: [...page.data, { holder: widget() }] }, '2020-03-02');
+  expect(out.data[0]).toEqual({ id: 'w_1', object: 'widget', label: 'W', size: 3 });
+  expect(out.data[1]).toEqual({ id: 'g_1', object: 'gadget', name: 'G' });
+  expect((out.data[2] as any).holder).toEqual({ id: 'w_1', object: 'widget', label: 'W', size: 3 });
+  // The input is not changed.
+  expect(page.data[0]).toEqual(widget());
+});
+
+test('a part of an object (previous_attributes) is rendered as its type when named', () => {
+  expect(renderer.render({ name: 'Old' }, '2020-03-02', 'widget')).toEqual({ label: 'Old' });
+  expect(renderer.render({ metadata: { a: '1' } }, '2020-03-02', 'widget')).toEqual({ metadata: { a: '1' } });
+});
+
+test('a value marked rendered is left as it is', () => {
+  const frozen = alreadyRendered({ object: widget() });
+  const out = renderer.render({ id: 'evt_1', object: 'event', data: frozen }, '2020-03-02');
+  expect(out.data).toBe(frozen);
+  expect(JSON.stringify(out.data)).toBe(JSON.stringify({ object: widget() }));
+});
+
+test('a change naming an unknown version is a programming error', () => {
+  expect(() => new VersionRenderer([{ ...renamed, version: '2099-01-01' }])).toThrow('unknown version 2099-01-01');
+});

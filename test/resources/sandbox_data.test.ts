@@ -1,0 +1,110 @@
+import { bearer, newTestKey, startTestApp, type TestApp } from '../helpers/app';
+import { accountOfKey, emitTestEvent } from '../helpers/events';
+import { createAccount, createAccountSession, createAppSecret, createVerificationReport, createWebhookEndpoint, form } from '../helpers/fixtures';
+
+// DELETE /sandbox/v1/data: a key's platform and its connected accounts start over empty, the key
+// keeps working, and nobody else's data moves.
+
+let t: TestApp;
+beforeAll(async () => {
+  t = await startTestApp();
+});
+afterAll(() => t.close());
+
+const CUSTOM = {
+  controller: { stripe_dashboard: { type: 'none' }, requirement_collection: 'application' },
+  capabilities: { transfers: { requested: true } },
+  business_type: 'individual',
+};
+
+/** Something of every kind, on the platform and on a connected account; returns the connected account. */
+async function fill(key: string): Promise<string> {
+  await createWebhookEndpoint(t, key);
+  const connected = (await createAccount(t, key, CUSTOM)).id;
+  await createAccountSession(t, key, { account: connected, components: { account_onboarding: { enabled: true } } });
+  const link = await t.http().post('/v1/account_links').set(bearer(key)).type('form').send(form({
+    account: connected,
+    type: 'account_onboarding',
+    refresh_url: 'https://example.com/r',
+    return_url: 'https://example.com/x',
+  }));
+  expect(link.status).toBe(200);
+  await createAppSecret(t, key);
+  await createVerificationReport(t, key);
+  // The connected account's own data, made acting as it.
+  const secret = await t.http().post('/v1/apps/secrets').set(bearer(key)).set('Stripe-Account', connected).type('form').send(form({ name: 'n', payload: 'p', scope: { type: 'account' } }));
+  expect(secret.status).toBe(200);
+  await emitTestEvent(t.runtime, connected, 'account.updated', undefined, { handOff: false });
+  const idem = await t.http().post('/v1/webhook_endpoints').set(bearer(key)).set('Idempotency-Key', 'k1').type('form').send(form({ url: 'http://127.0.0.1:0/h', enabled_events: ['*'] }));
+  expect(idem.status).toBe(200);
+  return connected;
+}
+
+async function counts(platform: string) {
+  const p = t.runtime.prisma;
+  const accounts = [platform, ...(await p.account.findMany({ where: { parentAccountId: platform }, select: { id: true } })).map((a) => a.id)];
+  const where = { accountId: { in: accounts } };
+  return {
+    accounts: accounts.length - 1,
+    webhookEndpoints: await p.webhookEndpoint.count({ where }),
+    events: await p.event.count({ where }),
+    accountSessions: await p.accountSession.count({ where }),
+    accountLinks: await p.accountLink.count({ where }),
+    appSecrets: await p.appSecret.count({ where }),
+    identitySessions: await p.identityVerificationSession.count({ where }),
+    identityReports: await p.identityVerificationReport.count({ where }),
+    idempotencyRecords: await p.idempotencyRecord.count({ where }),
+  };
+}
+
+test("deletes every row of the key's platform and its connected accounts in one go, keeps the key working, and leaves another key's data alone", async () => {
+  const [a, b] = [newTestKey(), newTestKey()];
+  const connectedA = await fill(a);
+  await fill(b);
+  const platformA = await accountOfKey(t.runtime, a);
+  const platformB = await accountOfKey(t.runtime, b);
+  const before = await counts(platformB);
+  for (const n of Object.values(await counts(platformA))) expect(n).toBeGreaterThan(0);
+
+  const res = await t.http().delete('/sandbox/v1/data').set(bearer(a));
+  expect(res.status).toBe(200);
+  expect(res.body).toEqual({
+    object: 'sandbox.data_reset',
+    account: platformA,
+    livemode: false,
+    deleted: {
+      accounts: expect.any(Number),
+      webhook_endpoints: 2,
+      events: expect.any(Number),
+      account_sessions: 1,
+      account_links: 1,
+      apps_secrets: 2,
+      identity_verification_sessions: 1,
+      identity_verification_reports: 1,
+      idempotency_records: 1,
+    },
+  });
+  expect(Object.values(await counts(platformA)).every((n) => n === 0)).toBe(true);
+  expect(await counts(platformB)).toEqual(before);
+
+  // The key keeps its platform account and works; the endpoint limit counts from zero again.
+  expect((await t.http().get('/v1/account').set(bearer(a))).body.id).toBe(platformA);
+  expect((await t.http().get('/v1/webhook_endpoints').set(bearer(a))).body.data).toEqual([]);
+  expect((await t.runtime.prisma.account.findUnique({ where: { id: platformA } }))?.webhookEndpointCount).toBe(0);
+  // The deleted connected account is gone for Stripe-Account too.
+  expect((await t.http().get('/v1/account').set(bearer(a)).set('Stripe-Account', connectedA)).status).toBe(403);
+  // An Idempotency-Key used before the reset runs afresh after it.
+  const again = await t.http().post('/v1/webhook_endpoints').set(bearer(a)).set('Idempotency-Key', 'k1').type('form').send(form({ url: 'http://127.0.0.1:0/h', enabled_events: ['*'] }));
+  expect(again.status).toBe(200);
+  expect(again.headers['idempotent-replayed']).toBeUndefined();
+});
+
+test('a second reset finds nothing left', async () => {
+  const key = newTestKey();
+  await createWebhookEndpoint(t, key);
+  const first = await t.http().delete('/sandbox/v1/data').set(bearer(key));
+  expect(first.body.deleted.webhook_endpoints).toBe(1);
+  const second = await t.http().delete('/sandbox/v1/data').set(bearer(key));
+  expect(second.status).toBe(200);
+  expect(Object.values(second.body.deleted).every((n) => n === 0)).toBe(true);
+});
