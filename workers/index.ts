@@ -1,5 +1,6 @@
 import { createServer, type Server } from 'node:http';
 import type { Worker } from 'bullmq';
+import { closeWorker } from '../src/lib/queue';
 import { renderMetrics, watchQueueDepth } from '../src/lib/metrics';
 import { loadConfig } from '../src/config';
 import { failStartup, onShutdownSignal, openRuntime, prepareDatabase, prepareSecrets, type Runtime } from '../src/runtime';
@@ -27,7 +28,7 @@ export async function startWorkers(runtime: Runtime): Promise<RunningWorkers> {
   return {
     async close() {
       await reconciler.stop();
-      await Promise.all(workers.map((w) => w.close()));
+      await Promise.all(workers.map((w) => closeWorker(w, runtime.logger)));
     },
   };
 }

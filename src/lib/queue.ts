@@ -76,6 +76,37 @@ export function openWorker<P>(definition: QueueDefinition<P>, { config, logger }
   return worker;
 }
 
+/** How long closing a worker waits for its running jobs and Redis: a lock's length, after which a job is retried anyway. */
+const CLOSE_GRACE_MS = WORKER_DEFAULTS.lockDuration;
+
+/** Resolves true if `promise` settles within `ms`. */
+async function settlesWithin(promise: Promise<unknown>, ms: number): Promise<boolean> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), ms)));
+  try {
+    return await Promise.race([promise.then(() => true, () => true), late]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/**
+ * Closes a worker, letting running jobs finish. BullMQ's close waits forever on a connection
+ * that is reconnecting (Redis away, or just cut off); past the grace, the connections are dropped
+ * (what a running job had not finished is retried once its lock expires), so a process stops.
+ */
+export async function closeWorker(worker: Worker, logger: Logger, graceMs = CLOSE_GRACE_MS): Promise<void> {
+  const closing = worker.close();
+  if (await settlesWithin(closing, graceMs)) return;
+  logger.warn({ queue: worker.name, graceMs }, 'the worker did not close in time (Redis away?); dropping its connections');
+  const backend = worker.getBackend();
+  for (const connection of [backend.connection, backend.blockingConnection]) connection?.disconnect(false).catch(() => undefined);
+  // BullMQ stops its lock-renewal timer only after the wait that never ends; without this, the
+  // timer keeps the process (or a test's worker) alive. Not in its types, hence the cast.
+  await (worker as unknown as { lockManager?: { close(): Promise<void> } }).lockManager?.close().catch(() => undefined);
+  await settlesWithin(closing, 1_000);
+}
+
 /**
  * Logs a worker's failed jobs (each is retried, then re-added by the reconciler): a database
  * outage as one line, anything else with its stack.

@@ -1,7 +1,7 @@
 import { Writable } from 'node:stream';
 import { loadConfig } from '../../src/config';
 import { createLogger } from '../../src/lib/logger';
-import { defineQueue, JobQueues, openWorker } from '../../src/lib/queue';
+import { closeWorker, defineQueue, JobQueues, openWorker } from '../../src/lib/queue';
 import { randomBase62 } from '../../src/lib/ids';
 import { bearer, newTestKey } from '../helpers/app';
 import { accountOfKey, emitTestEvent } from '../helpers/events';
@@ -70,6 +70,35 @@ test('a queue and a worker log an error as one warn line, message only, and prin
     await deleteQueueKeys(config.redisUrl, config.queuePrefix);
   }
 });
+
+test('a worker closes within its grace while Redis is away, and stops reconnecting', async () => {
+  const proxy = await startRedisProxy(loadConfig(process.env).redisUrl);
+  const config = loadConfig({ ...process.env, REDIS_URL: proxy.url, QUEUE_PREFIX: `test${randomBase62(8)}` });
+  const { logger, lines } = capturingLogger();
+  const worker = openWorker(defineQueue<{ id: string }>('close-check'), { config, logger }, async () => undefined);
+  try {
+    await worker.waitUntilReady();
+    proxy.cut();
+    // Several failed reconnects: its connections are reconnecting, where BullMQ's close hangs.
+    await until(() => lines().filter((l) => l.msg === 'queue worker error').length >= 4, 15000, 'reconnects failing');
+    // BullMQ's own close never returns here (it waits on a reconnecting connection).
+    let timer: NodeJS.Timeout | undefined;
+    const outcome = await Promise.race([
+      closeWorker(worker, logger, 500).then(() => 'closed'),
+      new Promise((resolve) => (timer = setTimeout(() => resolve('still closing'), 10000))),
+    ]).finally(() => clearTimeout(timer));
+    expect(outcome).toBe('closed');
+    expect(lines().filter((l) => l.msg.startsWith('the worker did not close in time'))).toHaveLength(1);
+    // Its connections were dropped for good: no more reconnect attempts, so no more errors.
+    const errors = lines().length;
+    await new Promise((resolve) => setTimeout(resolve, 2500));
+    expect(lines().slice(errors)).toEqual([]);
+  } finally {
+    proxy.restore();
+    await proxy.close();
+    await deleteQueueKeys(loadConfig(process.env).redisUrl, config.queuePrefix);
+  }
+}, 30000);
 
 describe('Redis flushed and cut off under running workers', () => {
   let proxy: RedisProxy;
