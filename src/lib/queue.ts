@@ -95,7 +95,7 @@ async function settlesWithin(promise: Promise<unknown>, ms: number): Promise<boo
  * that is reconnecting (Redis away, or just cut off); past the grace, the connections are dropped
  * (what a running job had not finished is retried once its lock expires), so a process stops.
  */
-export async function closeWorker(worker: Worker, logger: Logger, graceMs = CLOSE_GRACE_MS): Promise<void> {
+export async function closeWorker(worker: Worker, logger: Logger, graceMs: number = CLOSE_GRACE_MS): Promise<void> {
   const closing = worker.close();
   if (await settlesWithin(closing, graceMs)) return;
   logger.warn({ queue: worker.name, graceMs }, 'the worker did not close in time (Redis away?); dropping its connections');
