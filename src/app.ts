@@ -4,6 +4,7 @@ import type { JobQueues } from './lib/queue';
 import type { Deps } from './kernel/route';
 import { Authenticator } from './kernel/auth';
 import { ExpandRegistry } from './kernel/expand';
+import { RequestLog, requestLogPage, REQUEST_LOG_PATH } from './kernel/requestLog';
 import { accessLog, errorMiddleware, InFlight, mountRoutes, notFound, requestIdentity, type Kernel } from './kernel/http';
 import { IdempotencyStore } from './kernel/idempotency';
 import { RateLimiter } from './kernel/rateLimit';
@@ -52,7 +53,8 @@ export function buildApp(deps: AppDeps): BuiltApp {
   app.set('case sensitive routing', true);
   // `/v1/webhook_endpoints/` is not `/v1/webhook_endpoints`: a 404, as the public API answers.
   app.set('strict routing', true);
-  app.use(requestIdentity(config.defaultApiVersion));
+  const requestLog = new RequestLog(config.publicUrl);
+  app.use(requestIdentity(config.defaultApiVersion, requestLog));
   app.use(accessLog(logger));
   app.use(cors(HOSTED_PREFIX));
   // The service endpoints name their route in the access log and metrics, as operations do.
@@ -84,6 +86,7 @@ export function buildApp(deps: AppDeps): BuiltApp {
   });
 
   mountPages(app, resources.flatMap((r) => r.pages ?? []), deps, kernel.limits, kernel.inFlight);
+  mountPages(app, [requestLogPage(requestLog)], deps, kernel.limits, kernel.inFlight, REQUEST_LOG_PATH);
   mountRoutes(app, routes, operations, kernel);
   app.use(notFound(logger));
   app.use(errorMiddleware(logger));

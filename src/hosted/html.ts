@@ -43,6 +43,7 @@ const STYLE = `
   button.secondary { background: #fff; color: #635bff; }
   .errors { background: #fdecea; border: 1px solid #f5c2c0; border-radius: 4px; padding: 8px 12px; color: #8a1c14; }
   .muted { color: #697386; font-size: 13px; }
+  pre { white-space: pre-wrap; word-break: break-word; background: #f6f8fa; border-radius: 4px; padding: 8px 12px; font-size: 13px; }
 `;
 
 /** A whole page. `nonce` allows the page's own inline script under the CSP and nothing else. */

@@ -66,11 +66,11 @@ function send(res: Response, result: PageResult, nonce: string): void {
   res.status(result.status ?? 200).type('text/html; charset=utf-8').send(result.html.text);
 }
 
-/** `inFlight`: a submitted form's change finishes before shutdown disconnects the database. */
-export function mountPages(app: Express, pages: readonly HostedPage[], deps: Deps, limits: ParamLimits, inFlight: InFlight): void {
+/** `inFlight`: a submitted form's change finishes before shutdown disconnects the database. `prefix`: where the pages live. */
+export function mountPages(app: Express, pages: readonly HostedPage[], deps: Deps, limits: ParamLimits, inFlight: InFlight, prefix = HOSTED_PREFIX): void {
   for (const page of pages) {
-    const label = `${page.method.toUpperCase()} ${HOSTED_PREFIX}${page.path.replace(/:(\w+)/g, '{$1}')}`;
-    app[page.method](`${HOSTED_PREFIX}${page.path}`, async (req: Request, res: Response) => {
+    const label = `${page.method.toUpperCase()} ${prefix}${page.path.replace(/:(\w+)/g, '{$1}')}`;
+    app[page.method](`${prefix}${page.path}`, async (req: Request, res: Response) => {
       res.locals.route = label;
       const requestId = String(res.locals.requestId ?? '');
       const nonce = randomBytes(16).toString('base64');

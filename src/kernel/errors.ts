@@ -52,16 +52,16 @@ export class ApiError extends Error {
 
   /**
    * The public error body. `doc_url` only for codes the public API documents; `request_log_url`
-   * as the public API shapes it, `…/test/logs/req_…?t=<unix seconds of the request>`.
+   * (see kernel/requestLog.ts) when the request has a log page.
    */
-  toBody(requestId?: string, receivedAt?: number): { error: Record<string, unknown> } {
+  toBody(requestLogUrl?: string): { error: Record<string, unknown> } {
     const error: Record<string, unknown> = { type: this.type, message: this.message };
     if (this.code) {
       error.code = this.code;
       if (DOCUMENTED_ERROR_CODES.has(this.code)) error.doc_url = `https://stripe.com/docs/error-codes/${this.code.replace(/_/g, '-')}`;
     }
     if (this.param !== undefined) error.param = this.param;
-    if (requestId) error.request_log_url = `https://dashboard.stripe.com/test/logs/${requestId}${receivedAt === undefined ? '' : `?t=${receivedAt}`}`;
+    if (requestLogUrl) error.request_log_url = requestLogUrl;
     if (this.extra) Object.assign(error, this.extra);
     return { error };
   }

@@ -4,6 +4,7 @@ import type { Express, NextFunction, Request, Response } from 'express';
 import type { Logger } from '../lib/logger';
 import { httpDuration, httpRequests } from '../lib/metrics';
 import { newRequestId } from '../lib/ids';
+import type { RequestLog } from './requestLog';
 import { ApiError, internalError, invalidRequest, rateLimited, serviceUnavailable, unrecognizedUrl } from './errors';
 import { isDatabaseUnavailable } from '../lib/prisma';
 import type { Authenticator } from './auth';
@@ -77,6 +78,7 @@ interface Locals {
   /** Unix seconds when the request arrived: the `t` of its request_log_url. */
   receivedAt: number;
   route?: string;
+  requestLog?: RequestLog;
 }
 
 const JSON_TYPE = 'application/json';
@@ -88,11 +90,12 @@ function header(req: Request, name: string): string | undefined {
 
 /** First middleware: every response carries a Request-Id, the version and the echoed Idempotency-Key. */
 export const requestIdentity =
-  (defaultApiVersion: string) =>
+  (defaultApiVersion: string, requestLog?: RequestLog) =>
   (req: Request, res: Response, next: NextFunction): void => {
     const requestId = newRequestId();
     (res.locals as Locals).requestId = requestId;
     (res.locals as Locals).receivedAt = Math.floor(Date.now() / 1000);
+    (res.locals as Locals).requestLog = requestLog;
     res.setHeader('Request-Id', requestId);
     // Answers that come before the key is known (a 401, say) echo a known requested version.
     const requested = header(req, 'stripe-version')?.split(';')[0].trim();
@@ -132,7 +135,7 @@ interface RenderedError {
 }
 
 function renderError(err: unknown, res: Response, logger: Logger, fromExpress: boolean): RenderedError {
-  const { requestId, receivedAt } = res.locals as Locals;
+  const { requestId, receivedAt, requestLog } = res.locals as Locals;
   let error: ApiError;
   if (err instanceof ApiError) error = err;
   else if (fromExpress && isBodyParserError(err)) error = new ApiError({ status: err.status, message: 'The request could not be read.' });
@@ -144,7 +147,7 @@ function renderError(err: unknown, res: Response, logger: Logger, fromExpress: b
     logger.error({ err, request_id: requestId }, 'unexpected error');
     error = internalError();
   }
-  return { status: error.status, body: JSON.stringify(error.toBody(requestId, receivedAt)), error };
+  return { status: error.status, body: JSON.stringify(error.toBody(requestLog?.urlOf(requestId, receivedAt))), error };
 }
 
 const isBodyParserError = (err: unknown): err is { status: number } =>
@@ -157,6 +160,8 @@ export function sendError(res: Response, err: unknown, logger: Logger, fromExpre
 }
 
 function writeError(res: Response, rendered: RenderedError): void {
+  const { requestLog, requestId, receivedAt, route } = res.locals as Locals;
+  requestLog?.record({ requestId, receivedAt, method: res.req.method, route: route ?? 'unmatched', status: rendered.status, body: rendered.body });
   if (rendered.error.headers) for (const [k, v] of Object.entries(rendered.error.headers)) res.setHeader(k, v);
   if (!res.headersSent) send(res, rendered.status, rendered.body);
 }

@@ -1,3 +1,4 @@
+import { requestLogUrlPattern } from '../helpers/requests';
 import { loadOpenApiDocument, operationsOf, type OperationSpec } from '../../src/kernel/openapi';
 import { DOCUMENTED_ERROR_CODES } from '../../src/kernel/errorCodes';
 import { generatedSchemas } from '../../src/resources';
@@ -94,7 +95,7 @@ function linkProblems(sent: Sent): string[] {
   const documented = typeof error.code === 'string' && DOCUMENTED_ERROR_CODES.has(error.code);
   if (documented && error.doc_url !== `https://stripe.com/docs/error-codes/${error.code.replace(/_/g, '-')}`) problems.push(`no doc_url for documented code ${error.code}`);
   if (!documented && error.doc_url !== undefined) problems.push(`a doc_url for ${error.code ?? 'no code'}`);
-  const log = new RegExp(`^https://dashboard\\.stripe\\.com/test/logs/${sent.res.headers['request-id']}\\?t=\\d{10}$`);
+  const log = requestLogUrlPattern(t, String(sent.res.headers['request-id']));
   if (!log.test(String(error.request_log_url))) problems.push(`request_log_url ${error.request_log_url}`);
   return problems;
 }

@@ -41,8 +41,14 @@ export async function createWebhookEndpoints(app: TestApp, key: string, n: numbe
 /** Creates a connected account of the key's platform over HTTP and returns the response body. */
 export async function createAccount(app: TestApp, key: string, params: Record<string, unknown> = {}): Promise<Record<string, any>> {
   const res = await app.http().post('/v1/accounts').set(bearer(key)).type('form').send(form(params));
-  if (res.status !== 200) throw new Error(`creating an account failed: ${res.status} ${JSON.stringify(res.body)}`);
+  if (res.status !== 200) throw new Error(`creating an account failed: ${res.status} ${JSON.stringify(res.body)}${serverErrors(app, res)}`);
   return res.body;
+}
+
+/** What the app logged as an error for a request, so a fixture's unexpected 500 says why. */
+function serverErrors(app: TestApp, res: { headers: Record<string, string> }): string {
+  const logged = app.logs.filter((l) => l.request_id === res.headers['request-id'] && Number(l.level) >= 50);
+  return logged.length === 0 ? '' : `\nlogged: ${JSON.stringify(logged)}`;
 }
 
 /** `parents`: the fixtures of the path parameters before this one (a sub-resource's account). */

@@ -23,6 +23,10 @@ export function requestsOf(app: () => TestApp) {
 }
 
 /** The answer is this error (its members as given) in the public error shape. */
+/** A request_log_url as the sandbox shapes it: the public API's `…/test/logs/req_…?t=<unix seconds>`, under PUBLIC_URL. */
+export const requestLogUrlPattern = (t: TestApp, requestId: string): RegExp =>
+  new RegExp(`^${t.config.publicUrl.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}/test/logs/${requestId}\\?t=\\d{10}$`);
+
 export function expectError(res: Res, status: number, error: Record<string, unknown>): void {
   expect({ status: res.status, error: res.body?.error }).toMatchObject({ status, error });
   expectErrorBody(res.body);

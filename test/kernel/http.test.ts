@@ -34,7 +34,7 @@ describe('Request-Id', () => {
     // As the public API shapes it: the request's log, at the second the request arrived.
     const before = Math.floor(Date.now() / 1000);
     const url = new URL(res.body.error.request_log_url);
-    expect(`${url.origin}${url.pathname}`).toBe(`https://dashboard.stripe.com/test/logs/${res.headers['request-id']}`);
+    expect(`${url.origin}${url.pathname}`).toBe(`${t.config.publicUrl}/test/logs/${res.headers['request-id']}`);
     expect(Number(url.searchParams.get('t'))).toBeGreaterThanOrEqual(before - 5);
     expect(Number(url.searchParams.get('t'))).toBeLessThanOrEqual(before);
   });
