@@ -92,6 +92,64 @@ describe('products', () => {
     expectMatchesResponseSchema('PostProductsProduct', 200, res.body);
   });
 
+  test('default_price_data makes the first price with the product, in one transaction, with both events', async () => {
+    const key = newTestKey();
+    const res = await post(key, PR, {
+      name: 'Pro',
+      default_price_data: { currency: 'EUR', unit_amount: 1500, recurring: { interval: 'month', interval_count: 3 }, tax_behavior: 'exclusive', metadata: { plan: 'pro' } },
+      expand: ['default_price'],
+    });
+    expect(res.status).toBe(200);
+    expectMatchesResponseSchema('PostProducts', 200, res.body);
+    const price = res.body.default_price;
+    expect(price).toMatchObject({
+      object: 'price',
+      product: res.body.id,
+      currency: 'eur',
+      unit_amount: 1500,
+      type: 'recurring',
+      recurring: { interval: 'month', interval_count: 3 },
+      tax_behavior: 'exclusive',
+      metadata: { plan: 'pro' },
+      active: true,
+    });
+    const [created] = await eventsOf(key, 'product.created');
+    expect(created.data.object).toMatchObject({ id: res.body.id, default_price: price.id });
+    const [priceCreated] = await eventsOf(key, 'price.created');
+    expect(priceCreated.data.object).toMatchObject({ id: price.id, product: res.body.id });
+    // The product now has a price, so it can't be deleted.
+    expectError(await del(key, `${PR}/${res.body.id}`), 400, { message: 'This product cannot be deleted because it has one or more user-created prices.' });
+  });
+
+  test('default_price_data is checked like a price, with its parameters named inside it; a refused one makes nothing', async () => {
+    const key = newTestKey();
+    expectError(await post(key, PR, { name: 'X', default_price_data: { currency: 'usd' } }), 400, { code: 'parameter_missing', param: 'default_price_data[unit_amount]' });
+    expectError(await post(key, PR, { name: 'X', default_price_data: { currency: 'usd', unit_amount: 1, unit_amount_decimal: '1' } }), 400, {
+      param: 'default_price_data[unit_amount]',
+    });
+    expectError(await post(key, PR, { name: 'X', default_price_data: { currency: 'usd', unit_amount_decimal: '1.0000000000001' } }), 400, {
+      param: 'default_price_data[unit_amount_decimal]',
+    });
+    expectError(await post(key, PR, { name: 'X', default_price_data: { currency: 'usd', unit_amount: 1, recurring: { interval: 'year', interval_count: 4 } } }), 400, {
+      param: 'default_price_data[recurring][interval_count]',
+    });
+    expectError(await post(key, PR, { name: 'X', default_price_data: { currency: 'zzz', unit_amount: 1 } }), 400, { param: 'default_price_data[currency]' });
+    expectError(await post(key, PR, { name: 'X', default_price_data: { currency: 'usd', unit_amount: 1, tiers_mode: 'volume' } }), 400, {
+      code: 'parameter_unknown',
+      param: 'default_price_data[tiers_mode]',
+    });
+    expect((await get(key, PR)).body.data).toEqual([]);
+    expect(await eventsOf(key, 'product.created')).toEqual([]);
+  });
+
+  test('default_price_data through the official SDK', async () => {
+    const stripe = t.stripe(newTestKey());
+    const product = await stripe.products.create({ name: 'Basic', default_price_data: { currency: 'usd', unit_amount_decimal: '999.5' }, expand: ['default_price'] });
+    const price = product.default_price as { id: string; unit_amount: number | null; unit_amount_decimal: string | null };
+    expect(price).toMatchObject({ unit_amount: null, unit_amount_decimal: '999.5' });
+    expect((await stripe.prices.retrieve(price.id)).product).toBe(product.id);
+  });
+
   test('delete: refused while prices exist (as the public API), then answers the deleted object and emits product.deleted', async () => {
     const key = newTestKey();
     const withPrice = await createProduct(t, key);

@@ -68,28 +68,36 @@ function tiersOf(params: Record<string, any>): Tier[] {
   });
 }
 
-function recurringOf(recurring: Record<string, any> | undefined) {
+/** A parameter's name, inside `default_price_data[…]` when the price comes from a product's create. */
+type Named = (name: string) => string;
+const topLevel: Named = (name) => name;
+export const within =
+  (parent: string): Named =>
+  (name) =>
+    name.replace(/^([^[]+)/, `${parent}[$1]`);
+
+function recurringOf(recurring: Record<string, any> | undefined, p: Named) {
   if (recurring === undefined) return null;
   const count: number = recurring.interval_count ?? 1;
   if (count > MAX_INTERVAL_COUNT[recurring.interval]) {
     throw invalidRequest(
-      'Invalid recurring[interval_count]: the longest billing period allowed is three years (3 years, 36 months, 156 weeks or 1095 days).',
+      `Invalid ${p('recurring[interval_count]')}: the longest billing period allowed is three years (3 years, 36 months, 156 weeks or 1095 days).`,
       'parameter_invalid',
-      'recurring[interval_count]',
+      p('recurring[interval_count]'),
     );
   }
   return { interval: recurring.interval, interval_count: count, meter: null, trial_period_days: null, usage_type: recurring.usage_type ?? 'licensed' };
 }
 
 /** The amount columns of a new price; they never change afterwards. */
-function amountsOf(params: Record<string, any>) {
+function amountsOf(params: Record<string, any>, p: Named) {
   const scheme: string = params.billing_scheme ?? 'per_unit';
   if (scheme === 'per_unit') {
     for (const name of ['tiers', 'tiers_mode']) {
       if (params[name] !== undefined) throw invalidRequest(`\`${name}\` can only be set when \`billing_scheme\` is \`tiered\`.`, 'parameter_invalid', name);
     }
-    const unit = amountPair(params.unit_amount, params.unit_amount_decimal, ['unit_amount', 'unit_amount_decimal']);
-    if (!unit) throw parameterMissing('unit_amount');
+    const unit = amountPair(params.unit_amount, params.unit_amount_decimal, [p('unit_amount'), p('unit_amount_decimal')]);
+    if (!unit) throw parameterMissing(p('unit_amount'));
     return { billingScheme: scheme, unitAmount: unit.amount, unitAmountDecimal: unit.decimal, tiersMode: null, tiers: null };
   }
   for (const name of ['unit_amount', 'unit_amount_decimal', 'transform_quantity']) {
@@ -146,16 +154,45 @@ export async function findPrice(ctx: RequestContext, id: string, tx: Tx = ctx.de
   return row;
 }
 
+/**
+ * The row of a new price from create parameters (or a product's `default_price_data`, whose
+ * parameters `p` names), checked before any transaction opens.
+ */
+export function newPriceData(ctx: RequestContext, params: Record<string, any>, now: number, p: Named = topLevel): Omit<Prisma.PriceUncheckedCreateInput, 'productId'> {
+  const amounts = amountsOf(params, p);
+  const recurring = recurringOf(params.recurring, p);
+  return {
+    id: newId('price'),
+    accountId: ctx.caller.accountId,
+    created: now,
+    active: params.active ?? true,
+    type: recurring ? 'recurring' : 'one_time',
+    currency: currencyOf(params.currency, p('currency')),
+    ...amounts,
+    unitAmount: amounts.unitAmount === null ? null : BigInt(amounts.unitAmount),
+    tiers: amounts.tiers === null ? Prisma.DbNull : (amounts.tiers as unknown as Prisma.InputJsonValue),
+    recurring: recurring ?? Prisma.DbNull,
+    transformQuantity: params.transform_quantity ?? Prisma.DbNull,
+    taxBehavior: params.tax_behavior ?? null,
+    lookupKey: params.lookup_key ?? null,
+    nickname: params.nickname ?? null,
+    metadata: applyMetadata({}, params.metadata as MetadataParam | undefined),
+  };
+}
+
+/** Inserts a price and its `price.created` event in `tx`; returns the row and the event id. */
+export async function insertPrice(ctx: RequestContext, tx: Tx, data: Prisma.PriceUncheckedCreateInput): Promise<{ row: PriceRow; eventId: string }> {
+  const row = await tx.price.create({ data });
+  return { row, eventId: await emit(tx, 'price.created', serializePrice(row), eventOptions(ctx, row.created)) };
+}
+
 export async function createPrice(ctx: RequestContext) {
   const { params, deps } = ctx;
   if (params.product !== undefined && params.product_data !== undefined) throw parametersExclusive('product', 'product_data');
   if (params.product === undefined && params.product_data === undefined) throw parameterMissing('product');
-  const currency = currencyOf(params.currency);
-  const amounts = amountsOf(params);
-  const recurring = recurringOf(params.recurring);
   const now = unixSeconds(deps.clock);
-  const id = newId('price');
-  const lookupKey: string | null = params.lookup_key ?? null;
+  const data = newPriceData(ctx, params, now);
+  const lookupKey = data.lookupKey ?? null;
   const { row, eventIds } = await withLookupKeyGuard(lookupKey, () =>
     deps.prisma.$transaction(async (tx) => {
       const eventIds: string[] = [];
@@ -167,29 +204,10 @@ export async function createPrice(ctx: RequestContext) {
       } else {
         productId = (await findProduct(ctx, params.product, 'product', tx)).id;
       }
-      if (lookupKey !== null) eventIds.push(...(await claimLookupKey(ctx, tx, lookupKey, id, params.transfer_lookup_key === true, now)));
-      const row = await tx.price.create({
-        data: {
-          id,
-          accountId: ctx.caller.accountId,
-          productId,
-          created: now,
-          active: params.active ?? true,
-          type: recurring ? 'recurring' : 'one_time',
-          currency,
-          ...amounts,
-          unitAmount: amounts.unitAmount === null ? null : BigInt(amounts.unitAmount),
-          tiers: amounts.tiers === null ? Prisma.DbNull : (amounts.tiers as unknown as Prisma.InputJsonValue),
-          recurring: recurring ?? Prisma.DbNull,
-          transformQuantity: params.transform_quantity ?? Prisma.DbNull,
-          taxBehavior: params.tax_behavior ?? null,
-          lookupKey,
-          nickname: params.nickname ?? null,
-          metadata: applyMetadata({}, params.metadata as MetadataParam | undefined),
-        },
-      });
-      eventIds.push(await emit(tx, 'price.created', serializePrice(row), eventOptions(ctx, now)));
-      return { row, eventIds };
+      if (lookupKey !== null) eventIds.push(...(await claimLookupKey(ctx, tx, lookupKey, data.id!, params.transfer_lookup_key === true, now)));
+      const made = await insertPrice(ctx, tx, { ...data, productId });
+      eventIds.push(made.eventId);
+      return { row: made.row, eventIds };
     }),
   );
   await handOffEvents(deps.queues, eventIds);

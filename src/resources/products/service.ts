@@ -7,6 +7,7 @@ import { applyMetadata, type Metadata, type MetadataParam } from '../../kernel/m
 import type { RequestContext } from '../../kernel/route';
 import { causeOf, emit, previousAttributes, type Tx } from '../../events/emit';
 import { handOffEvents } from '../../events/jobs';
+import { insertPrice, newPriceData, within } from '../prices/service';
 import { serializeDeletedProduct, serializeProduct, type ProductRow } from './serializer';
 
 const NAME = 'product';
@@ -60,10 +61,18 @@ const eventOptions = (ctx: RequestContext, created: number) => ({
 });
 
 export async function createProduct(ctx: RequestContext) {
-  const { deps } = ctx;
+  const { deps, params } = ctx;
   const now = unixSeconds(deps.clock);
-  const { row, eventId } = await deps.prisma.$transaction((tx) => insertProduct(ctx, tx, newProductData(ctx, ctx.params, now)));
-  await handOffEvents(deps.queues, [eventId]);
+  const product = newProductData(ctx, params, now);
+  // `default_price_data`: the product's first price, made with it (product.created names it).
+  const price = params.default_price_data === undefined ? undefined : newPriceData(ctx, params.default_price_data, now, within('default_price_data'));
+  const { row, eventIds } = await deps.prisma.$transaction(async (tx) => {
+    const made = await insertProduct(ctx, tx, { ...product, defaultPrice: price?.id ?? null });
+    const eventIds = [made.eventId];
+    if (price) eventIds.push((await insertPrice(ctx, tx, { ...price, productId: made.row.id })).eventId);
+    return { row: made.row, eventIds };
+  });
+  await handOffEvents(deps.queues, eventIds);
   return serializeProduct(row);
 }
 
