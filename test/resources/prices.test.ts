@@ -221,6 +221,29 @@ test('through the official SDK: create, retrieve, update, list', async () => {
   expect(String(decimal.unit_amount_decimal)).toBe('12.5');
 });
 
+test('custom_unit_amount: a one-time price whose customer chooses the amount', async () => {
+  const key = newTestKey();
+  const res = await post(key, PC, { ...NEW_PRODUCT, currency: 'usd', custom_unit_amount: { enabled: true, minimum: 500, maximum: 5000, preset: 1000 } });
+  expect(res.status).toBe(200);
+  expectMatchesResponseSchema('PostPrices', 200, res.body);
+  expect(res.body).toMatchObject({ custom_unit_amount: { minimum: 500, maximum: 5000, preset: 1000 }, unit_amount: null, unit_amount_decimal: null, type: 'one_time' });
+  expect((await get(key, `${PC}/${res.body.id}`)).body.custom_unit_amount).toEqual({ minimum: 500, maximum: 5000, preset: 1000 });
+  const bare = await post(key, PC, { ...NEW_PRODUCT, currency: 'usd', custom_unit_amount: { enabled: true } });
+  expect(bare.body.custom_unit_amount).toEqual({ minimum: null, maximum: null, preset: null });
+
+  const refused = (custom: Record<string, unknown>, extra: Record<string, unknown> = {}) => post(key, PC, { ...NEW_PRODUCT, currency: 'usd', custom_unit_amount: custom, ...extra });
+  expectError(await refused({ enabled: true }, { unit_amount: 100 }), 400, { param: 'custom_unit_amount' });
+  expectError(await refused({ enabled: false }), 400, { param: 'custom_unit_amount[enabled]' });
+  expectError(await refused({ enabled: true }, { recurring: { interval: 'month' } }), 400, { param: 'custom_unit_amount' });
+  expectError(await refused({ enabled: true, minimum: 10, maximum: 5 }), 400, { param: 'custom_unit_amount[minimum]' });
+  expectError(await refused({ enabled: true, minimum: 10, preset: 5 }), 400, { param: 'custom_unit_amount[preset]' });
+  expectError(await refused({ enabled: true, bogus: 1 }), 400, { code: 'parameter_unknown', param: 'custom_unit_amount[bogus]' });
+  expectError(await refused({ enabled: true }, { billing_scheme: 'tiered', tiers_mode: 'volume', tiers: [{ up_to: 'inf', unit_amount: 1 }] }), 400, { param: 'custom_unit_amount' });
+
+  const sdk = await t.stripe(key).prices.create({ product: res.body.product, currency: 'usd', custom_unit_amount: { enabled: true, preset: 2500 } });
+  expect(sdk.custom_unit_amount).toEqual({ minimum: null, maximum: null, preset: 2500 });
+});
+
 test('isolation: another key and a connected account see none of the prices, nor use the products', async () => {
   const key = newTestKey();
   const price = await createPrice(t, key);

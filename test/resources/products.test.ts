@@ -1,3 +1,4 @@
+import Stripe from 'stripe';
 import { newTestKey, startTestApp, type TestApp } from '../helpers/app';
 import { createAccount, createPrice, createProduct, form } from '../helpers/fixtures';
 import { expectMatchesResponseSchema } from '../helpers/responseSchemas';
@@ -144,9 +145,10 @@ describe('products', () => {
 
   test('default_price_data through the official SDK', async () => {
     const stripe = t.stripe(newTestKey());
-    const product = await stripe.products.create({ name: 'Basic', default_price_data: { currency: 'usd', unit_amount_decimal: '999.5' }, expand: ['default_price'] });
-    const price = product.default_price as { id: string; unit_amount: number | null; unit_amount_decimal: string | null };
-    expect(price).toMatchObject({ unit_amount: null, unit_amount_decimal: '999.5' });
+    const product = await stripe.products.create({ name: 'Basic', default_price_data: { currency: 'usd', unit_amount_decimal: Stripe.Decimal.from('999.5') }, expand: ['default_price'] });
+    const price = product.default_price as Stripe.Price;
+    expect(price.unit_amount).toBeNull();
+    expect(String(price.unit_amount_decimal)).toBe('999.5');
     expect((await stripe.prices.retrieve(price.id)).product).toBe(product.id);
   });
 

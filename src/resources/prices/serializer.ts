@@ -29,7 +29,7 @@ export function serializePrice(row: PriceRow) {
     billing_scheme: row.billingScheme,
     created: row.created,
     currency: row.currency,
-    custom_unit_amount: null,
+    custom_unit_amount: row.customUnitAmount as { maximum: number | null; minimum: number | null; preset: number | null } | null,
     livemode: false,
     lookup_key: row.lookupKey,
     metadata: row.metadata as Metadata,

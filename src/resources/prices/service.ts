@@ -89,6 +89,22 @@ function recurringOf(recurring: Record<string, any> | undefined, p: Named) {
   return { interval: recurring.interval, interval_count: count, meter: null, trial_period_days: null, usage_type: recurring.usage_type ?? 'licensed' };
 }
 
+/** A one-time price whose customer chooses the amount, within `minimum`..`maximum`, starting at `preset`. */
+function customAmountOf(params: Record<string, any>, p: Named) {
+  const custom: { enabled: boolean; maximum?: number; minimum?: number; preset?: number } = params.custom_unit_amount;
+  for (const name of ['unit_amount', 'unit_amount_decimal']) if (params[name] !== undefined) throw parametersExclusive(p('custom_unit_amount'), p(name));
+  if (custom.enabled !== true) throw invalidRequest('`custom_unit_amount[enabled]` must be `true` when `custom_unit_amount` is set.', 'parameter_invalid', p('custom_unit_amount[enabled]'));
+  if (params.recurring !== undefined) throw invalidRequest('`custom_unit_amount` is only supported for one-time prices.', 'parameter_invalid', p('custom_unit_amount'));
+  const { maximum = null, minimum = null, preset = null } = custom;
+  if (minimum !== null && maximum !== null && minimum > maximum) {
+    throw invalidRequest('`custom_unit_amount[minimum]` must be less than or equal to `custom_unit_amount[maximum]`.', 'parameter_invalid', p('custom_unit_amount[minimum]'));
+  }
+  if (preset !== null && ((minimum !== null && preset < minimum) || (maximum !== null && preset > maximum))) {
+    throw invalidRequest('`custom_unit_amount[preset]` must be between `custom_unit_amount[minimum]` and `custom_unit_amount[maximum]`.', 'parameter_invalid', p('custom_unit_amount[preset]'));
+  }
+  return { unitAmount: null, unitAmountDecimal: null, tiersMode: null, tiers: null, customUnitAmount: { maximum, minimum, preset } };
+}
+
 /** The amount columns of a new price; they never change afterwards. */
 function amountsOf(params: Record<string, any>, p: Named) {
   const scheme: string = params.billing_scheme ?? 'per_unit';
@@ -96,16 +112,18 @@ function amountsOf(params: Record<string, any>, p: Named) {
     for (const name of ['tiers', 'tiers_mode']) {
       if (params[name] !== undefined) throw invalidRequest(`\`${name}\` can only be set when \`billing_scheme\` is \`tiered\`.`, 'parameter_invalid', name);
     }
+    if (params.custom_unit_amount !== undefined) return { billingScheme: scheme, ...customAmountOf(params, p) };
     const unit = amountPair(params.unit_amount, params.unit_amount_decimal, [p('unit_amount'), p('unit_amount_decimal')]);
     if (!unit) throw parameterMissing(p('unit_amount'));
-    return { billingScheme: scheme, unitAmount: unit.amount, unitAmountDecimal: unit.decimal, tiersMode: null, tiers: null };
+    return { billingScheme: scheme, unitAmount: unit.amount, unitAmountDecimal: unit.decimal, tiersMode: null, tiers: null, customUnitAmount: null };
   }
   for (const name of ['unit_amount', 'unit_amount_decimal', 'transform_quantity']) {
     if (params[name] !== undefined) throw invalidRequest(`\`${name}\` can't be set when \`billing_scheme\` is \`tiered\`.`, 'parameter_invalid', name);
   }
   if (params.tiers_mode === undefined) throw parameterMissing('tiers_mode');
   if (params.tiers === undefined) throw parameterMissing('tiers');
-  return { billingScheme: scheme, unitAmount: null, unitAmountDecimal: null, tiersMode: params.tiers_mode as string, tiers: tiersOf(params) };
+  if (params.custom_unit_amount !== undefined) throw invalidRequest('`custom_unit_amount` can only be set when `billing_scheme` is `per_unit`.', 'parameter_invalid', 'custom_unit_amount');
+  return { billingScheme: scheme, unitAmount: null, unitAmountDecimal: null, tiersMode: params.tiers_mode as string, tiers: tiersOf(params), customUnitAmount: null };
 }
 
 const eventOptions = (ctx: RequestContext, created: number) => ({
@@ -171,6 +189,7 @@ export function newPriceData(ctx: RequestContext, params: Record<string, any>, n
     ...amounts,
     unitAmount: amounts.unitAmount === null ? null : BigInt(amounts.unitAmount),
     tiers: amounts.tiers === null ? Prisma.DbNull : (amounts.tiers as unknown as Prisma.InputJsonValue),
+    customUnitAmount: amounts.customUnitAmount ?? Prisma.DbNull,
     recurring: recurring ?? Prisma.DbNull,
     transformQuantity: params.transform_quantity ?? Prisma.DbNull,
     taxBehavior: params.tax_behavior ?? null,
