@@ -200,8 +200,10 @@ describe('error bodies as the public API writes them', () => {
         const member = slot.path[slot.path.length - 1];
         if (!objectBranch?.required?.includes(member)) continue;
         const others = Object.fromEntries((objectBranch.required as string[]).filter((r) => r !== member).map((r) => [r, validValue(objectBranch.properties[r])]));
-        // An empty object is not sent at all (the form has nothing to say), so give it another member.
-        const another = Object.keys(objectBranch.properties).find((p) => p !== member);
+        // An empty object is not sent at all (the form has nothing to say), so give it another
+        // member, one that the form encodes (an empty `metadata` says nothing either).
+        const encodes = (value: unknown) => typeof value !== 'object' || value === null || Object.keys(value).length > 0;
+        const another = Object.keys(objectBranch.properties).find((p) => p !== member && encodes(nonEmpty(objectBranch.properties[p])));
         if (Object.keys(others).length === 0 && another !== undefined) others[another] = nonEmpty(objectBranch.properties[another]);
         const param = bracketed(slot.path);
         await check(`missing ${param}`, withValueAt(op, baseline, { path: parent, schema: objectBranch }, others), (e) =>
