@@ -195,7 +195,7 @@ for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP']) {
     interrupted = true;
     process.stderr.write(`\nbench: ${signal} received, stopping the load and every child process…\n`);
     if (currentLoad) currentLoad.stop();
-    stopAll().finally(() => process.exit(130));
+    stopAll().then(cleanUp).finally(() => process.exit(130));
   });
 }
 
