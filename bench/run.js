@@ -1,25 +1,33 @@
 'use strict';
 // Sandbank benchmark: `npm run bench` (builds, then runs this file). See bench/README.md.
 //
-// Starts three child processes (the real API from dist/, a bare Express app and a bare node:http
-// server), loads each with autocannon from this process, prints requests/s, p50/p99 latency,
-// non-2xx and errors per scenario plus the ratios to the ceilings, writes bench/results/latest.json,
-// and stops every child it started, on success, failure or Ctrl-C.
+// Starts the real API from dist/ and four ceilings as child processes (Express + one `pg` SELECT by
+// primary key, Express + one committed INSERT, bare Express, bare node:http), loads each with
+// autocannon from this process, and prints per scenario requests/s, the ratio to its ceiling (reads
+// to the read ceiling, writes to the write ceiling), PostgreSQL round trips and commits per request
+// (counted inside the loaded process by bench/pgcount.js), p50/p99 latency, non-2xx and errors.
+// Writes bench/results/latest.json and stops every child it started, on success, failure or Ctrl-C.
 //
-// Environment (all optional):
-//   BENCH_DURATION=10          seconds of measured load per scenario
-//   BENCH_WARMUP=3             seconds of unmeasured load before each scenario (0 to skip)
-//   BENCH_CONNECTIONS=32       concurrent keep-alive connections
-//   BENCH_ONLY=get,post        run only these scenarios (get, post, list, express, node)
+// Options (a flag wins over its variable; all optional):
+//   --duration=10    BENCH_DURATION=10      seconds of measured load per scenario
+//   --warmup=3       BENCH_WARMUP=3         seconds of unmeasured load before each scenario (0 to skip)
+//   --connections=32 BENCH_CONNECTIONS=32   concurrent keep-alive connections
+//   --only=get,post  BENCH_ONLY=get,post    run only these scenarios (names: see SCENARIOS below)
+//   --out=FILE       BENCH_OUT=FILE         where the JSON report goes (default bench/results/latest.json)
+//   --source         BENCH_SOURCE=1         run the server from src/ through scripts/swc-register.js
+//                                          instead of dist/ (the smoke test's way: no build needed)
 //   BENCH_DATABASE_URL=…       default postgresql://postgres@127.0.0.1:5432/sandbank_bench; a database
 //                              whose name contains "bench" is dropped and recreated at each run
 //   BENCH_KEEP_DB=1            keep the bench database instead of recreating it
+//   BENCH_QUEUE_PREFIX=sandbankbench  the server's QUEUE_PREFIX; its keys are deleted before and
+//                              after a run when it contains "bench"
 //   BENCH_MAX_WEBHOOK_ENDPOINTS=10000000
 //   BENCH_SERVER_NODE_ARGS=…   extra node flags for the Sandbank server, e.g.
 //                              "--cpu-prof --cpu-prof-dir=bench/results/profiles"
 //   BENCH_SERVER_LOG_LEVEL=warn the server's LOG_LEVEL; below warn (e.g. info, the service's default, one
 //                              line per request) its stdout goes to bench/results/server.log
-//   REDIS_URL, DATABASE_POOL_SIZE are passed through to the server when set.
+//   REDIS_URL is passed through to the server. DATABASE_POOL_SIZE (default: src/config.ts's) is
+//   given to the server and to the read and write ceilings alike.
 
 const { spawn, execFileSync } = require('node:child_process');
 const fs = require('node:fs');
@@ -41,11 +49,27 @@ const DISTURBED_PCT = 25;
 // ---------------------------------------------------------------------------------------------
 // Settings
 
+const FLAGS = { duration: 'BENCH_DURATION', warmup: 'BENCH_WARMUP', connections: 'BENCH_CONNECTIONS', only: 'BENCH_ONLY', out: 'BENCH_OUT', source: 'BENCH_SOURCE' };
+for (const arg of process.argv.slice(2)) {
+  const m = /^--([a-z]+)(?:=(.*))?$/.exec(arg);
+  if (!m || !FLAGS[m[1]]) throw new Error(`unknown option "${arg}" (known: ${Object.keys(FLAGS).map((f) => `--${f}`).join(', ')})`);
+  process.env[FLAGS[m[1]]] = m[2] ?? '1';
+}
+
 function intEnv(name, fallback, min) {
   const raw = process.env[name];
   if (raw === undefined || raw === '') return fallback;
   if (!/^\d+$/.test(raw) || Number(raw) < min) throw new Error(`${name} must be an integer ≥ ${min}, got "${raw}"`);
   return Number(raw);
+}
+
+const fromSource = process.env.BENCH_SOURCE === '1';
+
+/** Sandbank's own default pool size (src/config.ts), so the ceilings get what the server gets. */
+function defaultPoolSize() {
+  if (fromSource) require('../scripts/swc-register.js');
+  const { settings: config } = require(fromSource ? '../src/config.ts' : '../dist/src/config.js');
+  return Number(config.DATABASE_POOL_SIZE[0]);
 }
 
 const settings = {
@@ -55,16 +79,42 @@ const settings = {
   maxWebhookEndpoints: intEnv('BENCH_MAX_WEBHOOK_ENDPOINTS', 10_000_000, 1),
   databaseUrl: process.env.BENCH_DATABASE_URL || 'postgresql://postgres@127.0.0.1:5432/sandbank_bench',
   keepDb: process.env.BENCH_KEEP_DB === '1',
+  queuePrefix: process.env.BENCH_QUEUE_PREFIX || 'sandbankbench',
   only: (process.env.BENCH_ONLY || '').split(',').map((s) => s.trim()).filter(Boolean),
+  out: path.resolve(process.env.BENCH_OUT || path.join(RESULTS_DIR, 'latest.json')),
   serverLogLevel: process.env.BENCH_SERVER_LOG_LEVEL || 'warn',
   serverNodeArgs: (process.env.BENCH_SERVER_NODE_ARGS || '').split(/\s+/).filter(Boolean),
 };
 
-const ALL_SCENARIOS = ['get', 'post', 'list', 'express', 'node'];
+/**
+ * Every scenario, in the order they run: each ceiling just before the scenarios measured against
+ * it, reads before writes so every read sees the same prepared rows. `ceiling` names the row a
+ * scenario's ratio is taken to; `target` is the process it loads.
+ */
+const SCENARIOS = [
+  { name: 'read', label: 'ceiling: Express + pg SELECT by id', target: 'read' },
+  { name: 'get', label: 'GET /v1/webhook_endpoints/{id}', target: 'sandbank', ceiling: 'read' },
+  { name: 'get-account', label: 'GET /v1/webhook_endpoints/{id}, Stripe-Account', target: 'sandbank', ceiling: 'read' },
+  { name: 'list', label: 'GET /v1/webhook_endpoints?limit=10', target: 'sandbank', ceiling: 'read' },
+  { name: 'list-cursor', label: 'GET /v1/webhook_endpoints?limit=10&starting_after', target: 'sandbank', ceiling: 'read' },
+  { name: 'events-type', label: 'GET /v1/events?type=customer.created', target: 'sandbank', ceiling: 'read' },
+  { name: 'customer-get', label: 'GET /v1/customers/{id}', target: 'sandbank', ceiling: 'read' },
+  { name: 'price-list', label: 'GET /v1/prices?limit=10', target: 'sandbank', ceiling: 'read' },
+  { name: 'write', label: 'ceiling: Express + pg INSERT', target: 'write' },
+  { name: 'post', label: 'POST /v1/webhook_endpoints', target: 'sandbank', ceiling: 'write' },
+  { name: 'account-create', label: 'POST /v1/accounts', target: 'sandbank', ceiling: 'write' },
+  { name: 'account-update', label: 'POST /v1/accounts/{id} (account.updated)', target: 'sandbank', ceiling: 'write' },
+  { name: 'customer-create', label: 'POST /v1/customers', target: 'sandbank', ceiling: 'write' },
+  { name: 'pm-attach', label: 'POST /v1/payment_methods/pm_card_visa/attach', target: 'sandbank', ceiling: 'write' },
+  { name: 'express', label: 'bare Express GET /v1/things/:id', target: 'express' },
+  { name: 'node', label: 'bare node:http', target: 'node' },
+];
+const SCENARIO_NAMES = SCENARIOS.map((s) => s.name);
 for (const name of settings.only) {
-  if (!ALL_SCENARIOS.includes(name)) throw new Error(`BENCH_ONLY: unknown scenario "${name}" (known: ${ALL_SCENARIOS.join(', ')})`);
+  if (!SCENARIO_NAMES.includes(name)) throw new Error(`BENCH_ONLY: unknown scenario "${name}" (known: ${SCENARIO_NAMES.join(', ')})`);
 }
 const wanted = (name) => settings.only.length === 0 || settings.only.includes(name);
+const wantedTarget = (target) => SCENARIOS.some((s) => s.target === target && wanted(s.name));
 
 // ---------------------------------------------------------------------------------------------
 // Child processes: every one is tracked here and stopped on the way out, whatever the way out is.
@@ -145,7 +195,7 @@ for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP']) {
     interrupted = true;
     process.stderr.write(`\nbench: ${signal} received, stopping the load and every child process…\n`);
     if (currentLoad) currentLoad.stop();
-    stopAll().finally(() => process.exit(130));
+    stopAll().then(cleanUp).finally(() => process.exit(130));
   });
 }
 
@@ -165,19 +215,37 @@ function describeExit(entry) {
   return `${entry.name} exited (code ${entry.code}, signal ${entry.signal}); last output:\n  ${entry.tail.join('\n  ') || '(none)'}`;
 }
 
-/** Starts bench/ceiling.js <kind>; resolves with its port once it listens. */
-function startCeiling(kind) {
-  const child = spawn(process.execPath, [path.join(__dirname, 'ceiling.js'), kind], {
+/** Where bench/pgcount.js answers its counters in a child: a free port of its own. */
+async function counterEnv() {
+  const port = await freePort();
+  return { counterUrl: `http://${HOST}:${port}/`, env: { BENCH_COUNTER_PORT: String(port) } };
+}
+
+/**
+ * Starts bench/ceiling.js <kind>; resolves with its port once it listens. The database ceilings get
+ * Sandbank's database and pool size, and the counting preload the server gets.
+ */
+async function startCeiling(kind, poolSize) {
+  const database = kind === 'read' || kind === 'write';
+  const counters = database ? await counterEnv() : { counterUrl: null, env: {} };
+  const args = [...(database ? ['-r', path.join(__dirname, 'pgcount.js')] : []), path.join(__dirname, 'ceiling.js'), kind];
+  const child = spawn(process.execPath, args, {
     cwd: ROOT,
     stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
-    env: { ...process.env, NODE_ENV: 'production' },
+    env: {
+      ...process.env,
+      NODE_ENV: 'production',
+      ...counters.env,
+      ...(database ? { DATABASE_URL: settings.databaseUrl, DATABASE_POOL_SIZE: String(poolSize) } : {}),
+    },
   });
-  const entry = track(`bare ${kind}`, child);
+  const name = database ? `${kind} ceiling` : `bare ${kind}`;
+  const entry = track(name, child);
   return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`bare ${kind} did not start within 15 s`)), 15_000);
+    const timer = setTimeout(() => reject(new Error(`${name} did not start within 15 s`)), 15_000);
     child.once('message', (msg) => {
       clearTimeout(timer);
-      resolve({ entry, port: msg.port });
+      resolve({ entry, port: msg.port, counterUrl: counters.counterUrl });
     });
     entry.exitedPromise.then(() => {
       clearTimeout(timer);
@@ -186,11 +254,13 @@ function startCeiling(kind) {
   });
 }
 
-/** Starts the real API (`node dist/src/server.js`) on a free port, against the bench database. */
-async function startSandbank() {
+/** Starts the real API (`node dist/src/server.js`, or src/server.ts with --source) on a free port, against the bench database. */
+async function startSandbank(poolSize) {
   const port = await freePort();
+  const counters = await counterEnv();
   const env = {
     ...process.env,
+    ...counters.env,
     NODE_ENV: 'production',
     HOST,
     // Production refuses to start without a key for secrets at rest; the bench brings one (and a
@@ -200,9 +270,10 @@ async function startSandbank() {
     PORT: String(port),
     PUBLIC_URL: `http://${HOST}:${port}`,
     DATABASE_URL: settings.databaseUrl,
+    DATABASE_POOL_SIZE: String(poolSize),
     LOG_LEVEL: settings.serverLogLevel,
     AUTH_MODE: 'open',
-    QUEUE_PREFIX: 'sandbankbench',
+    QUEUE_PREFIX: settings.queuePrefix,
     // The POST scenario creates one endpoint per request; the public limit (16) would turn it into
     // an error benchmark after 16 requests.
     MAX_WEBHOOK_ENDPOINTS: String(settings.maxWebhookEndpoints),
@@ -210,7 +281,11 @@ async function startSandbank() {
     // Deliveries (none are expected here) may only reach this machine.
     WEBHOOK_LOOPBACK_ONLY: 'true',
   };
-  const args = [...settings.serverNodeArgs, '-r', path.join(__dirname, 'watchdog.js'), path.join(ROOT, 'dist', 'src', 'server.js')];
+  const entryPoint = fromSource
+    ? ['-r', path.join(ROOT, 'scripts', 'swc-register.js'), path.join(ROOT, 'src', 'server.ts')]
+    : [path.join(ROOT, 'dist', 'src', 'server.js')];
+  const preloads = ['-r', path.join(__dirname, 'watchdog.js'), '-r', path.join(__dirname, 'pgcount.js')];
+  const args = [...settings.serverNodeArgs, ...preloads, ...entryPoint];
   // Below warn the server logs every request: send its stdout to a file (as a deployment would),
   // not through this process, which would then spend the load generator's CPU reading it.
   let stdout = 'pipe';
@@ -222,7 +297,33 @@ async function startSandbank() {
   if (typeof stdout === 'number') fs.closeSync(stdout);
   const entry = track('sandbank', child);
   sandbankEntry = entry;
-  return { entry, port };
+  return { entry, port, counterUrl: counters.counterUrl };
+}
+
+/** The counters bench/pgcount.js keeps in a child (requests, queries, commits, …). */
+async function readCounters(counterUrl) {
+  const res = await fetch(counterUrl, { signal: AbortSignal.timeout(5000) });
+  if (!res.ok) throw new Error(`${counterUrl} answered ${res.status}`);
+  return res.json();
+}
+
+/**
+ * Waits until a child has finished what it was doing (its counters stop moving for 200 ms, at
+ * most 5 s), so requests autocannon hung up on land in the interval they belong to.
+ */
+async function settle(counterUrl) {
+  if (!counterUrl) {
+    await new Promise((r) => setTimeout(r, 500));
+    return null;
+  }
+  const deadline = Date.now() + 5000;
+  let last = await readCounters(counterUrl);
+  for (;;) {
+    await new Promise((r) => setTimeout(r, 200));
+    const now = await readCounters(counterUrl);
+    if ((now.queries === last.queries && now.requests === last.requests) || Date.now() > deadline) return now;
+    last = now;
+  }
 }
 
 async function waitUntilAnswers(entry, url, timeoutMs) {
@@ -247,22 +348,54 @@ async function waitUntilAnswers(entry, url, timeoutMs) {
 // The bench database: recreated each run (only when its name says it is a bench database), so
 // every run starts from the same empty state. The server creates and migrates it at start.
 
-async function resetBenchDatabase() {
-  const url = new URL(settings.databaseUrl);
-  const name = decodeURIComponent(url.pathname.replace(/^\//, ''));
-  if (settings.keepDb) return `kept database ${name} (BENCH_KEEP_DB=1)`;
-  if (!/bench/i.test(name)) return `database ${name} kept: only databases whose name contains "bench" are recreated`;
+async function adminQuery(sql) {
   const { Client } = require('pg');
   const admin = new URL(settings.databaseUrl);
   admin.pathname = '/postgres';
   const client = new Client({ connectionString: admin.toString() });
   await client.connect();
   try {
-    await client.query(`DROP DATABASE IF EXISTS "${name.replace(/"/g, '""')}" WITH (FORCE)`);
+    return await client.query(sql);
   } finally {
     await client.end();
   }
-  return `recreated database ${name}`;
+}
+
+/** Drops the bench database (when its name allows), then makes sure it exists, so the ceilings can start beside the server. */
+async function resetBenchDatabase() {
+  const url = new URL(settings.databaseUrl);
+  const name = decodeURIComponent(url.pathname.replace(/^\//, ''));
+  const quoted = `"${name.replace(/"/g, '""')}"`;
+  let said;
+  if (settings.keepDb) said = `kept database ${name} (BENCH_KEEP_DB=1)`;
+  else if (!/bench/i.test(name)) said = `database ${name} kept: only databases whose name contains "bench" are recreated`;
+  else {
+    await adminQuery(`DROP DATABASE IF EXISTS ${quoted} WITH (FORCE)`);
+    said = `recreated database ${name}`;
+  }
+  const exists = await adminQuery(`SELECT 1 FROM pg_database WHERE datname = '${name.replace(/'/g, "''")}'`);
+  if (exists.rowCount === 0) await adminQuery(`CREATE DATABASE ${quoted}`);
+  return said;
+}
+
+/** Deletes the bench queue's keys in Redis (the API enqueues every event it writes; no worker takes them here). */
+async function clearBenchQueue() {
+  if (!/bench/i.test(settings.queuePrefix)) return 0;
+  const { Redis } = require('ioredis');
+  const redis = new Redis(process.env.REDIS_URL || 'redis://127.0.0.1:6379', { lazyConnect: true, maxRetriesPerRequest: 1 });
+  try {
+    await redis.connect();
+    let cursor = '0';
+    let deleted = 0;
+    do {
+      const [next, keys] = await redis.scan(cursor, 'MATCH', `${settings.queuePrefix}:*`, 'COUNT', 1000);
+      if (keys.length > 0) deleted += await redis.del(...keys);
+      cursor = next;
+    } while (cursor !== '0');
+    return deleted;
+  } finally {
+    redis.disconnect();
+  }
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -386,22 +519,41 @@ function load(opts) {
   });
 }
 
-async function runScenario(scenario, serverPid) {
+/** What one scenario asked of PostgreSQL, per request the loaded process received, from two counter readings. */
+function perRequest(before, after) {
+  const requests = after.requests - before.requests;
+  const per = (key) => (requests > 0 ? (after[key] - before[key]) / requests : null);
+  return {
+    requests,
+    roundTrips: per('queries'),
+    commits: per('commits'),
+    readOnlyCommits: per('readOnlyCommits'),
+    rollbacks: per('rollbacks'),
+  };
+}
+
+async function runScenario(scenario, target) {
   if (interrupted) throw new Error('interrupted');
-  process.stdout.write(`  ${scenario.label.padEnd(34)} `);
+  const pid = target.entry.child.pid;
+  process.stdout.write(`  ${scenario.label.padEnd(50)} `);
   if (settings.warmup > 0) {
     process.stdout.write(`warm-up ${settings.warmup} s… `);
     await load({ ...scenario.opts, duration: settings.warmup });
   }
   if (interrupted) throw new Error('interrupted');
+  // autocannon hangs up on requests still in flight when its time is up; the server finishes
+  // them before the counters are read, on both sides of the measured interval.
+  const countersBefore = await settle(target.counterUrl);
   process.stdout.write(`measuring ${settings.duration} s… `);
-  const before = cpuSnapshot(serverPid);
+  const before = cpuSnapshot(pid);
   const r = await load({ ...scenario.opts, duration: settings.duration });
-  const cpu = cpuPercent(before, cpuSnapshot(serverPid));
+  const cpu = cpuPercent(before, cpuSnapshot(pid));
+  const countersAfter = await settle(target.counterUrl);
   const statusCodes = Object.fromEntries(Object.entries(r.statusCodeStats || {}).map(([code, s]) => [code, s.count]));
   const row = {
     name: scenario.name,
     label: scenario.label,
+    ceiling: scenario.ceiling ?? null,
     requestsPerSec: Math.round(r.requests.average),
     totalRequests: r.requests.total,
     latencyMs: { p50: r.latency.p50, p90: r.latency.p90, p99: r.latency.p99, mean: r.latency.mean, max: r.latency.max },
@@ -411,6 +563,7 @@ async function runScenario(scenario, serverPid) {
     statusCodes,
     cpuPercent: cpu,
     durationSec: r.duration,
+    postgres: countersBefore && countersAfter ? perRequest(countersBefore, countersAfter) : null,
   };
   // CPU time the loaded server spent per request: less sensitive to other programs than req/s.
   row.serverCpuUsPerRequest = cpu.server === null || row.totalRequests === 0 ? null : Math.round((cpu.server / 100) * 1e6 * r.duration / row.totalRequests);
@@ -419,6 +572,90 @@ async function runScenario(scenario, serverPid) {
   const notes = [bad ? 'NOT CLEAN' : '', row.disturbed ? `other programs used ${cpu.other}% CPU` : ''].filter(Boolean);
   process.stdout.write(`${row.requestsPerSec} req/s${notes.length ? `  <-- ${notes.join('; ')}` : ''}\n`);
   return row;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Sandbank's scenarios: the data they read, prepared once, and their loads.
+
+/** How many of each object the read scenarios find; the cursor lands mid-list. */
+const PREPARED = { endpoints: 30, accounts: 8, customers: 20, prices: 20 };
+const ACCOUNT_PARAMS = { type: 'custom', country: 'US', 'capabilities[card_payments][requested]': 'true', 'capabilities[transfers][requested]': 'true' };
+
+async function prepare(base, auth) {
+  const call = async (method, pathname, form, headers = {}) => {
+    const res = await fetch(`${base}${pathname}`, {
+      method,
+      headers: {
+        ...auth,
+        ...headers,
+        ...(form ? { 'content-type': 'application/x-www-form-urlencoded', 'idempotency-key': `bench-setup-${crypto.randomUUID()}` } : {}),
+      },
+      body: form ? new URLSearchParams(form).toString() : undefined,
+    });
+    const body = await res.json();
+    if (res.status !== 200) throw new Error(`preparing data: ${method} ${pathname} answered ${res.status}: ${JSON.stringify(body).slice(0, 500)}`);
+    return body;
+  };
+  const hook = (i) => ({ url: `${CLOSED_ORIGIN}/bench/${i}`, 'enabled_events[0]': 'charge.succeeded' });
+  // One after the other, so the list's order is the creation order.
+  const endpoints = [];
+  for (let i = 0; i < PREPARED.endpoints; i++) endpoints.push((await call('POST', '/v1/webhook_endpoints', hook(i))).id);
+  const accounts = [];
+  for (let i = 0; i < PREPARED.accounts; i++) accounts.push((await call('POST', '/v1/accounts', ACCOUNT_PARAMS)).id);
+  const connected = { 'stripe-account': accounts[0] };
+  const accountEndpoint = (await call('POST', '/v1/webhook_endpoints', hook('connected'), connected)).id;
+  const customers = [];
+  for (let i = 0; i < PREPARED.customers; i++) customers.push((await call('POST', '/v1/customers', { name: `Bench customer ${i}` })).id);
+  const product = (await call('POST', '/v1/products', { name: 'Bench product' })).id;
+  for (let i = 0; i < PREPARED.prices; i++) await call('POST', '/v1/prices', { product, currency: 'usd', unit_amount: String(100 + i) });
+  // Each read answers 200 before it is loaded.
+  await call('GET', `/v1/webhook_endpoints/${accountEndpoint}`, undefined, connected);
+  const page = await call('GET', `/v1/events?type=customer.created&limit=10`);
+  if (page.data.length === 0) throw new Error('preparing data: no customer.created events to list');
+  return { endpoints, accounts, accountEndpoint, customers };
+}
+
+/** autocannon options of each Sandbank scenario, by name. */
+function sandbankLoads(base, auth, data) {
+  const run = crypto.randomBytes(4).toString('hex');
+  let counter = 0;
+  const get = (pathname, headers = {}) => ({ url: `${base}${pathname}`, headers: { ...auth, ...headers } });
+  /** A POST with a fresh Idempotency-Key per request, as the SDKs send; `vary` may change its path and body. */
+  const post = (pathname, body, vary) => ({
+    url: base,
+    requests: [
+      {
+        method: 'POST',
+        path: pathname,
+        headers: { ...auth, 'content-type': 'application/x-www-form-urlencoded' },
+        body,
+        setupRequest: (req) => {
+          const n = ++counter;
+          req.headers['idempotency-key'] = `bench-${run}-${n}`;
+          return vary ? { ...req, ...vary(n) } : req;
+        },
+      },
+    ],
+  });
+  const form = (params) => new URLSearchParams(params).toString();
+  // Updates and attaches spread over several rows: each locks its row, and the benchmark measures
+  // a request's cost, not 32 connections queueing on one lock.
+  const some = (ids) => ids.slice(0, 8);
+  return {
+    get: get(`/v1/webhook_endpoints/${data.endpoints[0]}`),
+    'get-account': get(`/v1/webhook_endpoints/${data.accountEndpoint}`, { 'stripe-account': data.accounts[0] }),
+    list: get('/v1/webhook_endpoints?limit=10'),
+    'list-cursor': get(`/v1/webhook_endpoints?limit=10&starting_after=${data.endpoints[PREPARED.endpoints - 11]}`),
+    'events-type': get('/v1/events?type=customer.created&limit=10'),
+    'customer-get': get(`/v1/customers/${data.customers[0]}`),
+    'price-list': get('/v1/prices?limit=10'),
+    post: post('/v1/webhook_endpoints', form({ url: `${CLOSED_ORIGIN}/bench/hooks`, 'enabled_events[0]': 'charge.succeeded' })),
+    'account-create': post('/v1/accounts', form(ACCOUNT_PARAMS)),
+    // A new metadata value each time, so every update changes the account and writes its event.
+    'account-update': post('/v1/accounts', '', (n) => ({ path: `/v1/accounts/${some(data.accounts)[n % 8]}`, body: form({ 'metadata[bench]': String(n) }) })),
+    'customer-create': post('/v1/customers', form({ name: 'Bench customer', description: 'created by npm run bench' })),
+    'pm-attach': post('/v1/payment_methods/pm_card_visa/attach', '', (n) => ({ body: form({ customer: some(data.customers)[n % 8] }) })),
+  };
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -431,36 +668,53 @@ function table(rows, columns) {
 }
 
 const fmtPct = (v) => (v === null || v === undefined ? 'n/a' : `${v}%`);
+const fmtRatio = (v) => (v === null || v === undefined ? '' : `${(v * 100).toFixed(1)}%`);
+const fmtPer = (v) => (v === null || v === undefined ? '' : v.toFixed(2));
+
+/** Requests/s of a over b, or null when either is missing. */
+function ratio(byName, a, b) {
+  return byName[a] && byName[b] && byName[b].requestsPerSec > 0 ? byName[a].requestsPerSec / byName[b].requestsPerSec : null;
+}
 
 const RATIOS = [
   ['GET/express', 'get', 'express'],
   ['POST/express', 'post', 'express'],
   ['list/express', 'list', 'express'],
   ['express/node', 'express', 'node'],
+  ['read/express', 'read', 'express'],
+  ['write/express', 'write', 'express'],
 ];
 
-/** Throughput ratios (the milestone's measure). */
+/** Throughput ratios to the bare ceilings (issue 2's milestone's measure). */
 function ratiosOf(byName) {
-  const ratio = (a, b) => (byName[a] && byName[b] && byName[b].requestsPerSec > 0 ? byName[a].requestsPerSec / byName[b].requestsPerSec : null);
-  return Object.fromEntries(RATIOS.map(([name, a, b]) => [name, ratio(a, b)]));
+  return Object.fromEntries(RATIOS.map(([name, a, b]) => [name, ratio(byName, a, b)]));
 }
 
 /** The same ratios from server CPU per request (b's cost / a's cost): steadier when other programs interfere. */
 function cpuRatiosOf(byName) {
-  const ratio = (a, b) => {
+  const cpuRatio = (a, b) => {
     const ca = byName[a]?.serverCpuUsPerRequest;
     const cb = byName[b]?.serverCpuUsPerRequest;
     return ca && cb ? cb / ca : null;
   };
-  return Object.fromEntries(RATIOS.map(([name, a, b]) => [name, ratio(a, b)]));
+  return Object.fromEntries(RATIOS.map(([name, a, b]) => [name, cpuRatio(a, b)]));
 }
+
+/** Issue 17's targets: [what, scenario, compared with, at least]. */
+const TARGETS = [
+  ['GET by id ≥ 85% of the read ceiling', 'get', 'read', 0.85],
+  ['GET with Stripe-Account ≥ 90% of a plain GET', 'get-account', 'get', 0.9],
+  ['POST create ≥ 75% of the write ceiling', 'post', 'write', 0.75],
+  ['POST update with an event ≥ 50% of POST create', 'account-update', 'post', 0.5],
+];
 
 // ---------------------------------------------------------------------------------------------
 
 async function main() {
-  if (!fs.existsSync(path.join(ROOT, 'dist', 'src', 'server.js'))) {
-    throw new Error('dist/src/server.js is missing: run `npm run bench` (it builds first) or `npm run build`');
+  if (!fromSource && !fs.existsSync(path.join(ROOT, 'dist', 'src', 'server.js'))) {
+    throw new Error('dist/src/server.js is missing: run `npm run bench` (it builds first), `npm run build`, or pass --source');
   }
+  const poolSize = process.env.DATABASE_POOL_SIZE ? intEnv('DATABASE_POOL_SIZE', 0, 1) : defaultPoolSize();
   const startedAt = new Date();
   const cpus = os.cpus();
   console.log(`Sandbank benchmark — ${startedAt.toISOString()}`);
@@ -472,111 +726,94 @@ async function main() {
   console.log(
     `  MAX_WEBHOOK_ENDPOINTS=${settings.maxWebhookEndpoints} for the server (the public limit is 16; POST creates one endpoint per request)`,
   );
+  console.log(`  DATABASE_POOL_SIZE=${poolSize} for the server and the read and write ceilings${fromSource ? '; server from src/ (--source)' : ''}`);
   const busy = await idleCheck();
   if (busy !== null) {
     const note = busy > DISTURBED_PCT ? '  <-- OTHER PROGRAMS ARE BUSY: the numbers will be lower and noisier' : '';
     console.log(`  machine busy before the run: ${busy}% of one core${note}`);
   }
-  console.log(`  ${await resetBenchDatabase()}`);
+  const needDatabase = ['sandbank', 'read', 'write'].some(wantedTarget);
+  if (needDatabase) console.log(`  ${await resetBenchDatabase()}`);
+  if (wantedTarget('sandbank')) {
+    const cleared = await clearBenchQueue();
+    if (cleared > 0) console.log(`  deleted ${cleared} Redis key(s) of the queue prefix ${settings.queuePrefix}`);
+  }
   if (settings.serverNodeArgs.length) console.log(`  server node flags: ${settings.serverNodeArgs.join(' ')}`);
   if (settings.serverLogLevel !== 'warn') console.log(`  server LOG_LEVEL=${settings.serverLogLevel} (stdout to bench/results/server.log below warn)`);
-  if (process.env.DATABASE_POOL_SIZE) console.log(`  server DATABASE_POOL_SIZE=${process.env.DATABASE_POOL_SIZE}`);
 
-  const needSandbank = ['get', 'post', 'list'].some(wanted);
-  const [sandbank, bareExpress, bareNode] = await Promise.all([
-    needSandbank ? startSandbank() : null,
-    wanted('express') ? startCeiling('express') : null,
-    wanted('node') ? startCeiling('node') : null,
+  const targets = {};
+  const kinds = ['read', 'write', 'express', 'node'].filter(wantedTarget);
+  const started = await Promise.all([
+    wantedTarget('sandbank') ? startSandbank(poolSize) : null,
+    ...kinds.map((kind) => startCeiling(kind, poolSize)),
   ]);
+  if (started[0]) targets.sandbank = started[0];
+  kinds.forEach((kind, i) => (targets[kind] = started[i + 1]));
 
-  const key = `sk_test_bench${crypto.randomBytes(12).toString('hex')}`;
-  const auth = { authorization: `Bearer ${key}` };
-  const scenarios = [];
-
-  if (sandbank) {
-    const base = `http://${HOST}:${sandbank.port}`;
-    await waitUntilAnswers(sandbank.entry, `${base}/readyz`, 90_000);
-    // Prepare: the key's first use creates its account (AUTH_MODE=open); a few endpoints to read.
-    const ids = [];
-    for (let i = 0; i < 3; i++) {
-      const res = await fetch(`${base}/v1/webhook_endpoints`, {
-        method: 'POST',
-        headers: { ...auth, 'content-type': 'application/x-www-form-urlencoded', 'idempotency-key': `bench-setup-${crypto.randomUUID()}` },
-        body: `url=${encodeURIComponent(`${CLOSED_ORIGIN}/bench/${i}`)}&enabled_events[0]=charge.succeeded`,
-      });
-      const body = await res.json();
-      if (res.status !== 200) throw new Error(`preparing data: POST /v1/webhook_endpoints answered ${res.status}: ${JSON.stringify(body)}`);
-      ids.push(body.id);
-    }
-    const probe = await fetch(`${base}/v1/webhook_endpoints/${ids[0]}`, { headers: auth });
-    if (probe.status !== 200) throw new Error(`preparing data: GET /v1/webhook_endpoints/${ids[0]} answered ${probe.status}`);
-    await probe.arrayBuffer();
-    console.log(`  prepared: key sk_test_bench…, ${ids.length} webhook endpoints (GET loads ${ids[0]})`);
-
-    let counter = 0;
-    const run = crypto.randomBytes(4).toString('hex');
-    if (wanted('get')) {
-      scenarios.push({ name: 'get', label: 'GET /v1/webhook_endpoints/{id}', opts: { url: `${base}/v1/webhook_endpoints/${ids[0]}`, headers: auth } });
-    }
-    if (wanted('post')) {
-      scenarios.push({
-        name: 'post',
-        label: 'POST /v1/webhook_endpoints',
-        opts: {
-          url: base,
-          requests: [
-            {
-              method: 'POST',
-              path: '/v1/webhook_endpoints',
-              headers: { ...auth, 'content-type': 'application/x-www-form-urlencoded' },
-              body: `url=${encodeURIComponent(`${CLOSED_ORIGIN}/bench/hooks`)}&enabled_events[0]=charge.succeeded`,
-              // A fresh key per request, as the SDKs send: every request creates an endpoint.
-              setupRequest: (req) => {
-                req.headers['idempotency-key'] = `bench-${run}-${++counter}`;
-                return req;
+  const loads = {};
+  if (targets.sandbank) {
+    const base = `http://${HOST}:${targets.sandbank.port}`;
+    await waitUntilAnswers(targets.sandbank.entry, `${base}/readyz`, 90_000);
+    // The key's first use creates its account (AUTH_MODE=open).
+    const key = `sk_test_bench${crypto.randomBytes(12).toString('hex')}`;
+    const auth = { authorization: `Bearer ${key}` };
+    const data = await prepare(base, auth);
+    console.log(
+      `  prepared: key sk_test_bench…, ${data.endpoints.length} webhook endpoints, ${data.accounts.length} connected accounts ` +
+        `(one with an endpoint), ${data.customers.length} customers, ${PREPARED.prices} prices`,
+    );
+    Object.assign(loads, sandbankLoads(base, auth, data));
+  }
+  for (const kind of kinds) {
+    const base = `http://${HOST}:${targets[kind].port}`;
+    // The write ceiling answers only POST; it reported its port once its table was ready.
+    if (kind !== 'write') await waitUntilAnswers(targets[kind].entry, `${base}/v1/things/we_1BenchCeilingReadRow000`, 15_000);
+    loads[kind] =
+      kind === 'write'
+        ? {
+            url: base,
+            requests: [
+              {
+                method: 'POST',
+                path: '/v1/things',
+                headers: { 'content-type': 'application/x-www-form-urlencoded' },
+                body: `url=${encodeURIComponent(`${CLOSED_ORIGIN}/bench/hooks`)}&enabled_events[0]=charge.succeeded`,
               },
-            },
-          ],
-        },
-      });
-    }
-    if (wanted('list')) {
-      scenarios.push({ name: 'list', label: 'GET /v1/webhook_endpoints?limit=10', opts: { url: `${base}/v1/webhook_endpoints?limit=10`, headers: auth } });
-    }
-  }
-  if (bareExpress) {
-    await waitUntilAnswers(bareExpress.entry, `http://${HOST}:${bareExpress.port}/v1/things/x`, 15_000);
-    scenarios.push({ name: 'express', label: 'bare Express GET /v1/things/:id', opts: { url: `http://${HOST}:${bareExpress.port}/v1/things/we_123` } });
-  }
-  if (bareNode) {
-    await waitUntilAnswers(bareNode.entry, `http://${HOST}:${bareNode.port}/`, 15_000);
-    scenarios.push({ name: 'node', label: 'bare node:http', opts: { url: `http://${HOST}:${bareNode.port}/v1/things/we_123` } });
+            ],
+          }
+        : { url: `${base}/v1/things/we_1BenchCeilingReadRow000` };
   }
 
   console.log('\nLoading:');
   const rows = [];
-  for (const scenario of scenarios) {
-    const pid = scenario.name === 'express' ? bareExpress.entry.child.pid : scenario.name === 'node' ? bareNode.entry.child.pid : sandbank.entry.child.pid;
-    rows.push(await runScenario(scenario, pid));
-    if (sandbank?.entry.exited) throw new Error(describeExit(sandbank.entry));
-    // autocannon hangs up on requests still in flight when its time is up; let the server finish them.
-    await new Promise((r) => setTimeout(r, 1000));
+  for (const scenario of SCENARIOS.filter((s) => wanted(s.name))) {
+    rows.push(await runScenario({ ...scenario, opts: loads[scenario.name] }, targets[scenario.target]));
+    for (const target of Object.values(targets)) if (target.entry.exited) throw new Error(describeExit(target.entry));
   }
 
   const byName = Object.fromEntries(rows.map((r) => [r.name, r]));
+  for (const row of rows) row.ratioToCeiling = row.ceiling ? ratio(byName, row.name, row.ceiling) : null;
   const ratios = ratiosOf(byName);
   const cpuRatios = cpuRatiosOf(byName);
   const milestone = {
     'GET ≥ 50% of bare Express': ratios['GET/express'] === null ? null : ratios['GET/express'] >= 0.5,
     'POST ≥ 25% of bare Express': ratios['POST/express'] === null ? null : ratios['POST/express'] >= 0.25,
   };
+  const targetResults = TARGETS.map(([what, a, b, atLeast]) => {
+    const value = ratio(byName, a, b);
+    return { target: what, ratio: value, pass: value === null ? null : value >= atLeast };
+  });
   const unclean = rows.filter((r) => r.non2xx > 0 || r.errors > 0 || r.timeouts > 0);
 
-  console.log('\nResults (latency in ms; CPU in % of one core, measured over the loaded interval):\n');
+  console.log('\nResults (latency in ms; CPU in % of one core, measured over the loaded interval;');
+  console.log('ceiling: requests/s as a share of the read or write ceiling; RT and commits: PostgreSQL round trips and writing commits per request):\n');
   console.log(
     table(rows, [
       { title: 'scenario', value: (r) => r.label, left: true },
       { title: 'req/s', value: (r) => r.requestsPerSec },
+      { title: 'ceiling', value: (r) => (r.ceiling ? fmtRatio(r.ratioToCeiling) || 'n/a' : '') },
+      { title: 'RT/req', value: (r) => fmtPer(r.postgres?.roundTrips) },
+      { title: 'commits/req', value: (r) => fmtPer(r.postgres?.commits) },
       { title: 'p50', value: (r) => r.latencyMs.p50 },
       { title: 'p99', value: (r) => r.latencyMs.p99 },
       { title: 'non-2xx', value: (r) => r.non2xx },
@@ -588,13 +825,17 @@ async function main() {
       { title: 'other CPU', value: (r) => fmtPct(r.cpuPercent.other) },
     ]),
   );
-  console.log('\nRatios (requests/s; in brackets the same ratio from server CPU per request):');
+  console.log('\nTargets (issue 17; requests/s ratios in this run):');
+  for (const t of targetResults) {
+    if (t.pass !== null) console.log(`  ${t.target.padEnd(48)} ${fmtRatio(t.ratio).padStart(6)}  ${t.pass ? 'PASS' : 'FAIL'}`);
+  }
+  console.log('\nRatios to the bare ceilings (requests/s; in brackets the same ratio from server CPU per request):');
   for (const [name, value] of Object.entries(ratios)) {
     if (value === null) continue;
     const cpuRatio = cpuRatios[name] === null ? '' : `  (${(cpuRatios[name] * 100).toFixed(1)}%)`;
-    console.log(`  ${name.padEnd(14)} ${`${(value * 100).toFixed(1)}%`.padStart(6)}${cpuRatio}`);
+    console.log(`  ${name.padEnd(14)} ${fmtRatio(value).padStart(6)}${cpuRatio}`);
   }
-  console.log('\nMilestone:');
+  console.log('\nMilestone (issue 2):');
   for (const [name, pass] of Object.entries(milestone)) {
     if (pass !== null) console.log(`  ${name.padEnd(28)} ${pass ? 'PASS' : 'FAIL'}`);
   }
@@ -615,6 +856,7 @@ async function main() {
         'other programs competed for the 2 cores; rerun on a quiet machine to compare runs.',
     );
   }
+  const sandbank = targets.sandbank;
   if (sandbank && sandbank.entry.lines > 0) {
     console.log(`\nThe server wrote ${sandbank.entry.lines} log line(s) at warn or above; the last ones:`);
     for (const line of sandbank.entry.tail.slice(-5)) console.log(`  ${line.slice(0, 300)}`);
@@ -628,28 +870,43 @@ async function main() {
       durationSec: settings.duration,
       warmupSec: settings.warmup,
       connections: settings.connections,
+      poolSize,
+      fromSource,
       maxWebhookEndpoints: settings.maxWebhookEndpoints,
       serverLogLevel: settings.serverLogLevel,
       serverNodeArgs: settings.serverNodeArgs,
       database: new URL(settings.databaseUrl).pathname.slice(1),
+      machineBusyBeforePct: busy,
     },
     scenarios: rows,
+    targets: targetResults,
     ratios,
     cpuRatios,
     milestone,
     clean: unclean.length === 0,
     disturbed: disturbed.map((r) => r.name),
   };
-  fs.mkdirSync(RESULTS_DIR, { recursive: true });
-  fs.writeFileSync(path.join(RESULTS_DIR, 'latest.json'), `${JSON.stringify(report, null, 2)}\n`);
-  console.log(`\nWrote ${path.relative(ROOT, path.join(RESULTS_DIR, 'latest.json'))}`);
+  fs.mkdirSync(path.dirname(settings.out), { recursive: true });
+  fs.writeFileSync(settings.out, `${JSON.stringify(report, null, 2)}\n`);
+  console.log(`\nWrote ${path.relative(process.cwd(), settings.out)}`);
   return unclean.length === 0 ? 0 : 1;
+}
+
+/** After the children stopped: the events the run enqueued have no worker to take them. */
+async function cleanUp() {
+  if (!wantedTarget('sandbank')) return;
+  try {
+    await clearBenchQueue();
+  } catch (err) {
+    console.error(`bench: could not delete the queue's keys (${settings.queuePrefix}:*): ${err.message}`);
+  }
 }
 
 main()
   .then(
     async (code) => {
       await stopAll();
+      await cleanUp();
       if (sandbankEntry && sandbankEntry.lines > sandbankLinesAtReport) {
         const n = sandbankEntry.lines - sandbankLinesAtReport;
         console.log(`\nThe server wrote ${n} log line(s) while shutting down; the last ones:`);
@@ -661,6 +918,7 @@ main()
     async (err) => {
       if (!interrupted) console.error(`\nbench failed: ${err && err.stack ? err.stack : err}`);
       await stopAll();
+      await cleanUp();
       process.exit(interrupted ? 130 : 1);
     },
   );

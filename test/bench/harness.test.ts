@@ -1,0 +1,91 @@
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { Client } from 'pg';
+import { TEST_DATABASE_NAME } from '../helpers/services';
+
+// `npm run bench` for a second per scenario: proves the harness starts the server (from the
+// sources, so no build is needed) and every ceiling, prepares its data, loads every scenario
+// cleanly and counts PostgreSQL's work. It asserts counts, never timings: this machine is shared.
+
+const ROOT = path.resolve(__dirname, '..', '..');
+// A database and queue prefix of its own; "bench" in both lets the harness drop and clear them.
+const DATABASE = `${TEST_DATABASE_NAME}_benchsmoke`;
+const serverUrl = process.env.SANDBANK_TEST_SERVER_URL ?? process.env.DATABASE_URL!;
+const benchDatabaseUrl = (): string => {
+  const url = new URL(serverUrl);
+  url.pathname = `/${DATABASE}`;
+  return url.toString();
+};
+
+const READS = ['get', 'get-account', 'list', 'list-cursor', 'events-type', 'customer-get', 'price-list'];
+const WRITES = ['post', 'account-create', 'account-update', 'customer-create', 'pm-attach'];
+
+interface Row {
+  name: string;
+  ceiling: string | null;
+  requestsPerSec: number;
+  non2xx: number;
+  errors: number;
+  ratioToCeiling: number | null;
+  postgres: { requests: number; roundTrips: number; commits: number } | null;
+}
+
+function runBench(out: string): Promise<{ code: number | null; output: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ['bench/run.js', '--source', '--duration=1', '--warmup=0', '--connections=4', `--out=${out}`], {
+      cwd: ROOT,
+      env: { ...process.env, BENCH_DATABASE_URL: benchDatabaseUrl(), BENCH_QUEUE_PREFIX: `${TEST_DATABASE_NAME}benchsmoke` },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let output = '';
+    child.stdout.on('data', (chunk) => (output += chunk));
+    child.stderr.on('data', (chunk) => (output += chunk));
+    child.on('error', reject);
+    child.on('exit', (code) => resolve({ code, output }));
+  });
+}
+
+let dir: string;
+beforeAll(() => {
+  dir = mkdtempSync(path.join(tmpdir(), 'sandbank-bench-smoke-'));
+});
+afterAll(async () => {
+  rmSync(dir, { recursive: true, force: true });
+  const admin = new URL(serverUrl);
+  admin.pathname = '/postgres';
+  const client = new Client({ connectionString: admin.toString() });
+  await client.connect();
+  await client.query(`DROP DATABASE IF EXISTS "${DATABASE}" WITH (FORCE)`).finally(() => client.end());
+});
+
+test('the benchmark produces a clean row for every scenario, with PostgreSQL round trips and commits counted', async () => {
+  const out = path.join(dir, 'report.json');
+  const { code, output } = await runBench(out);
+  if (code !== 0) throw new Error(`bench/run.js exited with ${code}:\n${output}`);
+  const report = JSON.parse(readFileSync(out, 'utf8')) as { scenarios: Row[]; settings: { poolSize: number } };
+  const rows = Object.fromEntries(report.scenarios.map((r) => [r.name, r]));
+
+  expect(Object.keys(rows).sort()).toEqual([...READS, ...WRITES, 'read', 'write', 'express', 'node'].sort());
+  expect(report.settings.poolSize).toBeGreaterThan(0);
+  for (const row of report.scenarios) {
+    expect({ name: row.name, non2xx: row.non2xx, errors: row.errors }).toEqual({ name: row.name, non2xx: 0, errors: 0 });
+    expect(row.requestsPerSec).toBeGreaterThan(0);
+  }
+  // The ceilings make exactly one round trip each, and the write ceiling one commit.
+  expect(rows.read.postgres!.roundTrips).toBeCloseTo(1, 5);
+  expect(rows.read.postgres!.commits).toBe(0);
+  expect(rows.write.postgres!.roundTrips).toBeCloseTo(1, 5);
+  expect(rows.write.postgres!.commits).toBeCloseTo(1, 5);
+  for (const name of [...READS, ...WRITES]) {
+    const row = rows[name];
+    expect({ name, ceiling: row.ceiling }).toEqual({ name, ceiling: READS.includes(name) ? 'read' : 'write' });
+    expect(row.ratioToCeiling).toBeGreaterThan(0);
+    expect(row.postgres!.requests).toBeGreaterThan(0);
+    expect(row.postgres!.roundTrips).toBeGreaterThan(0);
+    if (WRITES.includes(name)) expect(row.postgres!.commits).toBeGreaterThanOrEqual(1);
+  }
+  // The bare ceilings don't talk to PostgreSQL: nothing is counted there.
+  expect(rows.express.postgres).toBeNull();
+}, 240_000);
