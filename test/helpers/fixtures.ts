@@ -71,6 +71,7 @@ export const pathFixtures: Record<string, FixtureFactory> = {
   product: async (app, key) => (await createProduct(app, key)).id,
   price: async (app, key) => (await createPrice(app, key)).id,
   tax_rate: async (app, key) => (await createTaxRate(app, key)).id,
+  coupon: async (app, key) => (await createCoupon(app, key)).id,
 };
 
 /** Creates a customer over HTTP and returns the response body. */
@@ -134,6 +135,7 @@ export const validParams: Record<string, Record<string, unknown>> = {
   // Well-formed; no product has this id, so an accepted body is a 400 resource_missing.
   PostPrices: { currency: 'usd', unit_amount: 1000, product: 'prod_000000000000000000000000' },
   PostTaxRates: { display_name: 'VAT', inclusive: false, percentage: 20 },
+  PostCoupons: { percent_off: 25 },
 };
 
 /** Creates a product over HTTP and returns the response body. */
@@ -246,3 +248,12 @@ export async function createTaxRate(app: TestApp, key: string, params: Record<st
   if (res.status !== 200) throw new Error(`creating a tax rate failed: ${res.status} ${JSON.stringify(res.body)}`);
   return res.body;
 }
+
+/** Creates a coupon (25% off once unless `params` say otherwise) over HTTP and returns the response body. */
+export async function createCoupon(app: TestApp, key: string, params: Record<string, unknown> = {}): Promise<Record<string, any>> {
+  const discount = params.amount_off === undefined ? { percent_off: 25 } : {};
+  const res = await app.http().post('/v1/coupons').set(bearer(key)).type('form').send(form({ ...discount, ...params }));
+  if (res.status !== 200) throw new Error(`creating a coupon failed: ${res.status} ${JSON.stringify(res.body)}`);
+  return res.body;
+}
+
