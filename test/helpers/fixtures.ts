@@ -72,6 +72,7 @@ export const pathFixtures: Record<string, FixtureFactory> = {
   price: async (app, key) => (await createPrice(app, key)).id,
   tax_rate: async (app, key) => (await createTaxRate(app, key)).id,
   coupon: async (app, key) => (await createCoupon(app, key)).id,
+  promotion_code: async (app, key) => (await createPromotionCode(app, key)).id,
 };
 
 /** Creates a customer over HTTP and returns the response body. */
@@ -136,6 +137,8 @@ export const validParams: Record<string, Record<string, unknown>> = {
   PostPrices: { currency: 'usd', unit_amount: 1000, product: 'prod_000000000000000000000000' },
   PostTaxRates: { display_name: 'VAT', inclusive: false, percentage: 20 },
   PostCoupons: { percent_off: 25 },
+  // Well-formed; no coupon has this id, so an accepted body is a 400 resource_missing.
+  PostPromotionCodes: { promotion: { type: 'coupon', coupon: 'NoSuchCoupon' } },
 };
 
 /** Creates a product over HTTP and returns the response body. */
@@ -257,3 +260,11 @@ export async function createCoupon(app: TestApp, key: string, params: Record<str
   return res.body;
 }
 
+/** Creates a promotion code (for a new coupon unless `coupon` is given) over HTTP and returns the response body. */
+export async function createPromotionCode(app: TestApp, key: string, params: Record<string, unknown> = {}): Promise<Record<string, any>> {
+  const { coupon, ...rest } = params;
+  const promotion = { type: 'coupon', coupon: coupon ?? (await createCoupon(app, key)).id };
+  const res = await app.http().post('/v1/promotion_codes').set(bearer(key)).type('form').send(form({ promotion, ...rest }));
+  if (res.status !== 200) throw new Error(`creating a promotion code failed: ${res.status} ${JSON.stringify(res.body)}`);
+  return res.body;
+}
