@@ -1,5 +1,6 @@
 import type Stripe from 'stripe';
-import { newTestKey, startTestApp, type TestApp } from '../helpers/app';
+import { unixSeconds } from '../../src/lib/clock';
+import { aheadClock, newTestKey, startTestApp, type TestApp } from '../helpers/app';
 import { createAccount, createCoupon, createProduct } from '../helpers/fixtures';
 import { expectMatchesResponseSchema } from '../helpers/responseSchemas';
 import { expectError, requestsOf } from '../helpers/requests';
@@ -11,22 +12,20 @@ import { expectMatchesSdkTypes } from '../helpers/sdkTypes';
 // and under Stripe-Account.
 
 // The clock the app reads, moved forward to see coupons expire.
-let aheadMs = 0;
-const clock = { nowMs: () => Date.now() + aheadMs };
-
+const clock = aheadClock();
 let t: TestApp;
 beforeAll(async () => {
   t = await startTestApp({}, { clock });
 });
 afterAll(() => t.close());
 afterEach(() => {
-  aheadMs = 0;
+  clock.aheadMs = 0;
 });
 
 const { post, get, del, eventsOf } = requestsOf(() => t);
 
 const CP = '/v1/coupons';
-const now = () => Math.floor(clock.nowMs() / 1000);
+const now = () => unixSeconds(clock);
 
 describe('create', () => {
   test('an amount coupon with every field answers the public object and emits coupon.created', async () => {
@@ -162,7 +161,7 @@ describe('valid', () => {
     const key = newTestKey();
     const coupon = await createCoupon(t, key, { redeem_by: now() + 60 });
     expect(coupon.valid).toBe(true);
-    aheadMs = 120_000;
+    clock.aheadMs = 120_000;
     expect((await get(key, `${CP}/${coupon.id}`)).body.valid).toBe(false);
     expect((await get(key, CP)).body.data[0].valid).toBe(false);
   });

@@ -1,6 +1,7 @@
 import type Stripe from 'stripe';
 import { LATEST_API_VERSION } from '../../src/kernel/versions';
-import { newTestKey, startTestApp, type TestApp } from '../helpers/app';
+import { unixSeconds } from '../../src/lib/clock';
+import { aheadClock, newTestKey, startTestApp, type TestApp } from '../helpers/app';
 import { createAccount, createCoupon, createCustomer, createPromotionCode } from '../helpers/fixtures';
 import { expectMatchesResponseSchema } from '../helpers/responseSchemas';
 import { expectError, requestsOf } from '../helpers/requests';
@@ -12,22 +13,20 @@ import { expectMatchesSdkTypes } from '../helpers/sdkTypes';
 // 2025-09-30.clover), events in the change's transaction, and isolation.
 
 // The clock the app reads, moved forward to see codes expire.
-let aheadMs = 0;
-const clock = { nowMs: () => Date.now() + aheadMs };
-
+const clock = aheadClock();
 let t: TestApp;
 beforeAll(async () => {
   t = await startTestApp({}, { clock });
 });
 afterAll(() => t.close());
 afterEach(() => {
-  aheadMs = 0;
+  clock.aheadMs = 0;
 });
 
 const { post, get, del, eventsOf } = requestsOf(() => t);
 
 const PC = '/v1/promotion_codes';
-const now = () => Math.floor(clock.nowMs() / 1000);
+const now = () => unixSeconds(clock);
 const promotion = (coupon: string) => ({ type: 'coupon', coupon });
 const OLD = { 'Stripe-Version': '2025-08-27.basil' };
 
@@ -126,9 +125,9 @@ describe('create', () => {
     expect((await get(key, PC)).body.data).toEqual([]);
 
     // A coupon that is no longer valid takes no new codes; a deleted one is no coupon.
-    aheadMs = 700_000;
+    clock.aheadMs = 700_000;
     expectError(await post(key, PC, { promotion: ok }), 400, { code: 'coupon_expired', param: 'promotion[coupon]' });
-    aheadMs = 0;
+    clock.aheadMs = 0;
     await del(key, `/v1/coupons/${coupon.id}`);
     expectError(await post(key, PC, { promotion: ok }), 400, { code: 'resource_missing', param: 'promotion[coupon]' });
   });
@@ -177,10 +176,10 @@ describe('active', () => {
     expect(await activeIds(true)).toEqual([expiring.id, ofEnding.id, steady.id].sort());
     expect(await activeIds(false)).toEqual([ofDeleted.id, off.body.id].sort());
 
-    aheadMs = 120_000;
+    clock.aheadMs = 120_000;
     expect((await get(key, `${PC}/${expiring.id}`)).body.active).toBe(false);
     expect(await activeIds(true)).toEqual([ofEnding.id, steady.id].sort());
-    aheadMs = 700_000;
+    clock.aheadMs = 700_000;
     expect(await activeIds(true)).toEqual([steady.id]);
     expect(await activeIds(false)).toEqual([expiring.id, ofEnding.id, ofDeleted.id, off.body.id].sort());
 
