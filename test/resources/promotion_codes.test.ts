@@ -110,6 +110,7 @@ describe('create', () => {
     expectError(await post(key, PC, { promotion: ok, customer: gone.id }), 400, { code: 'resource_missing', param: 'customer' });
     expectError(await post(key, PC, { promotion: ok, expires_at: now() - 1 }), 400, { code: 'parameter_invalid', param: 'expires_at' });
     expectError(await post(key, PC, { promotion: ok, expires_at: now() + 601 }), 400, { code: 'parameter_invalid', param: 'expires_at' });
+    expectError(await post(key, PC, { promotion: promotion((await createCoupon(t, key)).id), expires_at: 99999999999 }), 400, { code: 'parameter_invalid', param: 'expires_at' });
     expectError(await post(key, PC, { promotion: ok, max_redemptions: 4 }), 400, { code: 'parameter_invalid', param: 'max_redemptions' });
     expectError(await post(key, PC, { promotion: ok, max_redemptions: 0 }), 400, { param: 'max_redemptions' });
     expectError(await post(key, PC, { promotion: ok, restrictions: { minimum_amount: 100 } }), 400, { code: 'parameter_missing', param: 'restrictions[minimum_amount_currency]' });
@@ -237,6 +238,9 @@ describe('list', () => {
     expect(await ids('')).toEqual([c.id, b.id, a.id]);
     expect(await ids('code=alpha')).toEqual([a.id]);
     expect(await ids('code=alp')).toEqual([]);
+    // The code is compared whole: no pattern characters.
+    expect(await ids('code=%25')).toEqual([]);
+    expect(await ids('code=AL_HA')).toEqual([]);
     expect(await ids(`coupon=${couponB}`)).toEqual([c.id, b.id]);
     expect(await ids(`customer=${customer}`)).toEqual([b.id]);
     expect(await ids(`created[gte]=${a.created}`)).toHaveLength(3);

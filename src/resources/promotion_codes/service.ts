@@ -26,6 +26,15 @@ const PROMOTION_SINCE = '2025-09-30';
 
 const WITH_COUPON = { coupon: true } as const;
 
+/**
+ * What a code can be (the schema's pattern). Prisma compares in any letter case with ILIKE, so
+ * a code must hold none of its pattern characters (`%`, `_`, `\`) to be matched whole.
+ */
+const CODE_SHAPE = /^[a-zA-Z0-9-]+$/;
+
+/** Codes equal to `code` in any letter case. */
+const sameCode = (code: string): Prisma.StringFilter => (CODE_SHAPE.test(code) ? { equals: code, mode: 'insensitive' } : { in: [] });
+
 /** The coupon a create names: `promotion[coupon]`, or `coupon` at versions before `promotion`. */
 function couponParamOf(ctx: RequestContext): { id: string; param: string } {
   const { params } = ctx;
@@ -78,7 +87,7 @@ async function claimCode(ctx: RequestContext, tx: Tx, wanted: string | undefined
     // Only active codes must differ, which no index can say: a lock per code does.
     await lockName(tx, `promotion_code:${ctx.caller.accountId}:${code.toLowerCase()}`);
     const holder = await tx.promotionCode.findFirst({
-      where: { accountId: ctx.caller.accountId, code: { equals: code, mode: 'insensitive' }, ...(self ? { id: { not: self } } : {}), ...activeWhere(tx, now) },
+      where: { accountId: ctx.caller.accountId, code: sameCode(code), ...(self ? { id: { not: self } } : {}), ...activeWhere(tx, now) },
       select: { id: true },
     });
     if (!holder) return code;
@@ -201,7 +210,7 @@ export async function listPromotionCodes(ctx: RequestContext) {
     accountId: ctx.caller.accountId,
     created: rangeWhere(params.created),
     customerId: params.customer,
-    ...(params.code !== undefined ? { code: { equals: params.code, mode: 'insensitive' } } : {}),
+    ...(params.code !== undefined ? { code: sameCode(params.code) } : {}),
     // Every coupon that had this id: a deleted one's codes included.
     ...(params.coupon !== undefined ? { coupon: { id: params.coupon } } : {}),
     ...(params.active === undefined ? {} : params.active ? active : { NOT: active }),
