@@ -19,7 +19,7 @@ const ID_LENGTH = 8;
 /** The public API takes `redeem_by` at most five years ahead. */
 const MAX_REDEEM_AHEAD_SECONDS = Math.round(5 * 365.25 * 24 * 3600);
 
-export type LockedCoupon = CouponRow & { seq: bigint };
+export type StoredCoupon = CouponRow & { seq: bigint };
 
 /**
  * Whether `id` could name a coupon. Ids are the caller's own strings, so there is no prefix to
@@ -28,7 +28,7 @@ export type LockedCoupon = CouponRow & { seq: bigint };
 const canBeCouponId = (id: string): boolean => id.length > 0 && id.length <= 5000 && !id.includes('\u0000');
 
 /** The caller's live coupon `id`: 404 on the path's id, or (with `param`) 400 on that body parameter. */
-export async function findCoupon(ctx: RequestContext, id: string, param?: string, tx: Tx = ctx.deps.prisma): Promise<LockedCoupon> {
+export async function findCoupon(ctx: RequestContext, id: string, param?: string, tx: Tx = ctx.deps.prisma): Promise<StoredCoupon> {
   const missing = () => (param === undefined ? resourceMissing(NAME, id) : resourceMissing(NAME, id, param, 400));
   if (!canBeCouponId(id)) throw missing();
   const row = await tx.coupon.findFirst({ where: { accountId: ctx.caller.accountId, id, deleted: false } });
@@ -37,7 +37,7 @@ export async function findCoupon(ctx: RequestContext, id: string, param?: string
 }
 
 /** The caller's live coupon `id`, locked until the transaction ends (concurrent edits wait). */
-async function lockCoupon(ctx: RequestContext, tx: Tx, id: string): Promise<LockedCoupon> {
+async function lockCoupon(ctx: RequestContext, tx: Tx, id: string): Promise<StoredCoupon> {
   if (!canBeCouponId(id)) throw resourceMissing(NAME, id);
   const locked = await tx.$queryRaw<{ seq: bigint }[]>`
     SELECT seq FROM coupons WHERE account_id = ${ctx.caller.accountId} AND id = ${id} AND NOT deleted FOR UPDATE`;
@@ -205,7 +205,7 @@ export async function listCoupons(ctx: RequestContext) {
   const { params, deps } = ctx;
   const now = unixSeconds(deps.clock);
   const coupons = deps.prisma.coupon;
-  return paginate<LockedCoupon>({
+  return paginate<StoredCoupon>({
     params,
     url: '/v1/coupons',
     where: { accountId: ctx.caller.accountId, deleted: false, created: rangeWhere(params.created) },
