@@ -2,6 +2,7 @@ import type { Prisma } from '../generated/prisma/client';
 import { newId } from '../lib/ids';
 import { eventsEmitted } from '../lib/metrics';
 import type { RequestContext } from '../kernel/route';
+import { embeddedOf } from '../kernel/versions';
 import type { EventType } from './types';
 
 export type Tx = Prisma.TransactionClient;
@@ -15,6 +16,14 @@ export interface EventCause {
 export const automaticCause: EventCause = { requestId: null, idempotencyKey: null };
 
 export const causeOf = (ctx: RequestContext): EventCause => ({ requestId: ctx.requestId, idempotencyKey: ctx.idempotencyKey ?? null });
+
+/** The options of an event a request's change raises: the caller's account, at its default version. */
+export const requestEventOptions = (ctx: RequestContext, created: number): EmitOptions => ({
+  accountId: ctx.caller.accountId,
+  apiVersion: ctx.caller.defaultApiVersion,
+  created,
+  cause: causeOf(ctx),
+});
 
 export interface EmitOptions {
   /** The account the event belongs to (a connected account's events go to its platform's connect endpoints). */
@@ -48,6 +57,9 @@ export async function emit(tx: Tx, type: EventType, object: Record<string, unkno
   const id = newId('evt');
   const data: Record<string, unknown> = { object };
   if (options.previousAttributes) data.previous_attributes = options.previousAttributes;
+  // What older versions show whole in the object (see `embed`), for rendering it at them later.
+  const embedded = embeddedOf(object);
+  if (embedded) data.embedded = embedded;
   await tx.event.create({
     data: {
       id,

@@ -1,5 +1,5 @@
 import type { Event } from '../generated/prisma/client';
-import { alreadyRendered } from '../kernel/versions';
+import { alreadyRendered, type Embedded } from '../kernel/versions';
 import { versions } from '../resources/versions';
 
 // The public event object. `data` is stored in the newest shape and rendered for the event's
@@ -16,17 +16,19 @@ export type EventRow = Pick<
 export interface EventData {
   object: Record<string, unknown>;
   previous_attributes?: Record<string, unknown>;
+  /** Objects older versions show whole in `object` (see `embed`); never shown themselves. */
+  embedded?: Embedded;
 }
 
 /** `connected`: the event belongs to a connected account, so it names the account. */
 export function renderEvent(row: EventRow, options: { connected: boolean; apiVersion?: string | null }) {
   const version = options.apiVersion ?? row.apiVersion;
   const stored = row.data as unknown as EventData;
-  const data: EventData = { object: versions.render(stored.object, version) };
+  const data: EventData = { object: versions.render(stored.object, version, undefined, stored.embedded) };
   if (stored.previous_attributes) {
     // Old values of the object's fields: rendered as a part of an object of its type.
     const type = typeof stored.object?.object === 'string' ? stored.object.object : undefined;
-    data.previous_attributes = versions.render(stored.previous_attributes, version, type);
+    data.previous_attributes = versions.render(stored.previous_attributes, version, type, stored.embedded);
   }
   return {
     id: row.id,

@@ -113,7 +113,9 @@ export class ExpandRegistry {
     if (!field) return;
     const current = node[name];
     if (field.kind === 'withheld') {
-      if (current === undefined) node[name] = (node[WITHHELD] as Record<string, unknown> | undefined)?.[name] ?? null;
+      // A value withheld as `undefined` stays absent (a field the SDK types make optional, not nullable).
+      const held = node[WITHHELD] as Record<string, unknown> | undefined;
+      if (current === undefined) node[name] = held && Object.prototype.hasOwnProperty.call(held, name) ? held[name] : null;
     } else if (field.expand && Array.isArray(current)) {
       node[name] = await Promise.all(current.map((v) => (isObject(v) ? v : field.expand!(v, node, ctx))));
     } else if (field.expand && !isObject(current)) {

@@ -155,10 +155,30 @@ export interface VersionChange {
   /**
    * The object as versions before `version` show it, from its rendering for `version` (`object`)
    * and its newest one (`newest`, for what a later change took away). It may get a part of an
-   * object (an event's `previous_attributes`), so it moves only what is there.
+   * object (an event's `previous_attributes`), so it moves only what is there. `embedded`: the
+   * objects older versions showed whole where the newest shape has their id (see `embed`).
    */
-  readonly downgrade: (object: Record<string, any>, newest: Record<string, any>) => Record<string, any>;
+  readonly downgrade: (object: Record<string, any>, newest: Record<string, any>, embedded: Embedded) => Record<string, any>;
 }
+
+/** Objects by id (a coupon by its id). */
+export type Embedded = Readonly<Record<string, unknown>>;
+
+const EMBEDDED = Symbol('embedded');
+
+/**
+ * Gives `object` the objects older versions showed whole where the newest shape names them by id
+ * (a promotion code's coupon). They ride on a symbol, so the newest shape never shows them;
+ * rendering passes them to the downgrades of `object` and of everything inside it, and an event
+ * keeps them beside its object.
+ */
+export function embed<T extends object>(object: T, objects: Embedded): T {
+  Object.defineProperty(object, EMBEDDED, { value: objects, enumerable: false, configurable: true });
+  return object;
+}
+
+export const embeddedOf = (value: unknown): Embedded | undefined =>
+  typeof value === 'object' && value !== null ? ((value as Record<symbol, Embedded | undefined>)[EMBEDDED] ?? undefined) : undefined;
 
 const RENDERED = Symbol('rendered');
 
@@ -196,20 +216,23 @@ export class VersionRenderer {
   /**
    * `value` (an object, a list, anything holding objects) as `version` shows it: every object in
    * it, found by its `object` member, is downgraded. `rootType` names the type of a root that has
-   * no `object` member (previous_attributes). Nothing to undo: `value` itself comes back.
+   * no `object` member (previous_attributes); `embedded`, objects embedded beside it (an event's).
+   * Nothing to undo: `value` itself comes back.
    */
-  render<T>(value: T, version: string, rootType?: string): T {
+  render<T>(value: T, version: string, rootType?: string, embedded: Embedded = {}): T {
     const pending = this.pending(version);
-    return pending.size === 0 ? value : (walk(value, pending, rootType) as T);
+    return pending.size === 0 ? value : (walk(value, pending, rootType, embedded) as T);
   }
 }
 
-function walk(value: unknown, pending: Pending, type?: string): unknown {
-  if (Array.isArray(value)) return value.map((v) => walk(v, pending));
+function walk(value: unknown, pending: Pending, type: string | undefined, embedded: Embedded): unknown {
+  if (Array.isArray(value)) return value.map((v) => walk(v, pending, undefined, embedded));
   if (typeof value !== 'object' || value === null || (value as Record<symbol, unknown>)[RENDERED]) return value;
+  const own = embeddedOf(value);
+  const here = own ? { ...embedded, ...own } : embedded;
   const newest: Record<string, any> = {};
-  for (const [k, v] of Object.entries(value)) newest[k] = walk(v, pending);
+  for (const [k, v] of Object.entries(value)) newest[k] = walk(v, pending, undefined, here);
   let out = newest;
-  for (const change of pending.get(typeof newest.object === 'string' ? newest.object : (type ?? '')) ?? []) out = change.downgrade(out, newest);
+  for (const change of pending.get(typeof newest.object === 'string' ? newest.object : (type ?? '')) ?? []) out = change.downgrade(out, newest, here);
   return out;
 }

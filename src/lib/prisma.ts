@@ -40,3 +40,11 @@ export function isDatabaseUnavailable(err: unknown): boolean {
   }
   return false;
 }
+
+/**
+ * Holds a lock on `name` until the transaction ends: for a uniqueness no index can state, such
+ * as one among live rows only (an account's coupon ids, its active promotion codes).
+ */
+export async function lockName(tx: Pick<Tx, '$executeRaw'>, name: string): Promise<void> {
+  await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtextextended(${name}, 0))`;
+}

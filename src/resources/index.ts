@@ -42,6 +42,10 @@ import * as prices from './prices/routes';
 import * as priceSerializer from './prices/serializer';
 import * as taxRates from './tax_rates/routes';
 import * as taxRateSerializer from './tax_rates/serializer';
+import * as coupons from './coupons/routes';
+import * as couponSerializer from './coupons/serializer';
+import * as promotionCodes from './promotion_codes/routes';
+import * as promotionCodeSerializer from './promotion_codes/serializer';
 
 // The registry app.ts mounts: every resource's routes and expandable fields, in order.
 
@@ -103,6 +107,8 @@ export const resources: readonly Resource[] = [
   { routes: products.routes, expandable: { [productSerializer.OBJECT]: productSerializer.expandable } },
   { routes: prices.routes, expandable: { [priceSerializer.OBJECT]: priceSerializer.expandable } },
   { routes: taxRates.routes, expandable: { [taxRateSerializer.OBJECT]: taxRateSerializer.expandable } },
+  { routes: coupons.routes, expandable: { [couponSerializer.OBJECT]: couponSerializer.expandable } },
+  { routes: promotionCodes.routes, expandable: promotionCodeSerializer.expandable },
 ];
 
 /** Every queue of every resource. */

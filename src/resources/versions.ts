@@ -8,7 +8,7 @@ import { VersionRenderer, type VersionChange } from '../kernel/versions';
 // changelog) has the rest. Request parameters are not translated: requests use today's names.
 //
 // Checked and found unchanged across the accepted versions: capabilities, webhook endpoints,
-// identity verification sessions and reports, account links, app secrets.
+// identity verification sessions and reports, account links, app secrets, coupons.
 
 type Json = Record<string, any>;
 
@@ -55,6 +55,19 @@ export const VERSION_CHANGES: readonly VersionChange[] = [
       const components = { ...session.components };
       for (const name of REPORT_COMPONENTS) if (newest.components[name] !== undefined) components[name] = newest.components[name];
       return { ...session, components };
+    },
+  },
+  {
+    version: '2025-09-30.clover',
+    object: 'promotion_code',
+    description:
+      "Moves a promotion code's `coupon` into `promotion` (`{type: 'coupon', coupon}`), where it is the coupon's id unless expanded; " +
+      'before, `coupon` was the whole coupon.',
+    downgrade: (code, _newest, embedded) => {
+      if (!isObject(code.promotion)) return code;
+      const { promotion, ...rest } = code;
+      const coupon = promotion.coupon;
+      return { ...rest, coupon: typeof coupon === 'string' ? (embedded[coupon] ?? coupon) : coupon };
     },
   },
   {

@@ -154,6 +154,29 @@ describe('objects rendered for an older version', () => {
     expect(asked.body.data).toEqual(atPlain.data);
   });
 
+  test("a promotion code's webhook carries its coupon whole at an endpoint's version before 2025-09-30.clover, and its id at the newest", async () => {
+    const key = newTestKey();
+    const events = { enabled_events: ['promotion_code.created', 'promotion_code.updated'] };
+    const old = await createReceivingEndpoint(e.t, e.receiver, key, '/conformance/promo-basil', { ...events, api_version: '2025-08-27.basil' });
+    const latest = await createReceivingEndpoint(e.t, e.receiver, key, '/conformance/promo-latest', { ...events, api_version: LATEST_API_VERSION });
+    const { body: coupon } = await post(key, '/v1/coupons', { percent_off: 10, name: 'Ten' });
+    const { body: code } = await post(key, '/v1/promotion_codes', { promotion: { type: 'coupon', coupon: coupon.id } });
+    // The coupon changes afterwards: each event keeps it as it was then.
+    await post(key, `/v1/coupons/${coupon.id}`, { name: 'Renamed' });
+    const { body: updated } = await post(key, `/v1/promotion_codes/${code.id}`, { active: false });
+
+    await until(() => [old, latest].every((h) => e.receiver.on(h.path).length === 2), 15000, 'four deliveries');
+    const byType = (h: { path: string; secret: string }) => new Map((verifyAll(e.receiver.on(h.path), h.secret) as any[]).map((ev) => [ev.type, ev]));
+    const atOld = byType(old);
+    const atLatest = byType(latest);
+    expect(atLatest.get('promotion_code.created').data.object).toEqual(code);
+    expect(atLatest.get('promotion_code.updated').data.object).toEqual(updated);
+    for (const ev of atLatest.values()) expect(sdkTypeProblems(ev)).toEqual([]);
+    const { promotion: _promotion, ...rest } = code;
+    expect(atOld.get('promotion_code.created').data.object).toEqual({ ...rest, coupon });
+    expect(atOld.get('promotion_code.updated').data).toEqual({ object: { ...rest, active: false, coupon: { ...coupon, name: 'Renamed' } }, previous_attributes: { active: true } });
+  });
+
   test("a request's Stripe-Version renders its answer; the newest shape is what the SDK types describe", async () => {
     const key = newTestKey();
     const stripe = e.t.stripe(key);

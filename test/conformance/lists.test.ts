@@ -9,6 +9,8 @@ import {
   createPrice,
   createProduct,
   createTaxRate,
+  createCoupon,
+  createPromotionCode,
   createExternalAccount,
   createPerson,
   createVerificationReport,
@@ -236,6 +238,29 @@ const LISTS: Record<string, ListCase> = {
       return out;
     },
     sdkIds: async (stripe) => ids(await stripe.taxRates.list({ limit: 2 }).autoPagingToArray({ limit: 1000 })),
+  },
+  GetCoupons: {
+    path: '/v1/coupons',
+    objectName: 'coupon',
+    createdFilter: true,
+    createObjects: async (key, n) => {
+      const out: string[] = [];
+      for (let i = 0; i < n; i++) out.push((await createCoupon(t, key, { percent_off: i + 1 })).id);
+      return out;
+    },
+    sdkIds: async (stripe) => ids(await stripe.coupons.list({ limit: 2 }).autoPagingToArray({ limit: 1000 })),
+  },
+  GetPromotionCodes: {
+    path: '/v1/promotion_codes',
+    objectName: 'promotion_code',
+    createdFilter: true,
+    createObjects: async (key, n) => {
+      const coupon = (await createCoupon(t, key)).id;
+      const out: string[] = [];
+      for (let i = 0; i < n; i++) out.push((await createPromotionCode(t, key, { coupon })).id);
+      return out;
+    },
+    sdkIds: async (stripe) => ids(await stripe.promotionCodes.list({ limit: 2 }).autoPagingToArray({ limit: 1000 })),
   },
   GetSandboxWebhookEndpointsWebhookEndpointDeliveries: {
     // Each account's list is under its own endpoint; the path comes with the created objects.

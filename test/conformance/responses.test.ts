@@ -9,6 +9,8 @@ import {
   createPrice,
   createProduct,
   createTaxRate,
+  createCoupon,
+  createPromotionCode,
   createExternalAccount,
   createPerson,
   createVerificationReport,
@@ -67,6 +69,8 @@ const SE = '/v1/apps/secrets';
 const PR = '/v1/products';
 const PC = '/v1/prices';
 const TX = '/v1/tax_rates';
+const CO = '/v1/coupons';
+const PRC = '/v1/promotion_codes';
 const CUSTOM_INDIVIDUAL = {
   controller: { stripe_dashboard: { type: 'none' }, requirement_collection: 'application' },
   capabilities: { card_payments: { requested: true }, transfers: { requested: true } },
@@ -594,6 +598,62 @@ const scenarios: Record<string, Scenario> = {
   ],
   GetTaxRatesTaxRate: async (key) => [answer('tax rate', await get(key, `${TX}/${(await createTaxRate(t, key)).id}`))],
   PostTaxRatesTaxRate: async (key) => [answer('changes', await post(key, `${TX}/${(await createTaxRate(t, key)).id}`, { active: false, tax_type: 'vat' }))],
+  GetCoupons: async (key) => {
+    const out = [answer('empty list', await get(key, CO))];
+    const product = await createProduct(t, key);
+    await createCoupon(t, key, { amount_off: 5, currency: 'usd', currency_options: { eur: { amount_off: 4 } }, applies_to: { products: [product.id] } });
+    await createCoupon(t, key, { duration: 'repeating', duration_in_months: 2, max_redemptions: 1, redeem_by: Math.floor(Date.now() / 1000) + 60, name: 'n' });
+    out.push(answer('list', await get(key, CO)), answer('expanded', await get(key, `${CO}?expand[]=data.applies_to&expand[]=data.currency_options`)));
+    return out;
+  },
+  PostCoupons: async (key) => [
+    answer('minimal', await post(key, CO, { percent_off: 5 })),
+    answer('everything', await post(key, CO, {
+      id: 'EVERYTHING', name: 'n', amount_off: 5, currency: 'usd', currency_options: { eur: { amount_off: 4 } }, duration: 'repeating', duration_in_months: 2,
+      max_redemptions: 3, redeem_by: Math.floor(Date.now() / 1000) + 60, applies_to: { products: [(await createProduct(t, key)).id] }, metadata: { a: '1' },
+      expand: ['applies_to', 'currency_options'],
+    })),
+  ],
+  GetCouponsCoupon: async (key) => {
+    const { id } = await createCoupon(t, key, { amount_off: 5, currency: 'usd' });
+    return [answer('coupon', await get(key, `${CO}/${id}`)), answer('expanded', await get(key, `${CO}/${id}?expand[]=currency_options&expand[]=applies_to`))];
+  },
+  PostCouponsCoupon: async (key) => {
+    const { id } = await createCoupon(t, key, { amount_off: 5, currency: 'usd' });
+    return [answer('no change', await post(key, `${CO}/${id}`, '')), answer('changes', await post(key, `${CO}/${id}`, { name: 'n', metadata: { a: '1' }, currency_options: { eur: { amount_off: 4 } } }))];
+  },
+  DeleteCouponsCoupon: async (key) => [answer('deleted', await del(key, `${CO}/${(await createCoupon(t, key)).id}`))],
+  GetPromotionCodes: async (key) => {
+    const out = [answer('empty list', await get(key, PRC))];
+    const customer = (await createCustomer(t, key)).id;
+    await createPromotionCode(t, key, { customer, restrictions: { minimum_amount: 5, minimum_amount_currency: 'usd', currency_options: { eur: { minimum_amount: 4 } } } });
+    await createPromotionCode(t, key, { active: false, expires_at: Math.floor(Date.now() / 1000) + 60, max_redemptions: 2 });
+    const expand = ['data.promotion.coupon', 'data.customer', 'data.restrictions.currency_options'];
+    out.push(answer('list', await get(key, PRC)), answer('expanded', await get(key, `${PRC}?${expand.map((p) => `expand[]=${p}`).join('&')}`)));
+    return out;
+  },
+  PostPromotionCodes: async (key) => {
+    const coupon = (await createCoupon(t, key, { redeem_by: Math.floor(Date.now() / 1000) + 600 })).id;
+    return [
+      answer('minimal', await post(key, PRC, { promotion: { type: 'coupon', coupon } })),
+      answer('everything', await post(key, PRC, {
+        promotion: { type: 'coupon', coupon }, code: 'EVERY-thing', customer: (await createCustomer(t, key)).id, expires_at: Math.floor(Date.now() / 1000) + 60,
+        max_redemptions: 2, metadata: { a: '1' }, active: false, expand: ['promotion.coupon', 'customer', 'restrictions.currency_options'],
+        restrictions: { first_time_transaction: true, minimum_amount: 5, minimum_amount_currency: 'usd', currency_options: { eur: { minimum_amount: 4 } } },
+      })),
+    ];
+  },
+  GetPromotionCodesPromotionCode: async (key) => {
+    const { id } = await createPromotionCode(t, key);
+    return [answer('code', await get(key, `${PRC}/${id}`)), answer('coupon expanded', await get(key, `${PRC}/${id}?expand[]=promotion.coupon.applies_to`))];
+  },
+  PostPromotionCodesPromotionCode: async (key) => {
+    const { id } = await createPromotionCode(t, key, { restrictions: { minimum_amount: 5, minimum_amount_currency: 'usd' } });
+    return [
+      answer('no change', await post(key, `${PRC}/${id}`, '')),
+      answer('changes', await post(key, `${PRC}/${id}`, { active: false, metadata: { a: '1' }, restrictions: { currency_options: { eur: { minimum_amount: 4 } } } })),
+    ];
+  },
 };
 
 const VS = '/v1/identity/verification_sessions';
@@ -849,6 +909,21 @@ const errorScenarios: Record<string, Scenario> = {
   GetTaxRatesTaxRate: async (key) => [answer('unknown id', await get(key, `${TX}/txr_nope`))],
   PostTaxRatesTaxRate: async (key) => [answer('percentage is fixed', await post(key, `${TX}/${(await createTaxRate(t, key)).id}`, { percentage: 1 }))],
   PostPricesPrice: async (key) => [answer('amounts are fixed', await post(key, `${PC}/${(await createPrice(t, key)).id}`, { unit_amount: 1 }))],
+  GetCoupons: async (key) => [answer('bad created', await get(key, `${CO}?created[gt]=soon`))],
+  PostCoupons: async (key) => {
+    await createCoupon(t, key, { id: 'TAKEN' });
+    return [answer('no discount', await post(key, CO, '')), answer('id taken', await post(key, CO, { id: 'TAKEN', percent_off: 5 }))];
+  },
+  GetCouponsCoupon: async (key) => [answer('unknown id', await get(key, `${CO}/NOPE`))],
+  PostCouponsCoupon: async (key) => [answer('the discount is fixed', await post(key, `${CO}/${(await createCoupon(t, key)).id}`, { percent_off: 1 }))],
+  DeleteCouponsCoupon: async (key) => [answer('unknown id', await del(key, `${CO}/NOPE`))],
+  GetPromotionCodes: async (key) => [answer('bad active', await get(key, `${PRC}?active=maybe`))],
+  PostPromotionCodes: async (key) => [
+    answer('no promotion', await post(key, PRC, '')),
+    answer('unknown coupon', await post(key, PRC, { promotion: { type: 'coupon', coupon: 'NOPE' } })),
+  ],
+  GetPromotionCodesPromotionCode: async (key) => [answer('unknown id', await get(key, `${PRC}/promo_nope`))],
+  PostPromotionCodesPromotionCode: async (key) => [answer('the code is fixed', await post(key, `${PRC}/${(await createPromotionCode(t, key)).id}`, { code: 'X' }))],
 };
 
 const operations = documentedOperations();

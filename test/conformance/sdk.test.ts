@@ -36,6 +36,8 @@ const attached = async (stripe: Stripe) => (await stripe.paymentMethods.attach('
 const product = async (stripe: Stripe) => (await stripe.products.create({ name: 'Gold' })).id;
 const price = (stripe: Stripe) => stripe.prices.create({ product_data: { name: 'Gold' }, currency: 'usd', unit_amount: 1000 });
 const taxRate = async (stripe: Stripe) => (await stripe.taxRates.create({ display_name: 'VAT', percentage: 20, inclusive: false })).id;
+const coupon = async (stripe: Stripe) => (await stripe.coupons.create({ percent_off: 20 })).id;
+const promotionCode = async (stripe: Stripe) => (await stripe.promotionCodes.create({ promotion: { type: 'coupon', coupon: await coupon(stripe) } })).id;
 const raw = (stripe: Stripe, path: string, params: Record<string, unknown>) => stripe.rawRequest('POST', path, params);
 /** A Custom account (its bank accounts can be updated) with a second, non-default bank account. */
 const externalAccount = async (stripe: Stripe) => {
@@ -341,6 +343,35 @@ const CASES: Record<string, OperationCase> = {
   PostPricesPrice: {
     ok: async (stripe) => stripe.prices.update((await price(stripe)).id, { active: false }),
     fails: (stripe) => stripe.prices.update('price_nope', { active: false }),
+    error: InvalidRequest,
+  },
+  GetCoupons: { ok: (stripe) => stripe.coupons.list({ limit: 3 }), fails: (stripe) => stripe.coupons.list({ limit: 0 }), error: InvalidRequest },
+  PostCoupons: {
+    ok: (stripe) => stripe.coupons.create({ amount_off: 500, currency: 'usd', duration: 'repeating', duration_in_months: 3 }),
+    fails: (stripe) => stripe.coupons.create({ percent_off: 120 }),
+    error: InvalidRequest,
+  },
+  GetCouponsCoupon: { ok: async (stripe) => stripe.coupons.retrieve(await coupon(stripe)), fails: (stripe) => stripe.coupons.retrieve('NOPE'), error: InvalidRequest },
+  PostCouponsCoupon: {
+    ok: async (stripe) => stripe.coupons.update(await coupon(stripe), { name: 'Twenty' }),
+    fails: (stripe) => stripe.coupons.update('NOPE', { name: 'Twenty' }),
+    error: InvalidRequest,
+  },
+  DeleteCouponsCoupon: { ok: async (stripe) => stripe.coupons.del(await coupon(stripe)), fails: (stripe) => stripe.coupons.del('NOPE'), error: InvalidRequest },
+  GetPromotionCodes: { ok: (stripe) => stripe.promotionCodes.list({ active: true }), fails: (stripe) => stripe.promotionCodes.list({ limit: 101 }), error: InvalidRequest },
+  PostPromotionCodes: {
+    ok: async (stripe) => stripe.promotionCodes.create({ promotion: { type: 'coupon', coupon: await coupon(stripe) }, code: 'SDK-20' }),
+    fails: (stripe) => stripe.promotionCodes.create({ promotion: { type: 'coupon', coupon: 'NOPE' } }),
+    error: InvalidRequest,
+  },
+  GetPromotionCodesPromotionCode: {
+    ok: async (stripe) => stripe.promotionCodes.retrieve(await promotionCode(stripe), { expand: ['promotion.coupon'] }),
+    fails: (stripe) => stripe.promotionCodes.retrieve('promo_nope'),
+    error: InvalidRequest,
+  },
+  PostPromotionCodesPromotionCode: {
+    ok: async (stripe) => stripe.promotionCodes.update(await promotionCode(stripe), { active: false }),
+    fails: (stripe) => stripe.promotionCodes.update('promo_nope', { active: false }),
     error: InvalidRequest,
   },
   GetCustomers: { ok: (stripe) => stripe.customers.list({ email: 'a@example.com' }), fails: (stripe) => stripe.customers.list({ limit: 0 }), error: InvalidRequest },

@@ -38,6 +38,12 @@ export const newTestKey = (): string => `sk_test_${randomBase62(24)}`;
 
 export const bearer = (key: string): { Authorization: string } => ({ Authorization: `Bearer ${key}` });
 
+/** A clock at the real time plus `aheadMs`, which a test moves forward to see things expire. */
+export function aheadClock(): Clock & { aheadMs: number } {
+  const clock = { aheadMs: 0, nowMs: () => Date.now() + clock.aheadMs };
+  return clock;
+}
+
 /**
  * `publicUrl: true` listens on a free port chosen first and sets PUBLIC_URL to it, so the hosted
  * pages' links point at this app (for a browser to open).

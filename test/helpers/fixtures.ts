@@ -77,6 +77,8 @@ export const pathFixtures: Record<string, FixtureFactory> = {
   product: async (app, key) => (await createProduct(app, key)).id,
   price: async (app, key) => (await createPrice(app, key)).id,
   tax_rate: async (app, key) => (await createTaxRate(app, key)).id,
+  coupon: async (app, key) => (await createCoupon(app, key)).id,
+  promotion_code: async (app, key) => (await createPromotionCode(app, key)).id,
 };
 
 /** Creates a customer over HTTP and returns the response body. */
@@ -140,6 +142,9 @@ export const validParams: Record<string, Record<string, unknown>> = {
   // Well-formed; no product has this id, so an accepted body is a 400 resource_missing.
   PostPrices: { currency: 'usd', unit_amount: 1000, product: 'prod_000000000000000000000000' },
   PostTaxRates: { display_name: 'VAT', inclusive: false, percentage: 20 },
+  PostCoupons: { percent_off: 25 },
+  // Well-formed; no coupon has this id, so an accepted body is a 400 resource_missing.
+  PostPromotionCodes: { promotion: { type: 'coupon', coupon: 'NoSuchCoupon' } },
 };
 
 /** Creates a product over HTTP and returns the response body. */
@@ -250,5 +255,22 @@ export async function createVerificationReport(app: TestApp, key: string, outcom
 export async function createTaxRate(app: TestApp, key: string, params: Record<string, unknown> = {}): Promise<Record<string, any>> {
   const res = await app.http().post('/v1/tax_rates').set(bearer(key)).type('form').send(form({ display_name: 'VAT', inclusive: false, percentage: 20, ...params }));
   if (res.status !== 200) throw new Error(`creating a tax rate failed: ${res.status} ${JSON.stringify(res.body)}`);
+  return res.body;
+}
+
+/** Creates a coupon (25% off once unless `params` say otherwise) over HTTP and returns the response body. */
+export async function createCoupon(app: TestApp, key: string, params: Record<string, unknown> = {}): Promise<Record<string, any>> {
+  const discount = params.amount_off === undefined ? { percent_off: 25 } : {};
+  const res = await app.http().post('/v1/coupons').set(bearer(key)).type('form').send(form({ ...discount, ...params }));
+  if (res.status !== 200) throw new Error(`creating a coupon failed: ${res.status} ${JSON.stringify(res.body)}`);
+  return res.body;
+}
+
+/** Creates a promotion code (for a new coupon unless `coupon` is given) over HTTP and returns the response body. */
+export async function createPromotionCode(app: TestApp, key: string, params: Record<string, unknown> = {}): Promise<Record<string, any>> {
+  const { coupon, ...rest } = params;
+  const promotion = { type: 'coupon', coupon: coupon ?? (await createCoupon(app, key)).id };
+  const res = await app.http().post('/v1/promotion_codes').set(bearer(key)).type('form').send(form({ promotion, ...rest }));
+  if (res.status !== 200) throw new Error(`creating a promotion code failed: ${res.status} ${JSON.stringify(res.body)}`);
   return res.body;
 }

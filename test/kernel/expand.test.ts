@@ -223,6 +223,13 @@ describe('withheld fields and the sub-objects that hold them', () => {
     expect(out).toEqual({ id: 'per_2', object: 'person', ssn: null });
   });
 
+  test('a value withheld as undefined stays absent when expanded (an optional field with nothing to show)', async () => {
+    const none = withhold({ id: 'per_3', object: 'person' }, { ssn: undefined });
+    const out = (await registry().apply(none, ['ssn'], ctx)) as any;
+    expect(out).not.toHaveProperty('ssn', null);
+    expect(JSON.parse(JSON.stringify(out))).toEqual({ id: 'per_3', object: 'person' });
+  });
+
   test('a path field leads to expandable fields but is not expandable itself', () => {
     expect(() => registry().check(['report.number', 'secret_profile.pin'], 'person', false)).not.toThrow();
     expect(checkError(registry(), ['report'], 'person', false).message).toBe('This property cannot be expanded (report).');

@@ -1,4 +1,4 @@
-import { alreadyRendered, API_VERSIONS, isApiVersion, LATEST_API_VERSION, VersionRenderer, type VersionChange } from '../../src/kernel/versions';
+import { alreadyRendered, API_VERSIONS, embed, embeddedOf, isApiVersion, LATEST_API_VERSION, VersionRenderer, type VersionChange } from '../../src/kernel/versions';
 
 // The version renderer: objects are written in the newest shape, and each change made after the
 // version asked for is undone, newest first, on every object of its type wherever it sits.
@@ -55,6 +55,37 @@ test('a value marked rendered is left as it is', () => {
   const out = renderer.render({ id: 'evt_1', object: 'event', data: frozen }, '2020-03-02');
   expect(out.data).toBe(frozen);
   expect(JSON.stringify(out.data)).toBe(JSON.stringify({ object: widget() }));
+});
+
+describe('objects older versions showed whole (embed)', () => {
+  // Before 2020-08-27 a ticket showed its widget whole; since, its id.
+  const inlined: VersionChange = {
+    version: '2020-08-27',
+    object: 'ticket',
+    description: "Shows a ticket's widget as its id.",
+    downgrade: (ticket, _newest, embedded) => (typeof ticket.widget === 'string' ? { ...ticket, widget: embedded[ticket.widget] ?? ticket.widget } : ticket),
+  };
+  const tickets = new VersionRenderer([inlined]);
+  const whole = { id: 'w_1', object: 'widget', name: 'W' };
+  const ticket = (w: Record<string, unknown> = whole) => embed({ id: 't_1', object: 'ticket', widget: w.id }, { [w.id as string]: w });
+
+  test('never show in the newest shape or JSON, and reach the downgrades of older versions', () => {
+    const t = ticket();
+    expect(JSON.parse(JSON.stringify(t))).toEqual({ id: 't_1', object: 'ticket', widget: 'w_1' });
+    expect(tickets.render(t, LATEST_API_VERSION)).toBe(t);
+    expect(tickets.render(t, '2020-03-02')).toEqual({ id: 't_1', object: 'ticket', widget: whole });
+    expect(embeddedOf(t)).toEqual({ w_1: whole });
+    expect(embeddedOf('w_1')).toBeUndefined();
+  });
+
+  test('each object in a list uses its own; the ones given to render (an event keeps them) serve the whole value', () => {
+    const other = { id: 'w_1', object: 'widget', name: 'Another' };
+    const page = { object: 'list', data: [ticket(), ticket(other)] };
+    expect(tickets.render(page, '2020-03-02').data.map((x: any) => x.widget.name)).toEqual(['W', 'Another']);
+    const stored = JSON.parse(JSON.stringify(ticket()));
+    expect(tickets.render(stored, '2020-03-02')).toEqual(stored);
+    expect(tickets.render(stored, '2020-03-02', undefined, { w_1: whole })).toEqual({ id: 't_1', object: 'ticket', widget: whole });
+  });
 });
 
 test('a change naming an unknown version is a programming error', () => {

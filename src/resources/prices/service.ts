@@ -6,7 +6,7 @@ import { invalidRequest, parameterMissing, parametersExclusive, resourceMissing 
 import { paginate, rangeWhere } from '../../kernel/list';
 import { applyMetadata, type Metadata, type MetadataParam } from '../../kernel/metadata';
 import type { RequestContext } from '../../kernel/route';
-import { causeOf, emit, previousAttributes, type Tx } from '../../events/emit';
+import { emit, previousAttributes, requestEventOptions, type Tx } from '../../events/emit';
 import { handOffEvents } from '../../events/jobs';
 import { findProduct, insertProduct, newProductData } from '../products/service';
 import { serializePrice, type PriceRow, type Tier } from './serializer';
@@ -126,13 +126,6 @@ function amountsOf(params: Record<string, any>, p: Named) {
   return { billingScheme: scheme, unitAmount: null, unitAmountDecimal: null, tiersMode: params.tiers_mode as string, tiers: tiersOf(params), customUnitAmount: null };
 }
 
-const eventOptions = (ctx: RequestContext, created: number) => ({
-  accountId: ctx.caller.accountId,
-  apiVersion: ctx.caller.defaultApiVersion,
-  created,
-  cause: causeOf(ctx),
-});
-
 /**
  * Takes `lookupKey` for `priceId`: another price of the account holding it is a 400 unless
  * `transfer` says to move it (that price then loses it, with its own `price.updated`).
@@ -150,7 +143,7 @@ async function claimLookupKey(ctx: RequestContext, tx: Tx, lookupKey: string, pr
   }
   const before = serializePrice(await tx.price.findUniqueOrThrow({ where: { id: holders[0].id } }));
   const after = serializePrice(await tx.price.update({ where: { id: holders[0].id }, data: { lookupKey: null } }));
-  return [await emit(tx, 'price.updated', after, { ...eventOptions(ctx, now), previousAttributes: previousAttributes(before, after) })];
+  return [await emit(tx, 'price.updated', after, { ...requestEventOptions(ctx, now), previousAttributes: previousAttributes(before, after) })];
 }
 
 /** Two requests racing for one lookup key: the loser gets the same answer as if it came second. */
@@ -202,7 +195,7 @@ export function newPriceData(ctx: RequestContext, params: Record<string, any>, n
 /** Inserts a price and its `price.created` event in `tx`; returns the row and the event id. */
 export async function insertPrice(ctx: RequestContext, tx: Tx, data: Prisma.PriceUncheckedCreateInput): Promise<{ row: PriceRow; eventId: string }> {
   const row = await tx.price.create({ data });
-  return { row, eventId: await emit(tx, 'price.created', serializePrice(row), eventOptions(ctx, row.created)) };
+  return { row, eventId: await emit(tx, 'price.created', serializePrice(row), requestEventOptions(ctx, row.created)) };
 }
 
 export async function createPrice(ctx: RequestContext) {
@@ -271,7 +264,7 @@ export async function updatePrice(ctx: RequestContext) {
       const changed = previousAttributes(before, serializePrice({ ...current, ...fields }));
       if (Object.keys(changed).length === 0) return { price: before, eventIds };
       const price = serializePrice(await tx.price.update({ where: { id }, data: fields as Prisma.PriceUpdateInput }));
-      eventIds.push(await emit(tx, 'price.updated', price, { ...eventOptions(ctx, now), previousAttributes: changed }));
+      eventIds.push(await emit(tx, 'price.updated', price, { ...requestEventOptions(ctx, now), previousAttributes: changed }));
       return { price, eventIds };
     }),
   );

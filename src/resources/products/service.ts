@@ -5,7 +5,7 @@ import { invalidRequest, resourceMissing } from '../../kernel/errors';
 import { paginate, rangeWhere } from '../../kernel/list';
 import { applyMetadata, type Metadata, type MetadataParam } from '../../kernel/metadata';
 import type { RequestContext } from '../../kernel/route';
-import { causeOf, emit, previousAttributes, type Tx } from '../../events/emit';
+import { emit, previousAttributes, requestEventOptions, type Tx } from '../../events/emit';
 import { handOffEvents } from '../../events/jobs';
 import { insertPrice, newPriceData, within } from '../prices/service';
 import { serializeDeletedProduct, serializeProduct, type ProductRow } from './serializer';
@@ -49,16 +49,9 @@ export function newProductData(ctx: RequestContext, params: Record<string, any>,
 /** Inserts a product and its `product.created` event in `tx`; returns the row and the event id. */
 export async function insertProduct(ctx: RequestContext, tx: Tx, data: Prisma.ProductUncheckedCreateInput): Promise<{ row: ProductRow; eventId: string }> {
   const row = await tx.product.create({ data });
-  const eventId = await emit(tx, 'product.created', serializeProduct(row), eventOptions(ctx, row.created));
+  const eventId = await emit(tx, 'product.created', serializeProduct(row), requestEventOptions(ctx, row.created));
   return { row, eventId };
 }
-
-const eventOptions = (ctx: RequestContext, created: number) => ({
-  accountId: ctx.caller.accountId,
-  apiVersion: ctx.caller.defaultApiVersion,
-  created,
-  cause: causeOf(ctx),
-});
 
 export async function createProduct(ctx: RequestContext) {
   const { deps, params } = ctx;
@@ -117,7 +110,7 @@ export async function updateProduct(ctx: RequestContext) {
       data: { ...fields, packageDimensions: fields.packageDimensions === null ? Prisma.DbNull : (fields.packageDimensions as Prisma.InputJsonValue), updated: now } as Prisma.ProductUpdateInput,
     });
     const product = serializeProduct(row);
-    const eventId = await emit(tx, 'product.updated', product, { ...eventOptions(ctx, now), previousAttributes: { ...changed, updated: current.updated } });
+    const eventId = await emit(tx, 'product.updated', product, { ...requestEventOptions(ctx, now), previousAttributes: { ...changed, updated: current.updated } });
     return { product, eventId };
   });
   if (result.eventId) await handOffEvents(deps.queues, [result.eventId]);
@@ -150,7 +143,7 @@ export async function deleteProduct(ctx: RequestContext) {
       throw invalidRequest('This product cannot be deleted because it has one or more user-created prices.');
     }
     const row = await tx.product.delete({ where: { id } });
-    return emit(tx, 'product.deleted', serializeProduct(row), eventOptions(ctx, now));
+    return emit(tx, 'product.deleted', serializeProduct(row), requestEventOptions(ctx, now));
   });
   await handOffEvents(deps.queues, [eventId]);
   return serializeDeletedProduct(id);

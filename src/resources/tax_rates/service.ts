@@ -5,18 +5,11 @@ import { resourceMissing } from '../../kernel/errors';
 import { paginate, rangeWhere } from '../../kernel/list';
 import { applyMetadata, type Metadata, type MetadataParam } from '../../kernel/metadata';
 import type { RequestContext } from '../../kernel/route';
-import { causeOf, emit, previousAttributes } from '../../events/emit';
+import { emit, previousAttributes, requestEventOptions } from '../../events/emit';
 import { handOffEvents } from '../../events/jobs';
 import { serializeTaxRate, type TaxRateRow } from './serializer';
 
 const NAME = 'tax rate';
-
-const eventOptions = (ctx: RequestContext, created: number) => ({
-  accountId: ctx.caller.accountId,
-  apiVersion: ctx.caller.defaultApiVersion,
-  created,
-  cause: causeOf(ctx),
-});
 
 async function findTaxRate(ctx: RequestContext, id: string, tx: Prisma.TransactionClient = ctx.deps.prisma): Promise<TaxRateRow> {
   if (!hasIdShape('txr', id)) throw resourceMissing(NAME, id);
@@ -49,7 +42,7 @@ export async function createTaxRate(ctx: RequestContext) {
         metadata: applyMetadata({}, params.metadata as MetadataParam | undefined),
       },
     });
-    return { row, eventId: await emit(tx, 'tax_rate.created', serializeTaxRate(row), eventOptions(ctx, now)) };
+    return { row, eventId: await emit(tx, 'tax_rate.created', serializeTaxRate(row), requestEventOptions(ctx, now)) };
   });
   await handOffEvents(deps.queues, [eventId]);
   return serializeTaxRate(row);
@@ -85,7 +78,7 @@ export async function updateTaxRate(ctx: RequestContext) {
     const changed = previousAttributes(before, serializeTaxRate({ ...current, ...fields }));
     if (Object.keys(changed).length === 0) return { taxRate: before, eventId: undefined };
     const taxRate = serializeTaxRate(await tx.taxRate.update({ where: { id }, data: fields as Prisma.TaxRateUpdateInput }));
-    const eventId = await emit(tx, 'tax_rate.updated', taxRate, { ...eventOptions(ctx, now), previousAttributes: changed });
+    const eventId = await emit(tx, 'tax_rate.updated', taxRate, { ...requestEventOptions(ctx, now), previousAttributes: changed });
     return { taxRate, eventId };
   });
   if (result.eventId) await handOffEvents(deps.queues, [result.eventId]);
