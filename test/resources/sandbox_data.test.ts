@@ -1,6 +1,7 @@
 import { bearer, newTestKey, startTestApp, type TestApp } from '../helpers/app';
 import { accountOfKey, emitTestEvent } from '../helpers/events';
 import { createAccount, createAccountSession, createAppSecret, createVerificationReport, createWebhookEndpoint, form } from '../helpers/fixtures';
+import { RESET_TABLES } from '../../src/resources/sandbox_data/service';
 
 // DELETE /sandbox/v1/data: a key's platform and its connected accounts start over empty, the key
 // keeps working, and nobody else's data moves.
@@ -35,6 +36,20 @@ async function fill(key: string): Promise<string> {
   const secret = await t.http().post('/v1/apps/secrets').set(bearer(key)).set('Stripe-Account', connected).type('form').send(form({ name: 'n', payload: 'p', scope: { type: 'account' } }));
   expect(secret.status).toBe(200);
   await emitTestEvent(t.runtime, connected, 'account.updated', undefined, { handOff: false });
+  // The catalog, customers and their cards, on the platform and on the connected account.
+  for (const acting of [{}, { 'Stripe-Account': connected }]) {
+    const post = async (path: string, params: Record<string, unknown>) => {
+      const res = await t.http().post(path).set(bearer(key)).set(acting).type('form').send(form(params));
+      expect(res.status).toBe(200);
+      return res.body;
+    };
+    const customer = await post('/v1/customers', { email: 'a@example.test', payment_method: 'pm_card_visa' });
+    const product = await post('/v1/products', { name: 'P', default_price_data: { currency: 'usd', unit_amount: 100 } });
+    await post('/v1/tax_rates', { display_name: 'VAT', percentage: 20, inclusive: false });
+    const coupon = await post('/v1/coupons', { percent_off: 10, duration: 'once' });
+    await post('/v1/promotion_codes', { promotion: { type: 'coupon', coupon: coupon.id }, customer: customer.id });
+    expect(product.default_price).toMatch(/^price_/);
+  }
   const idem = await t.http().post('/v1/webhook_endpoints').set(bearer(key)).set('Idempotency-Key', 'k1').type('form').send(form({ url: 'http://127.0.0.1:0/h', enabled_events: ['*'] }));
   expect(idem.status).toBe(200);
   return connected;
@@ -54,6 +69,13 @@ async function counts(platform: string) {
     identitySessions: await p.identityVerificationSession.count({ where }),
     identityReports: await p.identityVerificationReport.count({ where }),
     idempotencyRecords: await p.idempotencyRecord.count({ where }),
+    customers: await p.customer.count({ where }),
+    paymentMethods: await p.paymentMethod.count({ where }),
+    products: await p.product.count({ where }),
+    prices: await p.price.count({ where }),
+    taxRates: await p.taxRate.count({ where }),
+    coupons: await p.coupon.count({ where }),
+    promotionCodes: await p.promotionCode.count({ where }),
   };
 }
 
@@ -78,9 +100,17 @@ test("deletes every row of the key's platform and its connected accounts in one 
       events: expect.any(Number),
       account_sessions: 1,
       account_links: 1,
+      login_links: 0,
       apps_secrets: 2,
       identity_verification_sessions: 1,
       identity_verification_reports: 1,
+      customers: 2,
+      payment_methods: 2,
+      products: 2,
+      prices: 2,
+      tax_rates: 2,
+      coupons: 2,
+      promotion_codes: 2,
       idempotency_records: 1,
     },
   });
@@ -107,4 +137,13 @@ test('a second reset finds nothing left', async () => {
   const second = await t.http().delete('/sandbox/v1/data').set(bearer(key));
   expect(second.status).toBe(200);
   expect(Object.values(second.body.deleted).every((n) => n === 0)).toBe(true);
+});
+
+test('every table that holds an account\'s rows is reset (a new resource must join RESET_TABLES)', async () => {
+  const tables = await t.runtime.prisma.$queryRaw<{ table_name: string }[]>`
+    SELECT table_name FROM information_schema.columns WHERE column_name = 'account_id' AND table_schema = current_schema()`;
+  const reset = new Set<string>(RESET_TABLES.map(([, table]) => table));
+  // The key's own rows stay, so it keeps working.
+  const kept = new Set(['api_keys']);
+  expect(tables.map((r) => r.table_name).filter((name) => !reset.has(name) && !kept.has(name)).sort()).toEqual([]);
 });

@@ -10,9 +10,17 @@ export interface DeletedCounts {
   events: number;
   account_sessions: number;
   account_links: number;
+  login_links: number;
   apps_secrets: number;
   identity_verification_sessions: number;
   identity_verification_reports: number;
+  customers: number;
+  payment_methods: number;
+  products: number;
+  prices: number;
+  tax_rates: number;
+  coupons: number;
+  promotion_codes: number;
   idempotency_records: number;
 }
 

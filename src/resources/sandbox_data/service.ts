@@ -2,29 +2,48 @@ import type { RequestContext } from '../../kernel/route';
 import { serializeDataReset, type DeletedCounts } from './serializer';
 
 /**
+ * What a reset deletes: the name it answers and the table, children before parents (prices before
+ * their products, promotion codes before their coupons). Every table with an `account_id` is here
+ * but `api_keys` (the key keeps working); connected accounts go last; test/resources/sandbox_data.test.ts
+ * fails when a new one is missing. Other rows go with these by cascade (deliveries with events,
+ * persons and external accounts with their accounts).
+ */
+export const RESET_TABLES = [
+  ['identity_verification_reports', 'identity_verification_reports'],
+  ['identity_verification_sessions', 'identity_verification_sessions'],
+  ['apps_secrets', 'app_secrets'],
+  ['account_links', 'account_links'],
+  ['account_sessions', 'account_sessions'],
+  ['login_links', 'login_links'],
+  ['events', 'events'],
+  ['webhook_endpoints', 'webhook_endpoints'],
+  ['promotion_codes', 'promotion_codes'],
+  ['coupons', 'coupons'],
+  ['payment_methods', 'payment_methods'],
+  ['customers', 'customers'],
+  ['prices', 'prices'],
+  ['products', 'products'],
+  ['tax_rates', 'tax_rates'],
+  ['idempotency_records', 'idempotency_records'],
+] as const satisfies readonly (readonly [Exclude<keyof DeletedCounts, 'accounts'>, string])[];
+
+/**
  * `DELETE /sandbox/v1/data`: everything of the key's platform and its connected accounts, in the
  * operation's transaction. The platform account and its keys stay, so the key keeps working.
- * Rows are deleted table by table (children first) rather than through the accounts' cascades, so
- * the answer can say how many of each went.
+ * Rows are deleted table by table rather than through the accounts' cascades, so the answer can
+ * say how many of each went.
  */
 export async function resetData(ctx: RequestContext) {
   const platform = ctx.caller.platformAccountId;
   return ctx.deps.prisma.$transaction(async (tx) => {
     const connected = (await tx.$queryRaw<{ id: string }[]>`SELECT id FROM accounts WHERE parent_account_id = ${platform} FOR UPDATE`).map((r) => r.id);
     const ids = [platform, ...connected];
-    const deleted: DeletedCounts = {
-      identity_verification_reports: await tx.$executeRaw`DELETE FROM identity_verification_reports WHERE account_id = ANY(${ids})`,
-      // Their links go with them (cascade).
-      identity_verification_sessions: await tx.$executeRaw`DELETE FROM identity_verification_sessions WHERE account_id = ANY(${ids})`,
-      apps_secrets: await tx.$executeRaw`DELETE FROM app_secrets WHERE account_id = ANY(${ids})`,
-      account_links: await tx.$executeRaw`DELETE FROM account_links WHERE account_id = ANY(${ids})`,
-      account_sessions: await tx.$executeRaw`DELETE FROM account_sessions WHERE account_id = ANY(${ids})`,
-      // Deliveries and their attempts go with the events (cascade).
-      events: await tx.$executeRaw`DELETE FROM events WHERE account_id = ANY(${ids})`,
-      webhook_endpoints: await tx.$executeRaw`DELETE FROM webhook_endpoints WHERE account_id = ANY(${ids})`,
-      accounts: await tx.$executeRaw`DELETE FROM accounts WHERE id = ANY(${connected})`,
-      idempotency_records: await tx.$executeRaw`DELETE FROM idempotency_records WHERE account_id = ANY(${ids})`,
-    };
+    const deleted = {} as DeletedCounts;
+    for (const [name, table] of RESET_TABLES) {
+      // A constant table name, never input.
+      deleted[name] = await tx.$executeRawUnsafe(`DELETE FROM "${table}" WHERE account_id = ANY($1)`, ids);
+    }
+    deleted.accounts = await tx.$executeRaw`DELETE FROM accounts WHERE id = ANY(${connected})`;
     await tx.$executeRaw`UPDATE accounts SET webhook_endpoint_count = 0 WHERE id = ${platform}`;
     ctx.deps.logger.info({ account: platform, deleted }, 'sandbox data reset');
     return serializeDataReset(platform, deleted);
