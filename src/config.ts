@@ -54,6 +54,10 @@ export interface Config {
   readonly cardCvcTtlSeconds: number;
   readonly identityProcessingDelayMs: number;
   readonly redactionDelayMs: number;
+  /** A fixtures file the API applies at start ('' for none). */
+  readonly seedFile: string;
+  /** The key SEED_FILE's requests (and `npm run seed`'s, by default) are made with. */
+  readonly seedApiKey: string;
 }
 
 /** Name, default and one-line meaning of every setting; .env.example and the README table follow it. */
@@ -96,11 +100,19 @@ export const settings = {
   CARD_CVC_TTL_SECONDS: ['3600', 'How long a card payment method keeps its CVC (sealed) when no forward uses it up first'],
   IDENTITY_PROCESSING_DELAY_MS: ['2000', 'How long a submitted verification session stays `processing` before its outcome'],
   REDACTION_DELAY_MS: ['5000', 'How long a verification session redaction takes (the public API allows up to four days, the most accepted)'],
+  SEED_FILE: ['', 'A fixtures file (JSON or YAML, the Stripe CLI\'s format) the API applies at start, before it listens; each fixture once per account, so restarts add only new ones (see Seed data)'],
+  SEED_API_KEY: ['', 'The test key whose account SEED_FILE\'s objects belong to (required with SEED_FILE), and `npm run seed`\'s key when `--api-key` is not given'],
 } as const satisfies Record<string, readonly [string, string]>;
 
 type Env = Record<string, string | undefined>;
 
 export class ConfigError extends Error {}
+
+/**
+ * Every variable, for the fixtures' `${.env:NAME}` references, which may name any variable: they
+ * read it from here, so that process.env is still read in this file only.
+ */
+export const environment = (): Readonly<Env> => Object.freeze({ ...process.env });
 
 function integer(env: Env, name: keyof typeof settings, min: number, max = Number.MAX_SAFE_INTEGER): number {
   const raw = env[name] ?? settings[name][0];
@@ -182,6 +194,15 @@ function url(env: Env, name: keyof typeof settings, fallback: string, protocols:
   return raw;
 }
 
+/** SEED_FILE needs a key to act with; there is no default key, since the key decides whose account the objects join. */
+function seedSettings(env: Env): Pick<Config, 'seedFile' | 'seedApiKey'> {
+  const seedFile = env.SEED_FILE ?? settings.SEED_FILE[0];
+  const seedApiKey = env.SEED_API_KEY ?? settings.SEED_API_KEY[0];
+  if (seedApiKey !== '' && !/^(sk|rk)_test_/.test(seedApiKey)) throw new ConfigError('SEED_API_KEY must be a test key (sk_test_… or rk_test_…)');
+  if (seedFile !== '' && seedApiKey === '') throw new ConfigError('SEED_FILE needs SEED_API_KEY: the test key whose account the seeded objects belong to');
+  return { seedFile, seedApiKey };
+}
+
 export function loadConfig(env: Env = process.env): Config {
   const port = integer(env, 'PORT', 0, 65535);
   const authMode = env.AUTH_MODE ?? settings.AUTH_MODE[0];
@@ -227,5 +248,6 @@ export function loadConfig(env: Env = process.env): Config {
     cardCvcTtlSeconds: integer(env, 'CARD_CVC_TTL_SECONDS', 1, 86400),
     identityProcessingDelayMs: integer(env, 'IDENTITY_PROCESSING_DELAY_MS', 0, 86400000),
     redactionDelayMs: integer(env, 'REDACTION_DELAY_MS', 0, 4 * 86400000),
+    ...seedSettings(env),
   });
 }

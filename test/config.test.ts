@@ -166,6 +166,11 @@ describe('loadConfig', () => {
     expect(Object.isFrozen(config.webhookAllowedHosts)).toBe(true);
   });
 
+  test('SEED_FILE comes with SEED_API_KEY', () => {
+    expect(loadConfig({ SEED_FILE: 'seed.yaml', SEED_API_KEY: 'sk_test_123' })).toMatchObject({ seedFile: 'seed.yaml', seedApiKey: 'sk_test_123' });
+    expect(loadConfig({ SEED_API_KEY: 'rk_test_123' })).toMatchObject({ seedFile: '', seedApiKey: 'rk_test_123' });
+  });
+
   test('returns a frozen object', () => {
     const config = loadConfig({});
     expect(Object.isFrozen(config)).toBe(true);
@@ -199,6 +204,10 @@ describe('loadConfig', () => {
     ['API_RATE_LIMIT', '-1'],
     ['API_RATE_LIMIT', '2.5'],
     ['RESEND_RATE_LIMIT', 'fast'],
+    ['SEED_API_KEY', 'pk_test_123'],
+    ['SEED_API_KEY', 'sk_live_123'],
+    // A seed file with no key: there is no default key, since the key decides whose the objects are.
+    ['SEED_FILE', 'fixtures.json'],
   ])('%s=%s throws a ConfigError naming the variable', (name, value) => {
     let thrown: unknown;
     try {
