@@ -55,7 +55,7 @@ WORKDIR /app
 COPY --from=build /app/package.json ./package.json
 COPY --from=build /app/node_modules ./node_modules
 COPY --from=build /app/dist ./dist
-# `npm run keys`, `npm run migrate` and `npm run reset` run scripts/build.js first; with no src/
+# `npm run keys`, `npm run migrate`, `npm run reset` and `npm run seed` run scripts/build.js first; with no src/
 # here it has nothing to build, and they run the compiled command.
 COPY scripts/build.js ./scripts/build.js
 COPY prisma/migrations ./prisma/migrations

@@ -1,0 +1,211 @@
+import { createHash } from 'node:crypto';
+import { readFile } from 'node:fs/promises';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { Express } from 'express';
+import { Client as PgClient } from 'pg';
+import qs from 'qs';
+import { Client as HttpClient } from 'undici';
+import type { AppDeps } from '../app';
+import { Encryption } from '../lib/encryption';
+import { parseFixtures, resolvePath, resolveText, resolveValue, SeedError, type Fixture, type Method } from './fixtures';
+
+// Applies a fixtures file as requests to the app's own pipeline, in-process, so a seeded object
+// is made exactly as an API call makes it: validation, idempotency, events and webhooks included.
+// The requests go over a loopback port of their own, so the API needn't be listening yet.
+
+export { SeedError };
+
+export interface SeedOptions {
+  readonly file: string;
+  readonly apiKey: string;
+  /** What `${.env:VAR}` reads. */
+  readonly env: Readonly<Record<string, string | undefined>>;
+  /** Told of each fixture as it is applied, or found applied by an earlier run. */
+  readonly onFixture?: (outcome: FixtureOutcome) => void;
+}
+
+export interface FixtureOutcome {
+  readonly name: string;
+  /** The answer's `id`, when it has one. */
+  readonly id: string | null;
+  /**
+   * created: applied now. existing: applied by an earlier run, so left alone; changed: the same,
+   * but the fixture was edited since. fetched: a `get`, which runs every time. expected_error: it
+   * failed with its `expected_error_type`.
+   */
+  readonly outcome: 'created' | 'existing' | 'changed' | 'fetched' | 'expected_error';
+}
+
+export interface SeedResult {
+  /** The platform account of the key: the seeded objects are its own (or its connected accounts'). */
+  readonly accountId: string;
+  readonly fixtures: readonly FixtureOutcome[];
+}
+
+export type SeedDeps = Pick<AppDeps, 'config' | 'prisma' | 'encryption'>;
+
+/** Separates the seed's advisory locks (two-key form: this, and a hash of the account) from others. */
+const SEED_LOCK_CLASS = 72707371;
+const RETRIES = 4;
+
+export async function seedFromFile(app: Express, deps: SeedDeps, options: SeedOptions): Promise<SeedResult> {
+  const text = await readFile(options.file, 'utf8').catch((err: NodeJS.ErrnoException) => {
+    throw new SeedError(`can't read ${options.file}: ${err.code === 'ENOENT' ? 'no such file' : err.message}`);
+  });
+  const fixtures = parseFixtures(text, options.file);
+  const api = await LoopbackApi.open(app, options.apiKey);
+  try {
+    const account = await api.call('get', '/v1/account', {}, {});
+    if (account.status !== 200) throw new SeedError(`the API refused the key: ${errorMessage(account)}`);
+    const accountId = (account.body as { id: string }).id;
+    // Several processes may start with one SEED_FILE: one applies it, the others then find it applied.
+    const applied = await withSeedLock(deps.config.databaseUrl, accountId, () => applyFixtures(api, deps, accountId, fixtures, options));
+    return { accountId, fixtures: applied };
+  } finally {
+    await api.close();
+  }
+}
+
+async function applyFixtures(api: LoopbackApi, deps: SeedDeps, accountId: string, fixtures: Fixture[], options: SeedOptions): Promise<FixtureOutcome[]> {
+  const names = fixtures.map((f) => f.name);
+  // Applied fixtures are recorded rather than left to idempotency keys: those expire
+  // (IDEMPOTENCY_TTL_HOURS), and a staging backend restarted a week later must not seed twice.
+  const records = new Map((await deps.prisma.seedRun.findMany({ where: { accountId, name: { in: names } } })).map((r) => [r.name, r]));
+  const answers = new Map<string, unknown>();
+  const scope = { answers, names, env: options.env };
+  const outcomes: FixtureOutcome[] = [];
+  const report = (outcome: FixtureOutcome) => {
+    outcomes.push(outcome);
+    options.onFixture?.(outcome);
+  };
+
+  for (const fixture of fixtures) {
+    const record = fixture.method === 'get' ? undefined : records.get(fixture.name);
+    if (record) {
+      answers.set(fixture.name, JSON.parse(await deps.encryption.open(record.response)));
+      report({ name: fixture.name, id: record.objectId, outcome: record.fingerprint === fixture.fingerprint ? 'existing' : 'changed' });
+      continue;
+    }
+    const path = resolvePath(fixture.path, scope, fixture.name);
+    const params = resolveValue(fixture.params, scope, fixture.name) as Record<string, unknown>;
+    const headers = Object.fromEntries(Object.entries(fixture.headers).map(([h, v]) => [h, resolveText(v, scope, fixture.name)]));
+    if (fixture.idempotencyKey !== undefined) headers['Idempotency-Key'] = resolveText(fixture.idempotencyKey, scope, fixture.name);
+    // A crash between the API's commit and the record below would otherwise create it again:
+    // with a key derived from the request, the next run's request replays the first one's answer.
+    if (fixture.method === 'post' && headers['Idempotency-Key'] === undefined) {
+      headers['Idempotency-Key'] = `seed-${createHash('sha256').update(`${fixture.name}\n${path}\n${encode(params)}`).digest('hex')}`;
+    }
+
+    const answer = await api.call(fixture.method, path, params, headers);
+    const id = idOf(answer.body);
+    if (answer.status >= 300) {
+      const type = (answer.body as { error?: { type?: string } } | undefined)?.error?.type;
+      if (fixture.expectedErrorType === undefined || type !== fixture.expectedErrorType) {
+        throw new SeedError(`fixture ${fixture.name}: ${fixture.method.toUpperCase()} ${path} answered ${answer.status}: ${errorMessage(answer)}`);
+      }
+      answers.set(fixture.name, answer.body);
+      report({ name: fixture.name, id, outcome: 'expected_error' });
+      continue;
+    }
+    answers.set(fixture.name, answer.body);
+    if (fixture.method !== 'get') {
+      const sealed = await deps.encryption.seal(JSON.stringify(answer.body));
+      await deps.prisma.seedRun.createMany({
+        data: [{ accountId, name: fixture.name, fingerprint: fixture.fingerprint, objectId: id, response: sealed, keyId: Encryption.keyIdOf(sealed) }],
+        skipDuplicates: true,
+      });
+    }
+    report({ name: fixture.name, id, outcome: fixture.method === 'get' ? 'fetched' : 'created' });
+  }
+  return outcomes;
+}
+
+const idOf = (body: unknown): string | null => {
+  const id = (body as { id?: unknown } | undefined)?.id;
+  return typeof id === 'string' ? id : null;
+};
+
+/** Form encoding as the SDKs write it (`a[b]=…`, `list[0]=…`). */
+const encode = (params: Record<string, unknown>): string => qs.stringify(params, { arrayFormat: 'indices' });
+
+interface Answer {
+  readonly status: number;
+  readonly body: unknown;
+}
+
+function errorMessage(answer: Answer): string {
+  const message = (answer.body as { error?: { message?: unknown } } | undefined)?.error?.message;
+  return typeof message === 'string' ? message : `status ${answer.status}`;
+}
+
+/** The app on an ephemeral loopback port, and one connection to it. */
+class LoopbackApi {
+  private constructor(
+    private readonly server: Server,
+    private readonly client: HttpClient,
+    private readonly apiKey: string,
+  ) {}
+
+  static async open(app: Express, apiKey: string): Promise<LoopbackApi> {
+    const server = createServer(app);
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(0, '127.0.0.1', resolve);
+    });
+    const { port } = server.address() as AddressInfo;
+    return new LoopbackApi(server, new HttpClient(`http://127.0.0.1:${port}`), apiKey);
+  }
+
+  /** One request, retried as the SDKs retry (Stripe-Should-Retry, rate limits); its key makes a retried POST safe. */
+  async call(method: Method, path: string, params: Record<string, unknown>, headers: Record<string, string>): Promise<Answer> {
+    const form = encode(params);
+    const inBody = method === 'post';
+    for (let attempt = 0; ; attempt++) {
+      const res = await this.client.request({
+        method: method.toUpperCase() as 'GET' | 'POST' | 'DELETE',
+        path: inBody || form === '' ? path : `${path}?${form}`,
+        headers: {
+          authorization: `Bearer ${this.apiKey}`,
+          'user-agent': 'Sandbank-Seed',
+          ...(inBody ? { 'content-type': 'application/x-www-form-urlencoded' } : {}),
+          ...headers,
+        },
+        body: inBody ? form : undefined,
+      });
+      const text = await res.body.text();
+      const retry = res.headers['stripe-should-retry'] === 'true' || res.statusCode === 429;
+      if (retry && attempt < RETRIES) {
+        await sleep(500 * 2 ** attempt);
+        continue;
+      }
+      let body: unknown;
+      try {
+        body = JSON.parse(text);
+      } catch {
+        throw new SeedError(`${method.toUpperCase()} ${path} answered ${res.statusCode} with a body that is not JSON`);
+      }
+      return { status: res.statusCode, body };
+    }
+  }
+
+  async close(): Promise<void> {
+    await this.client.close().catch(() => undefined);
+    this.server.closeAllConnections();
+    await new Promise<void>((resolve) => this.server.close(() => resolve()));
+  }
+}
+
+/** Runs `work` holding the account's seed lock (a session advisory lock on a connection of its own). */
+async function withSeedLock<T>(databaseUrl: string, accountId: string, work: () => Promise<T>): Promise<T> {
+  const client = new PgClient({ connectionString: databaseUrl });
+  client.on('error', () => undefined); // a dropped connection frees the lock; the work's own queries report the outage
+  await client.connect();
+  try {
+    await client.query('SELECT pg_advisory_lock($1, hashtext($2))', [SEED_LOCK_CLASS, accountId]);
+    return await work();
+  } finally {
+    await client.end().catch(() => undefined); // ending the session releases the lock
+  }
+}
