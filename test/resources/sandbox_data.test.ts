@@ -112,6 +112,8 @@ test("deletes every row of the key's platform and its connected accounts in one 
       coupons: 2,
       promotion_codes: 2,
       idempotency_records: 1,
+      // Seed records: test/seed/seed.test.ts.
+      seed_runs: 0,
     },
   });
   expect(Object.values(await counts(platformA)).every((n) => n === 0)).toBe(true);

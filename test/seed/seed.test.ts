@@ -217,6 +217,19 @@ describe('running a file again', () => {
     expect(second.accountId).not.toBe(first.accountId);
     expect(ids(second).cus_alice).not.toBe(ids(first).cus_alice);
   });
+
+  test('DELETE /sandbox/v1/data forgets what was seeded, so the next seed applies it again', async () => {
+    const key = newTestKey();
+    const file = fixturesFile(FILE.slice(5));
+    const first = await seed(file, key);
+    const wiped = await t.http().delete('/sandbox/v1/data').set(bearer(key));
+    expect(wiped.status).toBe(200);
+    expect(wiped.body.deleted).toMatchObject({ webhook_endpoints: 1, seed_runs: 1 });
+    const again = await seed(file, key);
+    expect(outcomes(again)).toEqual({ we: 'created' });
+    expect(ids(again).we).not.toBe(ids(first).we);
+    expect((await get(key, '/v1/webhook_endpoints')).data.map((w: { id: string }) => w.id)).toEqual([ids(again).we]);
+  });
 });
 
 describe('failures', () => {

@@ -22,6 +22,7 @@ export interface DeletedCounts {
   coupons: number;
   promotion_codes: number;
   idempotency_records: number;
+  seed_runs: number;
 }
 
 export const serializeDataReset = (account: string, deleted: DeletedCounts) => ({ object: OBJECT, account, livemode: false, deleted });

@@ -25,6 +25,8 @@ export const RESET_TABLES = [
   ['products', 'products'],
   ['tax_rates', 'tax_rates'],
   ['idempotency_records', 'idempotency_records'],
+  // What a seed applied is forgotten with it, so the next seed (SEED_FILE at a restart) applies it again.
+  ['seed_runs', 'seed_runs'],
 ] as const satisfies readonly (readonly [Exclude<keyof DeletedCounts, 'accounts'>, string])[];
 
 /**
