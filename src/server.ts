@@ -3,6 +3,7 @@ import { buildApp } from './app';
 import { answerClientErrors } from './kernel/http';
 import { loadConfig } from './config';
 import { failStartup, onShutdownSignal, openRuntime, prepareDatabase, prepareSecrets, type Runtime } from './runtime';
+import { seedAtStart } from './seed/seed';
 
 export interface RunningApi {
   readonly server: Server;
@@ -13,6 +14,7 @@ export interface RunningApi {
 export async function startApi(runtime: Runtime): Promise<RunningApi> {
   await runtime.encryption.ready();
   const { app, kernel } = buildApp(runtime);
+  if (runtime.config.seedFile) await seedAtStart(app, runtime);
   const server = createServer(app);
   answerClientErrors(server);
   server.keepAliveTimeout = 65_000;

@@ -8,7 +8,9 @@ import { Client as PgClient } from 'pg';
 import qs from 'qs';
 import { Client as HttpClient } from 'undici';
 import type { AppDeps } from '../app';
+import { environment } from '../config';
 import { Encryption } from '../lib/encryption';
+import { StartupError } from '../runtime';
 import { parseFixtures, resolvePath, resolveText, resolveValue, SeedError, type Fixture, type Method } from './fixtures';
 
 // Applies a fixtures file as requests to the app's own pipeline, in-process, so a seeded object
@@ -65,6 +67,27 @@ export async function seedFromFile(app: Express, deps: SeedDeps, options: SeedOp
     return { accountId, fixtures: applied };
   } finally {
     await api.close();
+  }
+}
+
+/**
+ * SEED_FILE: the API applies it before it listens, so its clients never see half of it. A seed
+ * that fails stops the start, in one line, as a bad setting does.
+ */
+export async function seedAtStart(app: Express, deps: SeedDeps & Pick<AppDeps, 'logger'>): Promise<void> {
+  const { seedFile: file, seedApiKey: apiKey } = deps.config;
+  try {
+    const result = await seedFromFile(app, deps, {
+      file,
+      apiKey,
+      env: environment(),
+      onFixture: ({ name, id, outcome }) => deps.logger.info({ fixture: name, id, outcome }, 'seed fixture'),
+    });
+    const created = result.fixtures.filter((f) => f.outcome === 'created').length;
+    deps.logger.info({ file, account: result.accountId, fixtures: result.fixtures.length, created }, 'seeded');
+  } catch (err) {
+    if (err instanceof SeedError) throw new StartupError(`SEED_FILE ${file}: ${err.message}`);
+    throw err;
   }
 }
 

@@ -2,13 +2,18 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { stringify as toYaml } from 'yaml';
+import { loadConfig } from '../../src/config';
 import { randomBase62 } from '../../src/lib/ids';
+import { createLogger } from '../../src/lib/logger';
+import { openRuntime, StartupError } from '../../src/runtime';
 import { seedFromFile, SeedError, type FixtureOutcome, type SeedResult } from '../../src/seed/seed';
+import { startApi } from '../../src/server';
 import { bearer, newTestKey, startTestApp, type TestApp } from '../helpers/app';
 import { CLOSED_ORIGIN } from '../helpers/fixtures';
+import { deleteQueueKeys } from '../helpers/isolation';
 
 // Seeding through the API's own pipeline: references between fixtures, each fixture applied once
-// per account however often the file runs.
+// per account however often the file runs, and SEED_FILE at start.
 
 let t: TestApp;
 let dir: string;
@@ -272,5 +277,63 @@ describe('failures', () => {
     } finally {
       await registered.close();
     }
+  });
+});
+
+describe('SEED_FILE at start', () => {
+  const start = async (env: Record<string, string>) => {
+    const config = loadConfig({ ...process.env, PORT: '0', LOG_LEVEL: 'silent', QUEUE_PREFIX: `test${randomBase62(8)}`, ...env });
+    const runtime = openRuntime(config, { logger: createLogger('silent') });
+    const stop = async () => {
+      await runtime.close();
+      await deleteQueueKeys(config.redisUrl, config.queuePrefix);
+    };
+    try {
+      const api = await startApi(runtime);
+      return {
+        port: (api.server.address() as { port: number }).port,
+        stop: async () => {
+          await api.close();
+          await stop();
+        },
+      };
+    } catch (err) {
+      await stop();
+      throw err;
+    }
+  };
+
+  test('the API applies it before it listens, once however many processes start, and a restart adds nothing', async () => {
+    const key = newTestKey();
+    const file = fixturesFile([
+      { name: 'cus_staging', path: '/v1/customers', method: 'post', params: { email: 'staging@example.test' } },
+      { name: 'we_staging', path: '/v1/webhook_endpoints', method: 'post', params: { url: `${CLOSED_ORIGIN}/hook`, enabled_events: ['customer.created'], metadata: { customer: '${cus_staging:id}' } } },
+      // Deletes carry no idempotency key: only the lock keeps a second process from deleting again (a 404).
+      { name: 'cus_temp', path: '/v1/customers', method: 'post', params: { name: 'Temporary' } },
+      { name: 'cus_temp_deleted', path: '/v1/customers/${cus_temp:id}', method: 'delete' },
+    ]);
+    const env = { SEED_FILE: file, SEED_API_KEY: key };
+    // Two API processes starting at once with one SEED_FILE.
+    const starts = await Promise.allSettled([start(env), start(env)]);
+    const apis = starts.flatMap((s) => (s.status === 'fulfilled' ? [s.value] : []));
+    const first: any = apis.length > 0 ? await fetch(`http://127.0.0.1:${apis[0].port}/v1/customers`, { headers: bearer(key) }).then((r) => r.json()) : undefined;
+    await Promise.all(apis.map((api) => api.stop()));
+    expect(starts.map((s) => (s.status === 'rejected' ? String(s.reason) : 'started'))).toEqual(['started', 'started']);
+    expect(first.data.map((c: { email: string }) => c.email)).toEqual(['staging@example.test']);
+
+    const restarted = await start(env);
+    await restarted.stop();
+    const platform = (await get(key, '/v1/account')).id;
+    expect(await count(platform)).toMatchObject({ customers: 2, webhookEndpoints: 1 });
+    const endpoint = (await get(key, '/v1/webhook_endpoints')).data[0];
+    expect(endpoint.metadata.customer).toBe(first.data[0].id);
+  });
+
+  test('a seed that fails stops the start with one line naming the file and the fixture', async () => {
+    const file = fixturesFile([{ name: 'prod_nameless', path: '/v1/products', method: 'post', params: {} }]);
+    const error = await start({ SEED_FILE: file, SEED_API_KEY: newTestKey() }).catch((err: unknown) => err);
+    expect(error).toBeInstanceOf(StartupError);
+    expect((error as Error).message).toMatch(new RegExp(`^SEED_FILE ${file}: fixture prod_nameless: POST /v1/products answered 400: .*name`));
+    expect((error as Error).message).not.toContain('\n');
   });
 });
