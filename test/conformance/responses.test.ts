@@ -168,7 +168,7 @@ const scenarios: Record<string, Scenario> = {
     return [
       answer('no change', await post(key, `${AC}/${id}`, '')),
       answer('everything given', await post(key, `${AC}/${id}`, {
-        business_profile: { mcc: '5734', url: 'https://example.com' },
+        business_profile: { mcc: '5734', url: 'http://127.0.0.1:0/shop' },
         individual: {
           first_name: 'J', last_name: 'R', dob: { day: 1, month: 1, year: 1990 }, email: 'j@example.com', phone: '+15555550100',
           address: { line1: '1 Main St', city: 'SF', state: 'CA', postal_code: '94111' }, ssn_last_4: '0000',
@@ -554,7 +554,7 @@ const scenarios: Record<string, Scenario> = {
     answer('minimal', await post(key, PR, { name: 'a' })),
     answer('everything', await post(key, PR, {
       name: 'b', active: false, description: 'd', images: ['https://example.com/i.png'], marketing_features: [{ name: 'f' }], metadata: { a: '1' },
-      package_dimensions: { height: 1.5, length: 2, weight: 3, width: 4 }, shippable: true, statement_descriptor: 'S', tax_code: 'txcd_99999999', unit_label: 'u', url: 'https://example.com',
+      package_dimensions: { height: 1.5, length: 2, weight: 3, width: 4 }, shippable: true, statement_descriptor: 'S', tax_code: 'txcd_99999999', unit_label: 'u', url: 'http://127.0.0.1:0/shop',
     })),
   ],
   GetProductsProduct: async (key) => [answer('product', await get(key, `${PR}/${(await createProduct(t, key)).id}`))],
@@ -663,7 +663,7 @@ const EV = '/v1/events';
 
 /** Everything a US individual's Custom account needs: its capabilities become active. */
 const COMPLETE_INDIVIDUAL = {
-  business_profile: { mcc: '5734', url: 'https://example.com' },
+  business_profile: { mcc: '5734', url: 'http://127.0.0.1:0/shop' },
   individual: {
     first_name: 'J', last_name: 'R', dob: { day: 1, month: 1, year: 1990 }, email: 'j@example.com', phone: '+15555550100',
     address: { line1: '1 Main St', city: 'SF', state: 'CA', postal_code: '94111' }, ssn_last_4: '0000',

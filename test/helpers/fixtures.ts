@@ -164,7 +164,7 @@ export async function createPrice(app: TestApp, key: string, params: Record<stri
 
 /** What a US individual's account needs for nothing to be due (the public test mode's accepted values). */
 export const COMPLETE_INDIVIDUAL = {
-  business_profile: { mcc: '5734', url: 'https://example.com' },
+  business_profile: { mcc: '5734', url: 'http://127.0.0.1:0/shop' },
   individual: {
     first_name: 'Jenny',
     last_name: 'Rosen',

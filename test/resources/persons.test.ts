@@ -21,7 +21,7 @@ const CAPS = { card_payments: { requested: true }, transfers: { requested: true 
 
 /** Everything about a US company except its people. */
 const COMPANY_DETAILS = {
-  business_profile: { mcc: '5734', url: 'https://example.com' },
+  business_profile: { mcc: '5734', url: 'http://127.0.0.1:0/shop' },
   company: { name: 'Shop Inc', phone: '+15555550100', tax_id: '000000000', address: { line1: '1 Main St', city: 'Austin', state: 'TX', postal_code: '73301' } },
   external_account: 'btok_us_verified',
   tos_acceptance: { date: 1700000000, ip: '203.0.113.1' },
