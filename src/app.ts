@@ -1,7 +1,6 @@
 import express, { type Express } from 'express';
-import { redisAnswers, type Redis } from './lib/redis';
-import type { JobQueues } from './lib/queue';
-import type { Deps } from './kernel/route';
+import { redisAnswers } from './lib/redis';
+import type { ProcessDeps } from './kernel/route';
 import { Authenticator } from './kernel/auth';
 import { ExpandRegistry } from './kernel/expand';
 import { RequestLog, requestLogPage, REQUEST_LOG_PATH } from './kernel/requestLog';
@@ -15,10 +14,8 @@ import { renderMetrics, watchQueueDepth } from './lib/metrics';
 import { HOSTED_PREFIX, mountPages } from './hosted/pages';
 import { cors } from './kernel/cors';
 
-export interface AppDeps extends Deps {
-  readonly redis: Redis;
-  readonly queues: JobQueues;
-}
+/** What the app is built from: every process's shared clients. */
+export type AppDeps = ProcessDeps;
 
 export interface BuiltApp {
   readonly app: Express;

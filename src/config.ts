@@ -87,7 +87,7 @@ export const settings = {
   WEBHOOK_ALLOW_PRIVATE_NETWORK: ['true', 'Whether deliveries may reach private and loopback addresses (10/8, 172.16/12, 192.168/16, 100.64/10, fc00::/7, 127/8, ::1); set `false` on a shared deployment. Link-local and cloud metadata addresses are always refused'],
   WEBHOOK_ALLOWED_HOSTS: ['', 'Comma-separated host names whose deliveries may reach private and loopback addresses even when WEBHOOK_ALLOW_PRIVATE_NETWORK is `false` (your own receivers)'],
   WEBHOOK_LOOPBACK_ONLY: ['false', '`true`: deliveries may only reach loopback addresses, and names other than `localhost` are not even looked up; the test suite and benchmarks run with it'],
-  RECONCILE_INTERVAL_MS: ['5000', 'How often the worker rebuilds from the database what Redis lost (fan-outs, deliveries, identity steps, maintenance schedules); it also runs when Redis reconnects'],
+  RECONCILE_INTERVAL_MS: ['5000', 'How often the worker rebuilds from the database what Redis lost (fan-outs, deliveries, each resource\'s due jobs, maintenance schedules); it also runs when Redis reconnects'],
   EVENT_RETENTION_DAYS: ['30', 'Events older than this are pruned'],
   WORKER_METRICS_PORT: ['12112', 'Port of /metrics in a worker run on its own (`npm run start:worker`); 0 turns it off'],
   ACCOUNT_SESSION_TTL_SECONDS: ['1800', 'How long an account session\'s client secret can be claimed'],

@@ -1,4 +1,4 @@
-import type { AppDeps } from './app';
+import type { ProcessDeps } from './kernel/route';
 import { ConfigError, type Config } from './config';
 import { systemClock, type Clock } from './lib/clock';
 import { createLogger, type Logger } from './lib/logger';
@@ -10,7 +10,7 @@ import { Encryption } from './lib/encryption';
 import { JobQueues } from './lib/queue';
 import { sealPlaintextSecrets } from './resources/webhook_endpoints/service';
 
-export interface Runtime extends AppDeps {
+export interface Runtime extends ProcessDeps {
   close(): Promise<void>;
 }
 

@@ -4,11 +4,11 @@ import { closeWorker } from '../src/lib/queue';
 import { renderMetrics, watchQueueDepth } from '../src/lib/metrics';
 import { loadConfig } from '../src/config';
 import { failStartup, onShutdownSignal, openRuntime, prepareDatabase, prepareSecrets, type Runtime } from '../src/runtime';
-import { queueDefinitions } from '../src/resources';
+import { jobWorkers, queueDefinitions } from '../src/resources';
 import { startEventFanout } from './eventFanout';
 import { startMaintenance } from './maintenance';
 import { startWebhookDelivery } from './webhookDelivery';
-import { startIdentityWorker } from './identity';
+import { startJobWorker } from './resourceWorkers';
 import { startReconciler } from './reconciler';
 
 export interface RunningWorkers {
@@ -19,7 +19,7 @@ export interface RunningWorkers {
 export async function startWorkers(runtime: Runtime): Promise<RunningWorkers> {
   await runtime.encryption.ready();
   const maintenance = await startMaintenance(runtime);
-  const workers: Worker[] = [maintenance.worker, startEventFanout(runtime), startWebhookDelivery(runtime), startIdentityWorker(runtime)];
+  const workers: Worker[] = [maintenance.worker, startEventFanout(runtime), startWebhookDelivery(runtime), ...jobWorkers.map((w) => startJobWorker(runtime, w))];
   for (const definition of queueDefinitions) watchQueueDepth(runtime.queues.of(definition));
   watchQueueDepth(maintenance.queue);
   const reconciler = startReconciler(runtime, maintenance);

@@ -1,11 +1,11 @@
 import type { Runtime } from '../src/runtime';
 import { reconcile } from '../src/events/reconcile';
 import { redisAnswers } from '../src/lib/redis';
-import { reconcileIdentity } from '../src/resources/identity/pipeline';
+import { reconcilers } from '../src/resources';
 import type { Maintenance } from './maintenance';
 
 // The reconciler rebuilds from the database whatever Redis should hold: fan-outs, due delivery
-// attempts, due identity steps, and the maintenance schedules. It runs on a timer of the worker
+// attempts, every resource's due jobs, and the maintenance schedules. It runs on a timer of the worker
 // process itself, not as a job in Redis, so a Redis that lost every key (FLUSHALL, a restart
 // without persistence) can't take it away; it also runs at once when Redis comes back.
 
@@ -25,10 +25,11 @@ export function startReconciler(runtime: Runtime, maintenance: Maintenance): Rec
     // (Redis's return runs one at once).
     if (!(await redisAnswers(runtime.redis))) throw new Error('Redis does not answer');
     const events = await reconcile(prisma, queues);
-    const identity = await reconcileIdentity(prisma, queues, runtime.clock.nowMs());
+    const due: Record<string, number> = {};
+    for (const reconcileResource of reconcilers) Object.assign(due, await reconcileResource(runtime, runtime.clock.nowMs()));
     const schedules = await maintenance.ensureSchedules();
-    if (events.events + events.deliveries + identity.processing + identity.redactions + schedules > 0) {
-      logger.info({ ...events, identity, schedules }, 'reconciled jobs from the database');
+    if ([events.events, events.deliveries, ...Object.values(due), schedules].some((n) => n > 0)) {
+      logger.info({ ...events, ...due, schedules }, 'reconciled jobs from the database');
     }
   };
   const runNow = () => {

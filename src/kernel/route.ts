@@ -3,7 +3,8 @@ import type { PrismaClient } from '../lib/prisma';
 import type { Clock } from '../lib/clock';
 import type { Config } from '../config';
 import type { Encryption } from '../lib/encryption';
-import type { JobAdder } from '../lib/queue';
+import type { JobAdder, JobQueues, QueueDefinition } from '../lib/queue';
+import type { Redis } from '../lib/redis';
 import type { Caller } from './auth';
 
 export type HttpMethod = 'get' | 'post' | 'delete';
@@ -32,6 +33,42 @@ export interface Deps {
   readonly queues: JobAdder;
   /** Seals secrets at rest. */
   readonly encryption: Encryption;
+}
+
+/** What a process (the API or a worker) holds: the shared clients, Redis and its producers. */
+export interface ProcessDeps extends Deps {
+  readonly redis: Redis;
+  readonly queues: JobQueues;
+}
+
+/**
+ * A queue's consumer, declared by the resource that owns the queue; the worker process runs it.
+ * A job only says "look at this row now": the row says whether anything is left to do, so a
+ * lost, repeated or early job is harmless.
+ */
+export interface JobWorker<Payload> {
+  readonly queue: QueueDefinition<Payload>;
+  /** Runs one job; answers the ids of the events it wrote, which the runner hands to fan-out. */
+  run(deps: ProcessDeps, data: Payload): Promise<readonly string[]>;
+  /** The failure log line, and the fields of a job worth logging with it. */
+  readonly failure: string;
+  describe?(data: Payload): Record<string, unknown>;
+}
+
+/**
+ * Re-adds from the database the jobs that are due (Redis may have lost them); answers counts
+ * for the log. Runs on the reconciler's timer and whenever Redis comes back.
+ */
+export type Reconcile = (deps: ProcessDeps, nowMs: number) => Promise<Record<string, number>>;
+
+/**
+ * Periodic work (a sweep, a prune, a due-time scan), run once per interval across all workers by
+ * the maintenance queue's schedulers. Answers counts, logged when any is above zero.
+ */
+export interface Schedule {
+  readonly name: string;
+  everyMs(config: Config): number;
+  run(deps: ProcessDeps, nowSeconds: number): Promise<Record<string, number>>;
 }
 
 export type Handler = (ctx: RequestContext) => Promise<unknown>;

@@ -1,9 +1,11 @@
 import type { ExpandableFields } from '../kernel/expand';
-import type { Route } from '../kernel/route';
+import type { JobWorker, Reconcile, Route, Schedule } from '../kernel/route';
 import type { HostedPage } from '../hosted/pages';
 import type { QueueDefinition } from '../lib/queue';
 import { eventFanoutQueue, webhookDeliveryQueue } from '../events/jobs';
-import { identityQueue } from './identity/jobs';
+import { identityWorker, reconcileIdentityJobs } from './identity/pipeline';
+import { secretSweep } from './apps_secrets/jobs';
+import { cvcPurge } from './payment_methods/jobs';
 import { API_VERSIONS } from '../kernel/versions';
 import { EVENT_TYPES } from '../events/types';
 import * as webhookEndpoints from './webhook_endpoints/routes';
@@ -55,8 +57,14 @@ export interface Resource {
   readonly expandable: Readonly<Record<string, ExpandableFields>>;
   /** HTML pages a browser opens from links this resource returns, mounted under /hosted. */
   readonly pages?: readonly HostedPage[];
-  /** The queues its asynchronous work runs on (for depth metrics). */
+  /** Queues it runs with workers of its own (events' batched fan-out and delivery), for depth metrics. */
   readonly queues?: readonly QueueDefinition<any>[];
+  /** The consumers of its queues, which the worker process runs. */
+  readonly workers?: readonly JobWorker<any>[];
+  /** Re-adds its due jobs from the database after Redis lost them. */
+  readonly reconcile?: Reconcile;
+  /** Its periodic work, run by the maintenance queue. */
+  readonly schedules?: readonly Schedule[];
 }
 
 export const resources: readonly Resource[] = [
@@ -88,12 +96,13 @@ export const resources: readonly Resource[] = [
       [webhookDeliverySerializer.ATTEMPT_OBJECT]: webhookDeliverySerializer.attemptExpandable,
     },
   },
-  { routes: appsSecrets.routes, expandable: { [appsSecretSerializer.OBJECT]: appsSecretSerializer.expandable } },
+  { routes: appsSecrets.routes, expandable: { [appsSecretSerializer.OBJECT]: appsSecretSerializer.expandable }, schedules: [secretSweep] },
   {
     routes: identity.routes,
     expandable: identitySerializer.expandable,
     pages: identity.pages,
-    queues: [identityQueue],
+    workers: [identityWorker],
+    reconcile: reconcileIdentityJobs,
   },
   { routes: sandboxData.routes, expandable: { [sandboxDataSerializer.OBJECT]: sandboxDataSerializer.expandable } },
   {
@@ -103,7 +112,11 @@ export const resources: readonly Resource[] = [
       [customerSerializer.INVOICE_SETTINGS_OBJECT]: customerSerializer.invoiceSettingsExpandable,
     },
   },
-  { routes: paymentMethods.routes, expandable: { [paymentMethodSerializer.PAYMENT_METHOD_OBJECT]: paymentMethodSerializer.expandable } },
+  {
+    routes: paymentMethods.routes,
+    expandable: { [paymentMethodSerializer.PAYMENT_METHOD_OBJECT]: paymentMethodSerializer.expandable },
+    schedules: [cvcPurge],
+  },
   { routes: products.routes, expandable: { [productSerializer.OBJECT]: productSerializer.expandable } },
   { routes: prices.routes, expandable: { [priceSerializer.OBJECT]: priceSerializer.expandable } },
   { routes: taxRates.routes, expandable: { [taxRateSerializer.OBJECT]: taxRateSerializer.expandable } },
@@ -112,7 +125,12 @@ export const resources: readonly Resource[] = [
 ];
 
 /** Every queue of every resource. */
-export const queueDefinitions: readonly QueueDefinition<any>[] = resources.flatMap((r) => r.queues ?? []);
+export const queueDefinitions: readonly QueueDefinition<any>[] = resources.flatMap((r) => [...(r.queues ?? []), ...(r.workers ?? []).map((w) => w.queue)]);
+
+/** Every resource's workers, reconcilers and schedules, for the worker process. */
+export const jobWorkers: readonly JobWorker<any>[] = resources.flatMap((r) => r.workers ?? []);
+export const reconcilers: readonly Reconcile[] = resources.flatMap((r) => (r.reconcile ? [r.reconcile] : []));
+export const schedules: readonly Schedule[] = resources.flatMap((r) => r.schedules ?? []);
 
 /** Component schemas whose one list lives in code; the OpenAPI document takes them from here. */
 export const generatedSchemas = {

@@ -7,7 +7,7 @@ import type { Express } from 'express';
 import { Client as PgClient } from 'pg';
 import qs from 'qs';
 import { Client as HttpClient } from 'undici';
-import type { AppDeps } from '../app';
+import type { ProcessDeps } from '../kernel/route';
 import { environment } from '../config';
 import { Encryption } from '../lib/encryption';
 import { StartupError } from '../runtime';
@@ -46,7 +46,7 @@ export interface SeedResult {
   readonly fixtures: readonly FixtureOutcome[];
 }
 
-export type SeedDeps = Pick<AppDeps, 'config' | 'prisma' | 'encryption'>;
+export type SeedDeps = Pick<ProcessDeps, 'config' | 'prisma' | 'encryption'>;
 
 /** Separates the seed's advisory locks (two-key form: this, and a hash of the account) from others. */
 const SEED_LOCK_CLASS = 72707371;
@@ -74,7 +74,7 @@ export async function seedFromFile(app: Express, deps: SeedDeps, options: SeedOp
  * SEED_FILE: the API applies it before it listens, so its clients never see half of it. A seed
  * that fails stops the start, in one line, as a bad setting does.
  */
-export async function seedAtStart(app: Express, deps: SeedDeps & Pick<AppDeps, 'logger'>): Promise<void> {
+export async function seedAtStart(app: Express, deps: SeedDeps & Pick<ProcessDeps, 'logger'>): Promise<void> {
   const { seedFile: file, seedApiKey: apiKey } = deps.config;
   try {
     const result = await seedFromFile(app, deps, {

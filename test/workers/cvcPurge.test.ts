@@ -1,8 +1,11 @@
-import { PURGE_CVCS } from '../../workers/maintenance';
+import { cvcPurge } from '../../src/resources/payment_methods/jobs';
+
 import { newTestKey, type TestApp } from '../helpers/app';
 import { createPaymentMethod } from '../helpers/fixtures';
 import { startMaintenanceTestApp, type MaintenanceTestApp } from '../helpers/maintenanceApp';
 import { until } from '../helpers/queues';
+
+const PURGE_CVCS = cvcPurge.name;
 
 // The card CVC purge: the repeatable job clears CVCs past CARD_CVC_TTL_SECONDS (on the worker's
 // injected clock), keeps the card, and is put back at start when Redis lost it. The purge works

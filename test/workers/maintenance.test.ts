@@ -1,7 +1,12 @@
-import { PRUNE_EVENTS, PRUNE_IDEMPOTENCY, PRUNE_LINKS, PURGE_CVCS, SWEEP_SECRETS, type Maintenance } from '../../workers/maintenance';
+import { PRUNE_EVENTS, PRUNE_IDEMPOTENCY, PRUNE_LINKS, type Maintenance } from '../../workers/maintenance';
+import { cvcPurge } from '../../src/resources/payment_methods/jobs';
+import { secretSweep } from '../../src/resources/apps_secrets/jobs';
+
 import type { TestApp } from '../helpers/app';
 import { startMaintenanceTestApp, type MaintenanceTestApp } from '../helpers/maintenanceApp';
 import { until } from '../helpers/queues';
+
+const [PURGE_CVCS, SWEEP_SECRETS] = [cvcPurge.name, secretSweep.name];
 
 let m: MaintenanceTestApp;
 let t: TestApp;

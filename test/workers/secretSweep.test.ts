@@ -1,9 +1,12 @@
-import { SWEEP_SECRETS } from '../../workers/maintenance';
+import { secretSweep } from '../../src/resources/apps_secrets/jobs';
+
 import { sweepExpiredSecrets } from '../../src/resources/apps_secrets/service';
 import { newTestKey, type TestApp } from '../helpers/app';
 import { createAppSecret } from '../helpers/fixtures';
 import { startMaintenanceTestApp, type MaintenanceTestApp } from '../helpers/maintenanceApp';
 import { until } from '../helpers/queues';
+
+const SWEEP_SECRETS = secretSweep.name;
 
 // The expired-secret sweep: the repeatable job deletes what is past expires_at (on the worker's
 // injected clock) in batches, keeps the rest, and is put back at start when Redis lost it. The

@@ -6,7 +6,8 @@ import { unixSeconds } from '../../lib/clock';
 import { newId, randomBase62 } from '../../lib/ids';
 import { accountApiVersion, automaticCause, emit, type EventCause, type Tx } from '../../events/emit';
 import type { JobAdder } from '../../lib/queue';
-import { processingJobId, redactionJobId, scheduleIdentitySteps } from './jobs';
+import { identityQueue, processingJobId, redactionJobId, scheduleIdentitySteps, type IdentityJob } from './jobs';
+import type { JobWorker, Reconcile } from '../../kernel/route';
 import {
   FAILURES,
   redactChecks,
@@ -264,3 +265,16 @@ export async function reconcileIdentity(prisma: PrismaClient, queues: JobAdder, 
   }
   return { processing, redactions };
 }
+
+/** Runs a session's delayed steps; a step re-reads the session and does nothing when nothing is left. */
+export const identityWorker: JobWorker<IdentityJob> = {
+  queue: identityQueue,
+  run: (deps, { sessionId, step }) => (step === 'process' ? finishProcessing(deps, sessionId) : finishRedaction(deps, sessionId)),
+  failure: 'identity step failed',
+  describe: (data) => ({ session: data.sessionId }),
+};
+
+export const reconcileIdentityJobs: Reconcile = async ({ prisma, queues }, nowMs) => {
+  const { processing, redactions } = await reconcileIdentity(prisma, queues, nowMs);
+  return { identityProcessing: processing, identityRedactions: redactions };
+};
