@@ -34,7 +34,7 @@ export function buildApp(deps: AppDeps): BuiltApp {
   for (const r of resources) for (const [object, fields] of Object.entries(r.expandable)) expand.register(object, fields);
   const kernel: Kernel = {
     deps,
-    authenticator: new Authenticator(prisma, config.authMode, clock, config.apiKeyCacheSeconds, config.defaultApiVersion),
+    authenticator: new Authenticator(prisma, config.authMode, clock, config.apiKeyCacheSeconds, config.defaultApiVersion, deps.notifications),
     idempotency: new IdempotencyStore(prisma, config.idempotencyTtlHours, deps.encryption),
     expand,
     versions,

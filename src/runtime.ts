@@ -8,6 +8,7 @@ import { applyMigrations, ensureDatabase, MigrationError } from './db/migrate';
 import { explainDatabaseError } from './db/connectError';
 import { Encryption } from './lib/encryption';
 import { JobQueues } from './lib/queue';
+import { Notifications } from './lib/pgNotify';
 import { sealPlaintextSecrets } from './resources/webhook_endpoints/service';
 
 export interface Runtime extends ProcessDeps {
@@ -22,6 +23,7 @@ export function openRuntime(config: Config, options: { logger?: Logger; clock?: 
   redis.on('error', (err) => logger.warn({ err: err.message }, 'redis connection error'));
   const queues = new JobQueues(config, logger);
   const encryption = new Encryption(prisma, config, logger);
+  const notifications = new Notifications(config.databaseUrl, logger);
   return {
     config,
     logger,
@@ -30,8 +32,9 @@ export function openRuntime(config: Config, options: { logger?: Logger; clock?: 
     redis,
     queues,
     encryption,
+    notifications,
     async close() {
-      await Promise.allSettled([queues.close(), prisma.$disconnect(), redis.quit().catch(() => redis.disconnect())]);
+      await Promise.allSettled([queues.close(), notifications.close(), prisma.$disconnect(), redis.quit().catch(() => redis.disconnect())]);
     },
   };
 }

@@ -5,6 +5,7 @@ import type { Clock } from '../lib/clock';
 import { unixSeconds } from '../lib/clock';
 import { hasIdShape, newId, randomBase62 } from '../lib/ids';
 import type { AuthMode } from '../config';
+import type { Notifications } from '../lib/pgNotify';
 import { ApiError } from './errors';
 import { isApiVersion } from './versions';
 
@@ -85,16 +86,36 @@ class ExpiringCache<V> {
     }
     return entry.value;
   }
-  set(key: string, value: V): void {
-    if (this.ttlMs <= 0) return;
+  /** Bumped by every delete and clear, so a value read before one is not stored after it. */
+  generation = 0;
+  set(key: string, value: V, readAt = this.generation): void {
+    if (this.ttlMs <= 0 || readAt !== this.generation) return;
     if (this.map.size >= this.limit) this.map.delete(this.map.keys().next().value as string);
     this.map.set(key, { value, expiresAtMs: this.clock.nowMs() + this.ttlMs });
   }
+  delete(key: string): void {
+    this.generation++;
+    this.map.delete(key);
+  }
+  clear(): void {
+    this.generation++;
+    this.map.clear();
+  }
 }
+
+/** The channel a deleted connected account is announced on (see the accounts_revoked trigger). */
+export const ACCOUNT_REVOKED_CHANNEL = 'account_revoked';
+/** How long a platform's access to a connected account is trusted without asking again. */
+const CONNECTED_TTL_MS = 60_000;
 
 export class Authenticator {
   /** Known keys; an entry lives API_KEY_CACHE_SECONDS, so a revoked key stops working within that. */
   private readonly keys: ExpiringCache<KeyOwner>;
+  /**
+   * Connected accounts each platform may act as, by account id: kept only while the deletion
+   * notifications are heard (`notifications.live`), so a deleted account is refused at once.
+   */
+  private readonly connected: ExpiringCache<string>;
 
   constructor(
     private readonly prisma: PrismaClient,
@@ -103,8 +124,12 @@ export class Authenticator {
     cacheSeconds: number,
     /** DEFAULT_API_VERSION: the version of platforms that haven't pinned one. */
     private readonly defaultApiVersion: string,
+    private readonly notifications?: Notifications,
   ) {
     this.keys = new ExpiringCache(CACHE_LIMIT, cacheSeconds * 1000, clock);
+    this.connected = new ExpiringCache(CACHE_LIMIT, notifications ? CONNECTED_TTL_MS : 0, clock);
+    notifications?.listen(ACCOUNT_REVOKED_CHANNEL, (accountId) => this.connected.delete(accountId));
+    notifications?.onReset(() => this.connected.clear());
   }
 
   /** The key's owner (a cached lookup for a known key): enough to count the request before any other work. */
@@ -184,13 +209,18 @@ export class Authenticator {
   }
 
   /**
-   * Not cached: one primary-key lookup, only on Stripe-Account requests, and a deleted connected
-   * account is refused at once by every API process.
+   * One primary-key lookup, cached while deletions are heard: a deleted connected account is
+   * refused at once by every API process.
    */
   private async checkConnectedAccount(platformAccountId: string, accountId: string, keyHint: string): Promise<void> {
+    if (this.connected.get(accountId) === platformAccountId) return;
+    // Read before asking, so a deletion heard while the lookup runs can't be overwritten by it.
+    const trusted = this.notifications?.live === true;
+    const resets = this.connected.generation;
     const row = hasIdShape('acct', accountId)
       ? await this.prisma.account.findUnique({ where: { id: accountId, parentAccountId: platformAccountId }, select: { id: true } })
       : null;
+    if (row && trusted) this.connected.set(accountId, platformAccountId, resets);
     if (!row) {
       throw new ApiError({
         status: 403,

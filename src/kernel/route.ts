@@ -5,6 +5,7 @@ import type { Config } from '../config';
 import type { Encryption } from '../lib/encryption';
 import type { JobAdder, JobQueues, QueueDefinition } from '../lib/queue';
 import type { Redis } from '../lib/redis';
+import type { Notifications } from '../lib/pgNotify';
 import type { Caller } from './auth';
 
 export type HttpMethod = 'get' | 'post' | 'delete';
@@ -39,6 +40,8 @@ export interface Deps {
 export interface ProcessDeps extends Deps {
   readonly redis: Redis;
   readonly queues: JobQueues;
+  /** PostgreSQL notifications (LISTEN on a connection of its own, opened on first use). */
+  readonly notifications: Notifications;
 }
 
 /**

@@ -285,6 +285,60 @@ describe('Stripe-Account', () => {
     expect(error.message.length).toBeLessThan(400);
   });
 
+  describe('access to a connected account is cached only while deletions are heard', () => {
+    const get = (key: string, connected: string) => t.http().get(ENDPOINTS).set(bearer(key)).set('Stripe-Account', connected);
+    /** Deletes the row with triggers off, so no process hears of it: only a cache would still answer. */
+    const deleteUnheard = (id: string) =>
+      t.runtime.prisma.$transaction([
+        t.runtime.prisma.$executeRawUnsafe(`SET LOCAL session_replication_role = replica`),
+        t.runtime.prisma.$executeRaw`DELETE FROM accounts WHERE id = ${id}`,
+      ]);
+    const eventually = async (check: () => Promise<boolean>) => {
+      for (let i = 0; i < 100 && !(await check()); i++) await new Promise((r) => setTimeout(r, 50));
+      expect(await check()).toBe(true);
+    };
+
+    test('a deleted connected account is refused once its deletion is heard', async () => {
+      await t.runtime.notifications.ready();
+      const key = newTestKey();
+      await t.http().get(ENDPOINTS).set(bearer(key));
+      const connected = await connectedAccountOf(t, key);
+      expect((await get(key, connected)).status).toBe(200);
+      await t.runtime.prisma.account.delete({ where: { id: connected } });
+      await eventually(async () => (await get(key, connected)).status === 403);
+      expectError(await get(key, connected), 403, { code: 'account_invalid', message: PERMISSION(key, connected) });
+    });
+
+    test('the cache answers without asking (a deletion nobody announced still passes), until its notification', async () => {
+      await t.runtime.notifications.ready();
+      const key = newTestKey();
+      await t.http().get(ENDPOINTS).set(bearer(key));
+      const connected = await connectedAccountOf(t, key);
+      expect((await get(key, connected)).status).toBe(200);
+      await deleteUnheard(connected);
+      expect((await get(key, connected)).status).toBe(200);
+      await t.runtime.prisma.$executeRaw`SELECT pg_notify('account_revoked', ${connected})`;
+      await eventually(async () => (await get(key, connected)).status === 403);
+    });
+
+    test('when the notification connection drops, the cache is emptied and nothing is cached until it is back', async () => {
+      await t.runtime.notifications.ready();
+      const key = newTestKey();
+      await t.http().get(ENDPOINTS).set(bearer(key));
+      const [a, b] = [await connectedAccountOf(t, key), await connectedAccountOf(t, key)];
+      expect((await get(key, a)).status).toBe(200);
+      // End the listening backend from the server side, as a PostgreSQL restart would.
+      await t.runtime.prisma.$queryRaw`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database() AND query LIKE 'LISTEN%'`;
+      await eventually(async () => !t.runtime.notifications.live);
+      await deleteUnheard(a);
+      expect((await get(key, a)).status).toBe(403);
+      await eventually(async () => t.runtime.notifications.live);
+      expect((await get(key, b)).status).toBe(200);
+      await deleteUnheard(b);
+      expect((await get(key, b)).status).toBe(200);
+    });
+  });
+
   test('the SDK raises StripePermissionError for a 403', async () => {
     const err = await t.stripe(newTestKey()).webhookEndpoints.list({}, { stripeAccount: 'acct_nobodyhere1' }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(Stripe.errors.StripePermissionError);
