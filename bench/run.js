@@ -278,6 +278,8 @@ async function startSandbank(poolSize) {
     // an error benchmark after 16 requests.
     MAX_WEBHOOK_ENDPOINTS: String(settings.maxWebhookEndpoints),
     SHUTDOWN_TIMEOUT_MS: '3000',
+    // One process: the counters (bench/pgcount.js) and the ceilings are per process.
+    API_PROCESSES: '1',
     // Deliveries (none are expected here) may only reach this machine.
     WEBHOOK_LOOPBACK_ONLY: 'true',
   };

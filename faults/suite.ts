@@ -92,6 +92,8 @@ export class Stack {
       REDIS_URL: redis.url,
       PORT: String(port),
       QUEUE_PREFIX: 'faults',
+      // One API process: a kill -9 of it is the fault (a cluster's primary would restart its children).
+      API_PROCESSES: '1',
       WORKER_METRICS_PORT: '0',
       LOG_LEVEL: 'info',
       SECRETS_ENCRYPTION_KEY: randomBytes(32).toString('base64'),

@@ -30,6 +30,8 @@ export interface Config {
   readonly maxWebhookEndpoints: number;
   readonly maintenanceIntervalMs: number;
   readonly shutdownTimeoutMs: number;
+  /** API processes of a cluster (0: one per core; see `apiProcessCount`); 1 runs the API in the process itself. */
+  readonly apiProcesses: number;
   readonly webhookTimeoutMs: number;
   /** Seconds to wait before each retry; its length is the number of retries. */
   readonly webhookRetrySchedule: readonly number[];
@@ -82,6 +84,7 @@ export const settings = {
   MAX_WEBHOOK_ENDPOINTS: ['16', 'Most webhook endpoints one account may have (the public API allows 16)'],
   MAINTENANCE_INTERVAL_MS: ['3600000', 'How often the worker prunes expired idempotency records, old events and long-expired links'],
   SHUTDOWN_TIMEOUT_MS: ['10000', 'How long SIGTERM waits for in-flight requests and jobs'],
+  API_PROCESSES: ['0', 'How many API processes serve the port (node\'s cluster; the workers stay in the first process under `npm start`); 0: one per core'],
   WEBHOOK_TIMEOUT_MS: ['10000', 'How long one webhook delivery attempt may take'],
   WEBHOOK_RETRY_SCHEDULE: ['60,300,1800,3600,7200', 'Seconds before each retry of a failed delivery (jittered); after the last, the delivery fails'],
   WEBHOOK_ALLOW_PRIVATE_NETWORK: ['true', 'Whether deliveries may reach private and loopback addresses (10/8, 172.16/12, 192.168/16, 100.64/10, fc00::/7, 127/8, ::1); set `false` on a shared deployment. Link-local and cloud metadata addresses are always refused'],
@@ -230,6 +233,7 @@ export function loadConfig(env: Env = process.env): Config {
     maxWebhookEndpoints: integer(env, 'MAX_WEBHOOK_ENDPOINTS', 1),
     maintenanceIntervalMs: integer(env, 'MAINTENANCE_INTERVAL_MS', 1000),
     shutdownTimeoutMs: integer(env, 'SHUTDOWN_TIMEOUT_MS', 0),
+    apiProcesses: integer(env, 'API_PROCESSES', 0, 256),
     webhookTimeoutMs: integer(env, 'WEBHOOK_TIMEOUT_MS', 1),
     webhookRetrySchedule: Object.freeze(secondsList(env, 'WEBHOOK_RETRY_SCHEDULE')),
     webhookAllowPrivateNetwork: boolean(env, 'WEBHOOK_ALLOW_PRIVATE_NETWORK'),

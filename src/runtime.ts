@@ -8,6 +8,7 @@ import { applyMigrations, ensureDatabase, MigrationError } from './db/migrate';
 import { explainDatabaseError } from './db/connectError';
 import { Encryption } from './lib/encryption';
 import { JobQueues } from './lib/queue';
+import { SHUTDOWN_MESSAGE } from './cluster';
 import { Notifications } from './lib/pgNotify';
 import { sealPlaintextSecrets } from './resources/webhook_endpoints/service';
 
@@ -90,4 +91,8 @@ export function onShutdownSignal(logger: Logger, stop: () => Promise<void>): voi
   };
   process.on('SIGTERM', () => handler('SIGTERM'));
   process.on('SIGINT', () => handler('SIGINT'));
+  // An API process of a cluster: its primary asks it to stop (after a terminal's SIGINT reached both, too).
+  process.on('message', (message) => {
+    if (message === SHUTDOWN_MESSAGE && !stopping) handler('primary');
+  });
 }

@@ -4,6 +4,7 @@ import { answerClientErrors } from './kernel/http';
 import { loadConfig } from './config';
 import { failStartup, onShutdownSignal, openRuntime, prepareDatabase, prepareSecrets, type Runtime } from './runtime';
 import { seedAtStart } from './seed/seed';
+import { apiProcessCount, forkApiProcesses, isApiChild } from './cluster';
 
 export interface RunningApi {
   readonly server: Server;
@@ -46,10 +47,20 @@ export async function startApi(runtime: Runtime): Promise<RunningApi> {
 
 async function main(): Promise<void> {
   const runtime = openRuntime(loadConfig());
-  await prepareDatabase(runtime.config, runtime.logger);
+  const { config, logger } = runtime;
+  if (!isApiChild()) await prepareDatabase(config, logger);
   await prepareSecrets(runtime);
+  if (apiProcessCount(config.apiProcesses) > 1 && !isApiChild()) {
+    // The primary only supervises; its clients were needed for the migrations and secrets.
+    const children = await forkApiProcesses(apiProcessCount(config.apiProcesses), logger);
+    onShutdownSignal(logger, async () => {
+      await children.stop(config.shutdownTimeoutMs + 2_000);
+      await runtime.close();
+    });
+    return;
+  }
   const api = await startApi(runtime);
-  onShutdownSignal(runtime.logger, async () => {
+  onShutdownSignal(logger, async () => {
     await api.close();
     await runtime.close();
   });

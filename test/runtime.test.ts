@@ -26,7 +26,7 @@ function startProcess(command: string, args: string[], env: Record<string, strin
   let output = '';
   const child = spawn(command, args, {
     cwd: ROOT,
-    env: { ...process.env, QUEUE_PREFIX: `test${randomBase62(8)}`, WORKER_METRICS_PORT: '0', LOG_LEVEL: 'info', ...env },
+    env: { ...process.env, QUEUE_PREFIX: `test${randomBase62(8)}`, WORKER_METRICS_PORT: '0', LOG_LEVEL: 'info', API_PROCESSES: '1', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   child.stdout!.on('data', (c: Buffer) => (output += c.toString()));
@@ -204,19 +204,35 @@ describe('npm start', () => {
     }
   };
 
-  test('kill -TERM of the npm process stops the service: the port closes and no node stays behind', async () => {
+  test('kill -TERM of the npm process stops the service (API_PROCESSES=2: a cluster): the port closes and no node stays behind', async () => {
     const port = await freePort();
     const base = `http://127.0.0.1:${port}`;
     // npm may need to build dist/ first (a fresh checkout).
-    const p = startProcess('npm', ['start', '--silent'], { PORT: String(port) });
+    const p = startProcess('npm', ['start', '--silent'], { PORT: String(port), API_PROCESSES: '2' });
     try {
       expect(await waitFor(() => answers(`${base}/readyz`), 150_000, 250)).toBe(true);
       const node = childrenOf(p.child.pid!);
       expect(node).toHaveLength(1);
+      // The first process runs the workers and supervises two API processes, which both listen.
+      expect(await waitFor(async () => childrenOf(node[0]).length === 2 && (p.output().match(/"msg":"api listening"/g) ?? []).length === 2, 30_000)).toBe(true);
+      const apis = childrenOf(node[0]);
+      const key = newTestKey();
+      const created = await Promise.all(
+        Array.from({ length: 8 }, () =>
+          fetch(`${base}/v1/customers`, { method: 'POST', headers: { Authorization: `Bearer ${key}`, 'Content-Type': 'application/x-www-form-urlencoded' }, body: 'name=c' }),
+        ),
+      );
+      expect(created.map((r) => r.status)).toEqual(Array(8).fill(200));
+
+      // An API process that dies is started again.
+      process.kill(apis[0], 'SIGKILL');
+      expect(await waitFor(() => childrenOf(node[0]).length === 2 && !childrenOf(node[0]).includes(apis[0]), 15_000)).toBe(true);
+      expect(await answers(`${base}/healthz`)).toBe(true);
+      const running = childrenOf(node[0]);
 
       p.child.kill('SIGTERM');
       expect(await p.exited).toBe(0);
-      expect(await waitFor(() => !alive(node[0]), 15_000)).toBe(true);
+      expect(await waitFor(() => [node[0], ...apis, ...running].every((pid) => !alive(pid)), 15_000)).toBe(true);
       await expect(fetch(`${base}/healthz`)).rejects.toThrow();
       expect(p.output()).toContain('"signal":"SIGTERM","msg":"shutting down"');
     } finally {

@@ -1,0 +1,58 @@
+import cluster, { type Worker } from 'node:cluster';
+import { availableParallelism } from 'node:os';
+import type { Logger } from './lib/logger';
+
+// API_PROCESSES > 1: the first process prepares the database and secrets (and runs the workers
+// under `npm start`), then forks that many API processes sharing the listening port through
+// node's cluster. They hold nothing another process needs (state is in PostgreSQL and Redis),
+// so any of them may answer any request.
+
+/** The message a primary sends its API processes to stop as a signal would. */
+export const SHUTDOWN_MESSAGE = 'sandbank:shutdown';
+
+/** A process that exits on its own is started again after this, as compose's `restart:` does. */
+const RESTART_DELAY_MS = 1_000;
+
+export const isApiChild = (): boolean => cluster.isWorker;
+
+/** API_PROCESSES, with 0 meaning one per core. */
+export const apiProcessCount = (setting: number): number => setting || availableParallelism();
+
+export interface ApiProcesses {
+  /** Asks each to finish its requests and exit; resolves once all have (or were killed after `graceMs`). */
+  stop(graceMs: number): Promise<void>;
+}
+
+/** Forks `count` API processes (re-running this entry point) and restarts any that dies. */
+export function forkApiProcesses(count: number, logger: Logger): Promise<ApiProcesses> {
+  let stopping = false;
+  const live = new Set<Worker>();
+  const fork = (): Promise<void> =>
+    new Promise((resolve) => {
+      const child = cluster.fork();
+      live.add(child);
+      child.once('listening', () => resolve());
+      child.once('exit', (code, signal) => {
+        live.delete(child);
+        resolve();
+        if (stopping) return;
+        logger.error({ pid: child.process.pid, code, signal }, 'an API process exited; starting another');
+        setTimeout(() => void fork(), RESTART_DELAY_MS).unref();
+      });
+    });
+  return Promise.all(Array.from({ length: count }, fork)).then(() => {
+    logger.info({ processes: count }, 'api processes listening');
+    return {
+      async stop(graceMs: number) {
+        stopping = true;
+        const exits = [...live].map((child) => new Promise<void>((resolve) => (child.isDead() ? resolve() : child.once('exit', () => resolve()))));
+        for (const child of live) if (child.isConnected()) child.send(SHUTDOWN_MESSAGE);
+        const timer = setTimeout(() => {
+          for (const child of live) child.process.kill('SIGKILL');
+        }, graceMs);
+        await Promise.all(exits);
+        clearTimeout(timer);
+      },
+    };
+  });
+}
