@@ -50,7 +50,7 @@ export function buildApp(deps: AppDeps): BuiltApp {
   app.set('case sensitive routing', true);
   // `/v1/webhook_endpoints/` is not `/v1/webhook_endpoints`: a 404, as the public API answers.
   app.set('strict routing', true);
-  const requestLog = new RequestLog(config.publicUrl);
+  const requestLog = new RequestLog(config.publicUrl, { redis, prefix: config.queuePrefix });
   app.use(requestIdentity(config.defaultApiVersion, requestLog));
   app.use(accessLog(logger));
   app.use(cors(HOSTED_PREFIX));

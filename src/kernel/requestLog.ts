@@ -1,13 +1,18 @@
+import type { Redis } from '../lib/redis';
 import { html, htmlDocument } from '../hosted/html';
 import { hostedPage, messagePage, type HostedPage, type PageResult } from '../hosted/pages';
 
 // Every error body links its request's log (`request_log_url`, shaped as the public API's
 // `…/test/logs/req_…?t=…`). The link points here, at the sandbox, not at a dashboard that never
-// saw the request: a page that shows what failed. The process keeps its latest failed requests
-// in memory (a log, not data: a restart forgets them, and the page says where else to look).
+// saw the request: a page that shows what failed. Each process keeps its latest failed requests
+// in memory and, when given Redis, also in Redis, so the page opens on any API process or
+// replica (a log, not data: a Redis that lost its keys forgets them, and the page says where
+// else to look).
 
-/** How many failed requests a process remembers; each is an error body of a few hundred bytes. */
+/** How many failed requests are remembered (per process, and in Redis); each is an error body of a few hundred bytes. */
 const KEPT = 1_000;
+/** How long Redis keeps one, besides the count. */
+const KEPT_SECONDS = 24 * 3600;
 
 export const REQUEST_LOG_PATH = '/test/logs';
 
@@ -23,10 +28,26 @@ export interface FailedRequest {
   readonly body: string;
 }
 
+// One ring for all processes: the newest id first; past KEPT the oldest entry goes with its id.
+const RECORD = `
+redis.call('SET', KEYS[2] .. ARGV[1], ARGV[2], 'EX', ARGV[4])
+if redis.call('LPUSH', KEYS[1], ARGV[1]) > tonumber(ARGV[3]) then
+  redis.call('DEL', KEYS[2] .. redis.call('RPOP', KEYS[1]))
+end`;
+
+export interface SharedLog {
+  readonly redis: Redis;
+  /** QUEUE_PREFIX: the deployment's keys in Redis. */
+  readonly prefix: string;
+}
+
 export class RequestLog {
   private readonly failed = new Map<string, FailedRequest>();
 
-  constructor(readonly publicUrl: string) {}
+  constructor(
+    readonly publicUrl: string,
+    private readonly shared?: SharedLog,
+  ) {}
 
   /** The `request_log_url` of a request. */
   urlOf(requestId: string, receivedAt: number): string {
@@ -37,10 +58,19 @@ export class RequestLog {
     this.failed.set(entry.requestId, entry);
     // A Map iterates in insertion order: the first key is the oldest.
     if (this.failed.size > KEPT) this.failed.delete(this.failed.keys().next().value!);
+    if (this.shared) {
+      const { redis, prefix } = this.shared;
+      // Best effort, never awaited: a Redis that is away costs the answer nothing.
+      redis.eval(RECORD, 2, `${prefix}:requestlog`, `${prefix}:requestlog:`, entry.requestId, JSON.stringify(entry), KEPT, KEPT_SECONDS).catch(() => undefined);
+    }
   }
 
-  find(requestId: string): FailedRequest | undefined {
-    return this.failed.get(requestId);
+  async find(requestId: string): Promise<FailedRequest | undefined> {
+    const own = this.failed.get(requestId);
+    if (own || !this.shared) return own;
+    const { redis, prefix } = this.shared;
+    const stored = await redis.get(`${prefix}:requestlog:${requestId}`).catch(() => null);
+    return stored === null ? undefined : (JSON.parse(stored) as FailedRequest);
   }
 }
 
@@ -64,9 +94,9 @@ function entryPage(entry: FailedRequest, nonce: string): PageResult {
 /** The log page of each failed request, at REQUEST_LOG_PATH/req_… (HTML, no key: like a hosted page, the link is the credential). */
 export function requestLogPage(log: RequestLog): HostedPage {
   return hostedPage('get', '/:requestId', async ({ pathParams, nonce }) => {
-    const entry = log.find(pathParams.requestId);
+    const entry = await log.find(pathParams.requestId);
     if (entry) return entryPage(entry, nonce);
-    const missing = `This process keeps its latest ${KEPT.toLocaleString('en-US')} failed requests in memory, and ${pathParams.requestId} is not among them (older, answered by another process, or from before a restart). Every request is in the API's log: search it for "request_id":"${pathParams.requestId}".`;
+    const missing = `Sandbank keeps its latest ${KEPT.toLocaleString('en-US')} failed requests, and ${pathParams.requestId} is not among them (older, or lost with Redis's data). Every request is in the API's log: search it for "request_id":"${pathParams.requestId}".`;
     return messagePage(nonce, 'No log for this request', missing, 404);
   });
 }
