@@ -125,10 +125,21 @@ export class IdempotencyStore {
       WHERE account_id = ${claim.accountId} AND key = ${claim.key} AND claim_id = ${claim.claimId} AND completed_at IS NULL`;
   }
 
-  /** Deletes records past the TTL; returns how many. */
-  async prune(): Promise<number> {
-    return this.prisma.$executeRaw`
-      DELETE FROM idempotency_records WHERE created_at < CURRENT_TIMESTAMP - ${`${this.ttlHours} hours`}::interval`;
+  /**
+   * Deletes records past the TTL, `batchSize` per statement (oldest first, by the created_at
+   * index), so a day of a load test's keys never makes one long transaction; returns how many.
+   */
+  async prune(batchSize = 5_000): Promise<number> {
+    const ttl = `${this.ttlHours} hours`;
+    let total = 0;
+    for (;;) {
+      const deleted = await this.prisma.$executeRaw`
+        DELETE FROM idempotency_records WHERE ctid = ANY (ARRAY(
+          SELECT ctid FROM idempotency_records WHERE created_at < CURRENT_TIMESTAMP - ${ttl}::interval
+          ORDER BY created_at LIMIT ${batchSize} FOR UPDATE SKIP LOCKED))`;
+      total += deleted;
+      if (deleted < batchSize) return total;
+    }
   }
 }
 

@@ -422,6 +422,15 @@ describe('expiry', () => {
     expect(await endpointCount(t, await accountOf(t, key))).toBe(3);
   });
 
+  test('prune() works in batches until none is left past the TTL', async () => {
+    const key = newTestKey();
+    const keys = [newIdemKey(), newIdemKey(), newIdemKey(), newIdemKey(), newIdemKey()];
+    for (const k of keys) await mustCreate(t, key, CREATE_BODY, { 'Idempotency-Key': k });
+    for (const k of keys) await age(k, t.config.idempotencyTtlHours + 2);
+    expect(await t.kernel.idempotency.prune(2)).toBeGreaterThanOrEqual(5);
+    for (const k of keys) expect(await records(k)).toHaveLength(0);
+  });
+
   test('an expired record that was not pruned yet does not block its key either', async () => {
     const key = newTestKey();
     const idem = newIdemKey();
