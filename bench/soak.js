@@ -6,9 +6,9 @@
 // once), and a paced mix for BENCH_SOAK_SECONDS (default 600) at BENCH_SOAK_RATE requests/s
 // (default 200): customer creates (each an event, delivered twice), updates (events with
 // previous_attributes), retrieves, lists and event lists. Each process's RSS is read from /proc
-// every 5 s; after BENCH_SOAK_WARMUP seconds (default 60) the first reading is the baseline.
-// Prints and writes bench/results/soak.json: RSS at the baseline and at the end, the peak, and
-// whether each stayed flat (end within 10% or 20 MB of the baseline). Loads only 127.0.0.1.
+// every 5 s; readings after BENCH_SOAK_WARMUP seconds (default 60) are measured. Prints and writes
+// bench/results/soak.json: the median RSS of the first and of the last third of them, the peak,
+// and whether each stayed flat (the last within 10% or 20 MB of the first). Loads only 127.0.0.1.
 
 const { spawn } = require('node:child_process');
 const crypto = require('node:crypto');
@@ -145,8 +145,15 @@ async function main() {
   clearInterval(timer);
   sample();
 
-  const baseline = samples.find((s) => s.at >= WARMUP) ?? samples[0];
-  const end = samples[samples.length - 1];
+  // RSS saws up and down with garbage collection: compare medians of the first and last thirds
+  // after the warm-up, not two single readings.
+  const measured = samples.filter((s) => s.at >= WARMUP);
+  const third = Math.max(1, Math.floor(measured.length / 3));
+  const median = (list, who) => list.map((s) => s[who]).sort((x, y) => x - y)[Math.floor(list.length / 2)];
+  const first = measured.slice(0, third);
+  const last = measured.slice(-third);
+  const baseline = { at: first[0].at, api: median(first, 'api'), worker: median(first, 'worker') };
+  const end = { ...samples[samples.length - 1], api: median(last, 'api'), worker: median(last, 'worker') };
   const flat = (b, e) => e - b <= Math.max(0.1 * b, 20);
   const report = {
     seconds: SECONDS,
@@ -161,7 +168,7 @@ async function main() {
   };
   for (const who of ['api', 'worker']) {
     const r = report[who];
-    console.log(`${who.padEnd(6)} RSS ${r.baselineMb.toFixed(1)} MB at ${baseline.at.toFixed(0)} s → ${r.endMb.toFixed(1)} MB at the end (peak ${r.peakMb.toFixed(1)} MB): ${r.flat ? 'flat' : 'GREW'}`);
+    console.log(`${who.padEnd(6)} RSS median ${r.baselineMb.toFixed(1)} MB in the first third → ${r.endMb.toFixed(1)} MB in the last (peak ${r.peakMb.toFixed(1)} MB): ${r.flat ? 'flat' : 'GREW'}`);
   }
   console.log(`${report.requests} requests (${report.non2xx} non-2xx, ${report.errors} errors), ${report.delivered} deliveries`);
   fs.mkdirSync(path.join(__dirname, 'results'), { recursive: true });
