@@ -31,24 +31,26 @@ export type FailureCode =
   | 'forwarding_api_retryable_upstream_error'
   | 'forwarding_api_upstream_error';
 
-/** Status and public wording of each failure. */
-const FAILURES: Record<FailureCode, { status: number; message: string }> = {
-  forwarding_api_upstream_connection_error: { status: 502, message: 'The request could not be forwarded: the destination could not be reached.' },
-  forwarding_api_upstream_connection_timeout: { status: 504, message: 'The request could not be forwarded: the destination did not answer in time.' },
-  forwarding_api_retryable_upstream_error: { status: 503, message: 'The request was not forwarded: nothing was sent to the destination, so it is safe to try again (with a new idempotency key).' },
-  forwarding_api_upstream_error: { status: 502, message: 'The forward did not finish: the destination may or may not have received the request.' },
+/** The public wording of each failure. */
+const FAILURES: Record<FailureCode, string> = {
+  forwarding_api_upstream_connection_error: 'The request could not be forwarded: the destination could not be reached.',
+  forwarding_api_upstream_connection_timeout: 'The request could not be forwarded: the destination did not answer in time.',
+  forwarding_api_retryable_upstream_error: 'The request was not forwarded: nothing was sent to the destination, so it is safe to try again (with a new idempotency key).',
+  forwarding_api_upstream_error: 'The forward did not finish: the destination may or may not have received the request.',
 };
 
 /**
- * The public error of a failed record: the code, what happened, and the record's id. A retry with
- * the same key replays it, so the SDKs are told not to retry.
+ * The public error of a failed record: the code, what happened, and the record's id. A 400, as
+ * the public API's other errors about a request it could not carry out (the SDKs raise
+ * StripeInvalidRequestError with the code). A retry with the same key replays it, so the SDKs are
+ * told not to retry.
  */
 export function forwardingFailure(id: string, code: string, failure: string | null): ApiError {
   const known = FAILURES[code as FailureCode] ?? FAILURES.forwarding_api_upstream_error;
   return new ApiError({
-    status: known.status,
+    status: 400,
     code,
-    message: `${known.message}${failure ? ` (${failure})` : ''} The forwarding request ${id} records what happened.`,
+    message: `${known}${failure ? ` (${failure})` : ''} The forwarding request ${id} records what happened.`,
     headers: { 'Stripe-Should-Retry': 'false' },
   });
 }
