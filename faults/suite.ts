@@ -382,7 +382,7 @@ export async function pipelineScenario(stack: Stack, fault: FaultName, options: 
 
 /**
  * Forwarding requests in flight (each waiting for the worker's call to a destination that answers
- * after 300 ms) with a fault. Each forward must end with an answer that agrees with its record and
+ * after a second) with a fault. Each forward must end with an answer that agrees with its record and
  * with the destination: a 200 for a record that succeeded and was received once, or the public
  * error its record holds (`forwarding_api_retryable_upstream_error` only if nothing was received).
  * Nothing may be received twice or left unfinished.
@@ -390,26 +390,22 @@ export async function pipelineScenario(stack: Stack, fault: FaultName, options: 
 export async function forwardingScenario(stack: Stack, fault: FaultName, options: Options): Promise<Figures> {
   const started = Date.now();
   const { client, receivers, accountId } = await setUp(stack);
-  const destination = new ForwardDestination(300);
+  const destination = new ForwardDestination(1000);
   await destination.start();
-  const n = options.pipelineItems * 2;
+  // More forwards at once than the worker runs at once (16), so the fault meets calls in progress
+  // and jobs still waiting in Redis.
+  const n = options.pipelineItems * 4;
   const run = randomBytes(4).toString('hex');
   const outcomes = new Map<string, { record: RequestRecord; at: number }>();
-  let faultDone: Promise<number> | undefined;
-  await burst(
-    n,
-    Math.min(options.clients, n),
-    async (i) => {
-      const tag = `${run}-${i}`;
-      const body = form({ payment_method: 'pm_card_visa', url: destination.url, 'replacements[0]': 'card_number', 'request[body]': JSON.stringify({ card: { number: '' }, tag }) });
-      const record = await client.send('POST', '/v1/forwarding/requests', body, tag);
-      outcomes.set(tag, { record, at: Date.now() });
-    },
-    (done) => {
-      if (done === Math.max(1, Math.floor(n / 8))) faultDone = inject(stack, fault);
-    },
-  );
-  const backAt = await faultDone!;
+  const forwards = Array.from({ length: n }, async (_, i) => {
+    const tag = `${run}-${i}`;
+    const body = form({ payment_method: 'pm_card_visa', url: destination.url, 'replacements[0]': 'card_number', 'request[body]': JSON.stringify({ card: { number: '' }, tag }) });
+    const record = await client.send('POST', '/v1/forwarding/requests', body, tag);
+    outcomes.set(tag, { record, at: Date.now() });
+  });
+  await sleep(400);
+  const backAt = await inject(stack, fault);
+  await Promise.all(forwards);
 
   const rows = await stack.query<{ id: string; status: string; error_code: string | null; body: string }>(
     `SELECT id, status, error_code, request_details->>'body' AS body FROM forwarding_requests WHERE account_id = $1`,
