@@ -176,8 +176,8 @@ export async function runForward(deps: ProcessDeps, id: string): Promise<readonl
     const policy: DestinationPolicy = { allowPrivateNetwork: row.allow_private_network, allowedHosts: [], loopbackOnly: config.webhookLoopbackOnly };
     result = await callDestination(row.url, outbound, row.timeout_ms, policy, () => clock.nowMs());
   } catch (err) {
-    // Never the card data: opening or sending failed before any answer.
-    logger.error({ err: (err as Error).message, forwarding_request: id }, 'forward failed before an answer');
+    // Only the error's name: a parse error's message quotes its input, which holds the card data.
+    logger.error({ err: (err as Error).name, forwarding_request: id }, 'forward failed before an answer');
     result = { kind: 'failed', code: 'forwarding_api_upstream_error', failure: 'the forward failed inside Sandbank before any answer', durationMs: 0 };
   }
   if (result.kind === 'answered') {
