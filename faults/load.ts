@@ -165,3 +165,44 @@ export class Receiver {
     return new Promise((resolve) => this.server.close(() => resolve()));
   }
 }
+
+/**
+ * A forwarding destination: answers every POST after `delayMs` (so forwards are in flight when a
+ * fault hits) and counts the arrivals of each forward by the `tag` of its JSON body.
+ */
+export class ForwardDestination {
+  readonly arrivals = new Map<string, number>();
+  private server!: Server;
+  port = 0;
+
+  constructor(private readonly delayMs: number) {}
+
+  async start(): Promise<void> {
+    this.server = createServer((req, res) => {
+      const chunks: Buffer[] = [];
+      req.on('data', (c: Buffer) => chunks.push(c));
+      req.on('end', () => {
+        let tag = '';
+        try {
+          tag = String(JSON.parse(Buffer.concat(chunks).toString('utf8')).tag);
+        } catch {
+          tag = '(not JSON)';
+        }
+        this.arrivals.set(tag, (this.arrivals.get(tag) ?? 0) + 1);
+        const timer = setTimeout(() => res.writeHead(200, { 'content-type': 'application/json' }).end('{"ok":true}'), this.delayMs);
+        res.on('close', () => clearTimeout(timer));
+      });
+    });
+    await new Promise<void>((resolve) => this.server.listen(0, '127.0.0.1', resolve));
+    this.port = (this.server.address() as AddressInfo).port;
+  }
+
+  get url(): string {
+    return `http://127.0.0.1:${this.port}/vault`;
+  }
+
+  close(): Promise<void> {
+    this.server.closeAllConnections();
+    return new Promise((resolve) => this.server.close(() => resolve()));
+  }
+}

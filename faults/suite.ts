@@ -1,13 +1,14 @@
 import { randomBytes } from 'node:crypto';
 import { join, resolve } from 'node:path';
 import { Client } from 'pg';
-import { ApiClient, burst, form, Receiver, type RequestRecord } from './load';
+import { ApiClient, burst, form, ForwardDestination, Receiver, type RequestRecord } from './load';
 import { freePort, makeRoot, PostgresCluster, RedisServer, sleep, Supervised, waitFor } from './services';
 
 // The fault suite: each scenario is a burst of event-producing writes (verification sessions,
 // one `created` event each) from concurrent clients that retry with their Idempotency-Key, to two
 // signature-checking receivers, with one fault injected mid-burst; or the delayed pipelines
-// (identity processing, redaction, the app-secret sweep) with a fault while they wait. Each ends
+// (identity processing, redaction, the app-secret sweep) with a fault while they wait; or
+// forwarding requests in flight (the API waiting for the worker's call) with a fault. Each ends
 // with figures and a verdict: nothing lost, nothing run twice, nothing stuck, both processes up.
 
 const ROOT = resolve(__dirname, '..');
@@ -22,6 +23,7 @@ export type FaultName = 'redis-flushall' | 'redis-restart' | 'worker-kill' | 'ap
 
 export const BURST_FAULTS: readonly FaultName[] = ['redis-flushall', 'redis-restart', 'worker-kill', 'api-kill', 'postgres-restart', 'postgres-stop'];
 export const PIPELINE_FAULTS: readonly FaultName[] = ['redis-flushall', 'worker-kill'];
+export const FORWARDING_FAULTS: readonly FaultName[] = ['redis-flushall', 'worker-kill'];
 
 export interface Options {
   /** Writes per burst (the full suite: 2,000). */
@@ -54,8 +56,10 @@ export interface Figures {
   /** 5xx and network failures that no retry turned into a success. */
   unrecovered: number;
   badSignatures: number;
-  /** For the pipelines: steps finished of steps started. */
+  /** For the pipelines: steps finished of steps started (for forwards: records final of records made). */
   pipeline?: { finished: number; total: number };
+  /** For forwards: how many succeeded, and how many ended in the error their record holds. */
+  forwarded?: { succeeded: number; failed: number };
   /**
    * From the end of the fault (the service back) until every write sent before it succeeded and
    * every event committed before the fault was delivered: the larger of the two.
@@ -106,6 +110,9 @@ export class Stack {
       RECONCILE_INTERVAL_MS: '5000',
       // Every receiver is on this machine; anything else would be a mistake to refuse, not to send.
       WEBHOOK_LOOPBACK_ONLY: 'true',
+      // Forwards go to a local destination; a killed worker's restart and a reconcile pass fit in the pickup time.
+      FORWARDING_DESTINATIONS: JSON.stringify([{ url: 'http://127.0.0.1:', allow_private_network: true, timeout_ms: 5000 }]),
+      FORWARDING_PICKUP_TIMEOUT_MS: '20000',
     };
     const api = new Supervised('api', ['-r', REGISTER, join(ROOT, 'src', 'server.ts')], env, join(root.root, 'api.log'), 'api listening');
     const worker = new Supervised('worker', ['-r', REGISTER, join(ROOT, 'workers', 'index.ts')], env, join(root.root, 'worker.log'), 'workers started');
@@ -375,6 +382,90 @@ export async function pipelineScenario(stack: Stack, fault: FaultName, options: 
   return judge(figures, options.recoveryBarMs ?? RECOVERY_BAR_MS);
 }
 
+/**
+ * Forwarding requests in flight (each waiting for the worker's call to a destination that answers
+ * after a second) with a fault. Each forward must end with an answer that agrees with its record and
+ * with the destination: a 200 for a record that succeeded and was received once, or the public
+ * error its record holds (`forwarding_api_retryable_upstream_error` only if nothing was received).
+ * Nothing may be received twice or left unfinished.
+ */
+export async function forwardingScenario(stack: Stack, fault: FaultName, options: Options): Promise<Figures> {
+  const started = Date.now();
+  const { client, receivers, accountId } = await setUp(stack);
+  const destination = new ForwardDestination(1000);
+  await destination.start();
+  // More forwards at once than the worker runs at once (16), so the fault meets calls in progress
+  // and jobs still waiting in Redis.
+  const n = options.pipelineItems * 4;
+  const run = randomBytes(4).toString('hex');
+  const outcomes = new Map<string, { record: RequestRecord; at: number }>();
+  const forwards = Array.from({ length: n }, async (_, i) => {
+    const tag = `${run}-${i}`;
+    const body = form({ payment_method: 'pm_card_visa', url: destination.url, 'replacements[0]': 'card_number', 'request[body]': JSON.stringify({ card: { number: '' }, tag }) });
+    const record = await client.send('POST', '/v1/forwarding/requests', body, tag);
+    outcomes.set(tag, { record, at: Date.now() });
+  });
+  await sleep(400);
+  const backAt = await inject(stack, fault);
+  await Promise.all(forwards);
+
+  const rows = await stack.query<{ id: string; status: string; error_code: string | null; body: string }>(
+    `SELECT id, status, error_code, request_details->>'body' AS body FROM forwarding_requests WHERE account_id = $1`,
+    [accountId],
+  );
+  const byTag = new Map<string, typeof rows>();
+  for (const row of rows) {
+    const tag = String(JSON.parse(row.body).tag);
+    byTag.set(tag, [...(byTag.get(tag) ?? []), row]);
+  }
+  let consistent = 0;
+  let lost = 0;
+  let ranTwice = 0;
+  const problems: string[] = [];
+  for (const [tag, { record }] of outcomes) {
+    const [row, ...more] = byTag.get(tag) ?? [];
+    const received = destination.arrivals.get(tag) ?? 0;
+    ranTwice += more.length + Math.max(0, received - 1);
+    const code = record.body?.error?.code as string | undefined;
+    const agrees = record.ok
+      ? row?.status === 'succeeded' && received === 1
+      : row?.status === 'failed' && code === row.error_code && (code !== 'forwarding_api_retryable_upstream_error' || received === 0);
+    if (agrees) consistent++;
+    else if (record.ok) lost++;
+    else if (problems.length < 3) problems.push(`forward ${tag}: ${record.tries.join(' → ')} ${JSON.stringify(record.body).slice(0, 200)}; record ${row?.status ?? 'none'}, received ${received}`);
+  }
+  const finished = rows.filter((r) => r.status === 'succeeded' || r.status === 'failed').length;
+  const interrupted = [...outcomes.values()].filter((o) => o.record.startedAt <= backAt);
+  const totals = client.totals();
+  const figures: Figures = {
+    scenario: `${fault} while forwards wait`,
+    writes: n,
+    writesOk: consistent,
+    events: 0,
+    delivered: receivers.map(() => 0),
+    ranTwice,
+    lost,
+    fiveXx: totals.fiveXx,
+    unrecovered: n - consistent,
+    badSignatures: 0,
+    pipeline: { finished, total: rows.length },
+    recoveryMs: 0,
+    recovery: { workMs: 0, deliveriesMs: 0 },
+    apiUp: true,
+    workerUp: true,
+    crashes: [],
+    problems,
+  };
+  const succeeded = [...outcomes.values()].filter((o) => o.record.ok).length;
+  figures.forwarded = { succeeded, failed: consistent - succeeded };
+  if (rows.length < n) figures.problems.push(`${n - rows.length} forwards have no record`);
+  setRecovery(figures, backAt, Math.max(backAt, ...interrupted.map((o) => o.at)), backAt);
+  Object.assign(figures, processFigures(stack, started));
+  await destination.close();
+  await finish(client, receivers);
+  return judge(figures, options.recoveryBarMs ?? RECOVERY_BAR_MS);
+}
+
 async function finish(client: ApiClient, receivers: Receiver[]): Promise<void> {
   await client.close();
   await Promise.all(receivers.map((r) => r.close()));
@@ -397,7 +488,10 @@ function judge(f: Figures, recoveryBarMs: number): Figures {
 export const scenarioNames = (): string[] => [
   ...BURST_FAULTS.map((f) => `burst:${f}`),
   ...PIPELINE_FAULTS.map((f) => `pipeline:${f}`),
+  ...FORWARDING_FAULTS.map((f) => `forwarding:${f}`),
 ];
+
+const SCENARIOS = { burst: burstScenario, pipeline: pipelineScenario, forwarding: forwardingScenario } as const;
 
 /** Runs the scenarios on one stack; returns their figures. */
 export async function runSuite(options: Options): Promise<Figures[]> {
@@ -408,9 +502,9 @@ export async function runSuite(options: Options): Promise<Figures[]> {
   let failed = false;
   try {
     for (const name of wanted) {
-      const [kind, fault] = name.split(':') as ['burst' | 'pipeline', FaultName];
+      const [kind, fault] = name.split(':') as [keyof typeof SCENARIOS, FaultName];
       log(`running ${name} …`);
-      const figures = kind === 'burst' ? await burstScenario(stack, fault, options) : await pipelineScenario(stack, fault, options);
+      const figures = await SCENARIOS[kind](stack, fault, options);
       log(formatFigures(figures));
       results.push(figures);
       if (figures.problems.length > 0) failed = true;
@@ -433,6 +527,7 @@ export function formatFigures(f: Figures): string {
     `events ${f.events}`,
     `delivered ${f.delivered.join(' + ')}`,
     f.pipeline ? `pipeline ${f.pipeline.finished}/${f.pipeline.total}` : '',
+    f.forwarded ? `forwards ${f.forwarded.succeeded} succeeded + ${f.forwarded.failed} failed as recorded` : '',
     `ran twice ${f.ranTwice}`,
     `lost ${f.lost}`,
     `5xx ${f.fiveXx} (unrecovered ${f.unrecovered})`,

@@ -3,6 +3,7 @@
 import { isIP } from 'node:net';
 import { normalizeHost } from './lib/netguard';
 import { isApiVersion, LATEST_API_VERSION } from './kernel/versions';
+import { DestinationConfigError, parseForwardingDestinations, type ForwardingDestination } from './resources/forwarding_requests/destinations';
 
 export type AuthMode = 'open' | 'registered';
 
@@ -56,6 +57,10 @@ export interface Config {
   readonly cardCvcTtlSeconds: number;
   readonly identityProcessingDelayMs: number;
   readonly redactionDelayMs: number;
+  /** Where forwards may go (a URL on none is refused). */
+  readonly forwardingDestinations: readonly ForwardingDestination[];
+  /** How long a forward waits for a worker to take it before it fails. */
+  readonly forwardingPickupTimeoutMs: number;
   /** A fixtures file the API applies at start ('' for none). */
   readonly seedFile: string;
   /** The key SEED_FILE's requests (and `npm run seed`'s, by default) are made with. */
@@ -103,6 +108,8 @@ export const settings = {
   CARD_CVC_TTL_SECONDS: ['3600', 'How long a card payment method keeps its CVC (sealed) when no forward uses it up first'],
   IDENTITY_PROCESSING_DELAY_MS: ['2000', 'How long a submitted verification session stays `processing` before its outcome'],
   REDACTION_DELAY_MS: ['5000', 'How long a verification session redaction takes (the public API allows up to four days, the most accepted)'],
+  FORWARDING_DESTINATIONS: ['', 'Where forwarding requests may go: inline JSON or a JSON file\'s path, an array of destinations (`url` prefix, `credential_sha256`, `timeout_ms`, `signature_key`, `allow_private_network`, …; see Forwarding requests); empty: every URL is refused'],
+  FORWARDING_PICKUP_TIMEOUT_MS: ['15000', 'How long a forwarding request waits for a worker to take it before it fails (`forwarding_api_retryable_upstream_error`; nothing was sent)'],
   SEED_FILE: ['', 'A fixtures file (JSON or YAML, the Stripe CLI\'s format) the API applies at start, before it listens; each fixture once per account, so restarts add only new ones (see Seed data)'],
   SEED_API_KEY: ['', 'The test key whose account SEED_FILE\'s objects belong to (required with SEED_FILE), and `npm run seed`\'s key when `--api-key` is not given'],
 } as const satisfies Record<string, readonly [string, string]>;
@@ -197,6 +204,15 @@ function url(env: Env, name: keyof typeof settings, fallback: string, protocols:
   return raw;
 }
 
+function forwardingDestinations(env: Env): readonly ForwardingDestination[] {
+  try {
+    return parseForwardingDestinations(env.FORWARDING_DESTINATIONS ?? settings.FORWARDING_DESTINATIONS[0]);
+  } catch (err) {
+    if (err instanceof DestinationConfigError) throw new ConfigError(`FORWARDING_DESTINATIONS ${err.message}`);
+    throw err;
+  }
+}
+
 /** SEED_FILE needs a key to act with; there is no default key, since the key decides whose account the objects join. */
 function seedSettings(env: Env): Pick<Config, 'seedFile' | 'seedApiKey'> {
   const seedFile = env.SEED_FILE ?? settings.SEED_FILE[0];
@@ -252,6 +268,8 @@ export function loadConfig(env: Env = process.env): Config {
     cardCvcTtlSeconds: integer(env, 'CARD_CVC_TTL_SECONDS', 1, 86400),
     identityProcessingDelayMs: integer(env, 'IDENTITY_PROCESSING_DELAY_MS', 0, 86400000),
     redactionDelayMs: integer(env, 'REDACTION_DELAY_MS', 0, 4 * 86400000),
+    forwardingDestinations: forwardingDestinations(env),
+    forwardingPickupTimeoutMs: integer(env, 'FORWARDING_PICKUP_TIMEOUT_MS', 100, 600000),
     ...seedSettings(env),
   });
 }

@@ -329,13 +329,18 @@ async function readExcerpt(body: AsyncIterable<Buffer> & { destroy?: () => void 
   return text.slice(0, EXCERPT_LIMIT);
 }
 
-function describeNetworkError(err: unknown, timeoutMs: number): string {
+/** An undici request that ran out of time: the whole call's signal, or the headers' or body's own timeout. */
+export function isTimeoutError(err: unknown): boolean {
+  const e = err as { name?: string; code?: string };
+  return e.name === 'TimeoutError' || e.code === 'UND_ERR_HEADERS_TIMEOUT' || e.code === 'UND_ERR_BODY_TIMEOUT' || e.code === 'UND_ERR_CONNECT_TIMEOUT';
+}
+
+/** What went wrong with an outbound request, in one line for a record (a refusal says why). */
+export function describeNetworkError(err: unknown, timeoutMs: number): string {
   const refused = findRefusal(err);
   if (refused) return refused.message.slice(0, 500);
   const e = err as { name?: string; code?: string; message?: string; cause?: { code?: string; message?: string } };
-  if (e.name === 'TimeoutError' || e.code === 'UND_ERR_HEADERS_TIMEOUT' || e.code === 'UND_ERR_BODY_TIMEOUT') {
-    return `Timed out after ${timeoutMs} ms`;
-  }
+  if (isTimeoutError(err)) return `Timed out after ${timeoutMs} ms`;
   const code = e.cause?.code ?? e.code;
   const message = e.cause?.message ?? e.message ?? 'request failed';
   return (code ? `${code}: ${message}` : message).slice(0, 500);

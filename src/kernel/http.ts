@@ -207,6 +207,8 @@ async function runOperation({ route: r, validate, rateLimiter }: Mounted, kernel
   const requestId = (res.locals as Locals).requestId;
   let claim: HeldClaim | undefined;
   let heartbeat: NodeJS.Timeout | undefined;
+  /** The operation's transaction committed (only an `afterCommit` operation can fail after that). */
+  let committed = false;
   try {
     const identity = await kernel.authenticator.identify(req.headers);
     // Counted per platform account, before any other work: a refused request reads no body, looks
@@ -249,21 +251,31 @@ async function runOperation({ route: r, validate, rateLimiter }: Mounted, kernel
       pathParams: req.params as Record<string, string>,
       deps,
     });
-    const render = async (c: RequestContext) =>
-      JSON.stringify(kernel.versions.render(await kernel.expand.apply(await r.handler(c), expandPaths, c), c.apiVersion));
-    const body =
-      r.method === 'get'
-        ? await render(ctx(deps))
-        : await inOperationTransaction(
-            deps,
-            (opDeps) => render(ctx(opDeps)),
-            async (tx, body) => {
-              if (claim && !(await kernel.idempotency.complete(claim, 200, body, r.responseHasSecret, tx))) throw new ClaimLost();
-            },
-          );
+    const renderResult = async (c: RequestContext, result: unknown) =>
+      JSON.stringify(kernel.versions.render(await kernel.expand.apply(result, expandPaths, c), c.apiVersion));
+    const render = async (c: RequestContext) => renderResult(c, await r.handler(c));
+    let body: string;
+    if (r.method === 'get') {
+      body = await render(ctx(deps));
+    } else if (r.afterCommit) {
+      const first = await inOperationTransaction(deps, (opDeps) => r.handler(ctx(opDeps)), async () => undefined);
+      committed = true;
+      body = await renderResult(ctx(deps), await r.afterCommit(ctx(deps), first));
+      if (claim && !(await kernel.idempotency.complete(claim, 200, body, r.responseHasSecret))) {
+        deps.logger.warn({ request_id: requestId }, 'idempotency claim was taken over; this result was not stored');
+      }
+    } else {
+      body = await inOperationTransaction(
+        deps,
+        (opDeps) => render(ctx(opDeps)),
+        async (tx, body) => {
+          if (claim && !(await kernel.idempotency.complete(claim, 200, body, r.responseHasSecret, tx))) throw new ClaimLost();
+        },
+      );
+    }
     send(res, 200, body);
   } catch (err) {
-    await answerFailure(err, res, kernel, claim, requestId);
+    await answerFailure(err, res, kernel, claim, requestId, committed);
   } finally {
     clearInterval(heartbeat);
   }
@@ -282,7 +294,7 @@ const SETTLE_KEY_MS = 250;
  * than replaying a failure that a retry would not meet. Either happens before the answer, so a
  * prompt retry finds it done, not a 409.
  */
-async function answerFailure(err: unknown, res: Response, kernel: Kernel, claim: HeldClaim | undefined, requestId: string): Promise<void> {
+async function answerFailure(err: unknown, res: Response, kernel: Kernel, claim: HeldClaim | undefined, requestId: string, committed = false): Promise<void> {
   const { logger } = kernel.deps;
   if (err instanceof ClaimLost) {
     sendError(res, idempotencyKeyInUse(claim!.key), logger);
@@ -290,7 +302,8 @@ async function answerFailure(err: unknown, res: Response, kernel: Kernel, claim:
   }
   const rendered = renderError(err, res, logger, false);
   if (claim) {
-    const keep = rendered.status < 500 && rendered.error.kind === 'state';
+    // After a commit, a deliberate error is the request's result whatever its status.
+    const keep = rendered.error.kind === 'state' && (rendered.status < 500 || (committed && err instanceof ApiError));
     const settled = keep ? storeFailure(kernel, claim, rendered, requestId) : releaseWithRetries(kernel, claim, requestId);
     let timer: NodeJS.Timeout | undefined;
     await Promise.race([settled, new Promise((resolve) => (timer = setTimeout(resolve, SETTLE_KEY_MS)))]);

@@ -91,6 +91,13 @@ export interface RouteOptions {
    * per-endpoint limits do.
    */
   readonly rateLimit?: (config: Config) => number;
+  /**
+   * The operation's second half, run once its transaction committed and its jobs were added
+   * (waiting for a worker's result, say), outside any transaction. It gets what the handler
+   * answered; what it answers (or throws) is the response, and the idempotent result is stored
+   * after it: a deliberate error it throws is kept whatever its status, since the change committed.
+   */
+  readonly afterCommit?: (ctx: RequestContext, committed: unknown) => Promise<unknown>;
 }
 
 /** One operation of the public (or sandbox) API. `path` is written as in the OpenAPI document. */

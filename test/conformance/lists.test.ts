@@ -1,5 +1,6 @@
 import type Stripe from 'stripe';
 import { newTestKey, startTestApp, type TestApp } from '../helpers/app';
+import { createForwardingRequest } from '../helpers/forwarding';
 import { accountOfKey, emitTestEvent } from '../helpers/events';
 import {
   createAccount,
@@ -261,6 +262,17 @@ const LISTS: Record<string, ListCase> = {
       return out;
     },
     sdkIds: async (stripe) => ids(await stripe.promotionCodes.list({ limit: 2 }).autoPagingToArray({ limit: 1000 })),
+  },
+  GetForwardingRequests: {
+    path: '/v1/forwarding/requests',
+    objectName: 'forwarding.request',
+    createdFilter: true,
+    createObjects: async (key, n) => {
+      const out: string[] = [];
+      for (let i = 0; i < n; i++) out.push((await createForwardingRequest(t, key)).id);
+      return out;
+    },
+    sdkIds: async (stripe) => ids(await stripe.forwarding.requests.list({ limit: 2 }).autoPagingToArray({ limit: 1000 })),
   },
   GetSandboxWebhookEndpointsWebhookEndpointDeliveries: {
     // Each account's list is under its own endpoint; the path comes with the created objects.

@@ -29,6 +29,7 @@ import {
   responseSchemaErrors,
 } from '../helpers/responseSchemas';
 import { sdkTypeProblems } from '../helpers/sdkTypes';
+import { createForwardingRequest, forwardingHarness } from '../helpers/forwarding';
 
 // Successful (and error) responses of every documented operation, checked against the schemas
 // openapi/ declares, so the document and the implementation can't drift apart. An area that
@@ -71,6 +72,7 @@ const PC = '/v1/prices';
 const TX = '/v1/tax_rates';
 const CO = '/v1/coupons';
 const PRC = '/v1/promotion_codes';
+const FR = '/v1/forwarding/requests';
 const CUSTOM_INDIVIDUAL = {
   controller: { stripe_dashboard: { type: 'none' }, requirement_collection: 'application' },
   capabilities: { card_payments: { requested: true }, transfers: { requested: true } },
@@ -654,6 +656,24 @@ const scenarios: Record<string, Scenario> = {
       answer('changes', await post(key, `${PRC}/${id}`, { active: false, metadata: { a: '1' }, restrictions: { currency_options: { eur: { minimum_amount: 4 } } } })),
     ];
   },
+  GetForwardingRequests: async (key) => {
+    const out = [answer('empty list', await get(key, FR))];
+    await createForwardingRequest(t, key);
+    out.push(answer('list', await get(key, FR)));
+    return out;
+  },
+  PostForwardingRequests: async (key) => {
+    const { destination } = await forwardingHarness(t);
+    const pm = (await createPaymentMethod(t, key, { card: { number: '4242424242424242', exp_month: 12, exp_year: 2040, cvc: '123' }, billing_details: { name: 'J R' } })).id;
+    return [
+      answer('every replacement', await post(key, FR, {
+        payment_method: pm, url: `${destination.origin}/status/402`, replacements: ['card_number', 'card_expiry', 'card_cvc', 'cardholder_name'], metadata: { a: '1' },
+        request: { body: JSON.stringify({ card: { number: '', exp_month: 0, exp_year: 0, name: '', cvc: '' } }), headers: [{ name: 'Authorization', value: 'Bearer x' }] },
+      })),
+      answer('redirect', await post(key, FR, { payment_method: 'pm_card_visa', url: `${destination.origin}/redirect`, replacements: ['card_number'], request: { body: '{}' } })),
+    ];
+  },
+  GetForwardingRequestsId: async (key) => [answer('request', await get(key, `${FR}/${(await createForwardingRequest(t, key)).id}`))],
 };
 
 const VS = '/v1/identity/verification_sessions';
@@ -924,6 +944,13 @@ const errorScenarios: Record<string, Scenario> = {
   ],
   GetPromotionCodesPromotionCode: async (key) => [answer('unknown id', await get(key, `${PRC}/promo_nope`))],
   PostPromotionCodesPromotionCode: async (key) => [answer('the code is fixed', await post(key, `${PRC}/${(await createPromotionCode(t, key)).id}`, { code: 'X' }))],
+  GetForwardingRequests: async (key) => [answer('bad created', await get(key, `${FR}?created[gt]=soon`))],
+  PostForwardingRequests: async (key) => [
+    answer('no destination', await post(key, FR, { payment_method: 'pm_card_visa', url: 'http://127.0.0.2/', replacements: ['card_number'], request: { body: '{}' } })),
+    answer('not JSON', await post(key, FR, { payment_method: 'pm_card_visa', url: `${CLOSED_ORIGIN}/x`, replacements: ['card_number'], request: { body: 'x' } })),
+    answer('bad replacement', await post(key, FR, { payment_method: 'pm_card_visa', url: `${CLOSED_ORIGIN}/x`, replacements: ['card_pin'], request: { body: '{}' } })),
+  ],
+  GetForwardingRequestsId: async (key) => [answer('unknown id', await get(key, `${FR}/fwdreq_nope`))],
 };
 
 const operations = documentedOperations();

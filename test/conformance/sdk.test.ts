@@ -2,6 +2,7 @@ import Stripe from 'stripe';
 import { bearer, newTestKey, startTestApp, type TestApp } from '../helpers/app';
 import { CLOSED_ORIGIN, COMPLETE_EXPRESS, createEvent, createVerificationReport } from '../helpers/fixtures';
 import { resources } from '../../src/resources';
+import { createForwardingRequest, forwardingHarness } from '../helpers/forwarding';
 
 // Every operation through the official SDK, once as it succeeds and once as it fails: the SDK
 // must parse each answer into the object the route declares (or a deleted object), and each
@@ -407,6 +408,27 @@ const CASES: Record<string, OperationCase> = {
   PostPaymentMethodsPaymentMethodDetach: {
     ok: async (stripe) => stripe.paymentMethods.detach(await attached(stripe)),
     fails: (stripe) => stripe.paymentMethods.detach('pm_card_visa'),
+    error: InvalidRequest,
+  },
+  GetForwardingRequests: { ok: (stripe) => stripe.forwarding.requests.list({ limit: 3 }), fails: (stripe) => stripe.forwarding.requests.list({ limit: 101 }), error: InvalidRequest },
+  PostForwardingRequests: {
+    ok: async (stripe) =>
+      stripe.forwarding.requests.create({
+        payment_method: 'pm_card_visa',
+        url: `${(await forwardingHarness(t)).destination.origin}/sdk`,
+        replacements: ['card_number', 'card_expiry'],
+        request: { body: JSON.stringify({ card: { number: '', exp_month: 0, exp_year: 0 } }) },
+      }),
+    // A refused connection: the worker's answer.
+    fails: async (stripe) => {
+      await forwardingHarness(t);
+      return stripe.forwarding.requests.create({ payment_method: 'pm_card_visa', url: `${CLOSED_ORIGIN}/x`, replacements: ['card_number'], request: { body: '{}' } });
+    },
+    error: InvalidRequest,
+  },
+  GetForwardingRequestsId: {
+    ok: async (stripe, key) => stripe.forwarding.requests.retrieve((await createForwardingRequest(t, key)).id),
+    fails: (stripe) => stripe.forwarding.requests.retrieve('fwdreq_nope'),
     error: InvalidRequest,
   },
 };

@@ -1,4 +1,4 @@
-import { burstScenario, BURST_FAULTS, formatFigures, pipelineScenario, PIPELINE_FAULTS, Stack, type Figures, type Options } from '../../faults/suite';
+import { burstScenario, BURST_FAULTS, formatFigures, FORWARDING_FAULTS, forwardingScenario, pipelineScenario, PIPELINE_FAULTS, Stack, type Figures, type Options } from '../../faults/suite';
 import { clusterToolsAvailable } from '../../faults/services';
 
 // The short fault suite: every scenario of `npm run faults` with a smaller burst, on a PostgreSQL
@@ -52,5 +52,16 @@ suite.each(PIPELINE_FAULTS)('the delayed pipelines with %s while they wait', (fa
     expect(figures.problems).toEqual([]);
     // Processing, redaction, the secret sweep and the CVC purge: each stage's items all done.
     expect(figures.pipeline).toEqual({ finished: 4 * options.pipelineItems, total: 4 * options.pipelineItems });
+  }, 180_000);
+});
+
+suite.each(FORWARDING_FAULTS)('forwarding requests in flight with %s', (fault) => {
+  test('every forward ends as its record says, none is sent twice, none is left unfinished', async () => {
+    const figures = record(await forwardingScenario(stack, fault, options));
+    expect(figures.problems).toEqual([]);
+    expect(figures.writesOk).toBe(figures.writes);
+    expect(figures.pipeline).toEqual({ finished: figures.writes, total: figures.writes });
+    // A FLUSHALL loses jobs, never forwards: the reconciler re-adds them within the pickup time.
+    if (fault === 'redis-flushall') expect(figures.forwarded).toEqual({ succeeded: figures.writes, failed: 0 });
   }, 180_000);
 });

@@ -31,8 +31,13 @@ export interface TestApp extends BuiltApp {
   http(): ReturnType<typeof request>;
   /** The official SDK pointed at this app. */
   stripe(key: string, options?: Stripe.StripeConfig): Stripe;
+  /** Runs `cleanup` when the app closes, before the app itself (a worker a fixture started, say). */
+  onClose(cleanup: () => Promise<void>): void;
   close(): Promise<void>;
 }
+
+/** Forwarding destinations of test apps: the smallest config, as the README gives it (any port of this machine, defaults otherwise). */
+export const LOCAL_DESTINATIONS = JSON.stringify([{ url: 'http://127.0.0.1:', allow_private_network: true }]);
 
 export const newTestKey = (): string => `sk_test_${randomBase62(24)}`;
 
@@ -57,6 +62,8 @@ export async function startTestApp(env: Record<string, string> = {}, options: { 
     LOG_LEVEL: 'info',
     QUEUE_PREFIX: `test${randomBase62(8)}`,
     DATABASE_POOL_SIZE: '5',
+    // Forwards may reach this machine (only: the suite runs with WEBHOOK_LOOPBACK_ONLY=true).
+    FORWARDING_DESTINATIONS: LOCAL_DESTINATIONS,
     ...env,
   });
   const chunks: string[] = [];
@@ -76,6 +83,7 @@ export async function startTestApp(env: Record<string, string> = {}, options: { 
   answerClientErrors(server);
   await new Promise<void>((resolve) => server.listen(listenPort, '127.0.0.1', resolve));
   const port = (server.address() as AddressInfo).port;
+  const cleanups: (() => Promise<void>)[] = [];
   return {
     ...built,
     runtime,
@@ -93,7 +101,9 @@ export async function startTestApp(env: Record<string, string> = {}, options: { 
     http: () => request(built.app),
     stripe: (key, stripeOptions = {}) =>
       new Stripe(key, { host: '127.0.0.1', port, protocol: 'http', maxNetworkRetries: 0, telemetry: false, ...stripeOptions }),
+    onClose: (cleanup) => void cleanups.push(cleanup),
     async close() {
+      for (const cleanup of cleanups.splice(0)) await cleanup();
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
       await runtime.close();

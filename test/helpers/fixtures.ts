@@ -145,6 +145,8 @@ export const validParams: Record<string, Record<string, unknown>> = {
   PostCoupons: { percent_off: 25 },
   // Well-formed; no coupon has this id, so an accepted body is a 400 resource_missing.
   PostPromotionCodes: { promotion: { type: 'coupon', coupon: 'NoSuchCoupon' } },
+  // Well-formed; no payment method has this id, so an accepted body is a 400 resource_missing (nothing is sent).
+  PostForwardingRequests: { payment_method: 'pm_000000000000000000000000', url: `${CLOSED_ORIGIN}/vault`, replacements: ['card_number'], request: { body: '{}' } },
 };
 
 /** Creates a product over HTTP and returns the response body. */

@@ -2,6 +2,7 @@ import { bearer, newTestKey, startTestApp, type TestApp } from '../helpers/app';
 import { accountOfKey, emitTestEvent } from '../helpers/events';
 import { createAccount, createAccountSession, createAppSecret, createVerificationReport, createWebhookEndpoint, form } from '../helpers/fixtures';
 import { RESET_TABLES } from '../../src/resources/sandbox_data/service';
+import { forwardingHarness } from '../helpers/forwarding';
 
 // DELETE /sandbox/v1/data: a key's platform and its connected accounts start over empty, the key
 // keeps working, and nobody else's data moves.
@@ -48,6 +49,8 @@ async function fill(key: string): Promise<string> {
     await post('/v1/tax_rates', { display_name: 'VAT', percentage: 20, inclusive: false });
     const coupon = await post('/v1/coupons', { percent_off: 10, duration: 'once' });
     await post('/v1/promotion_codes', { promotion: { type: 'coupon', coupon: coupon.id }, customer: customer.id });
+    const { destination } = await forwardingHarness(t);
+    await post('/v1/forwarding/requests', { payment_method: 'pm_card_visa', url: `${destination.origin}/reset`, replacements: ['card_number'], request: { body: '{}' } });
     expect(product.default_price).toMatch(/^price_/);
   }
   const idem = await t.http().post('/v1/webhook_endpoints').set(bearer(key)).set('Idempotency-Key', 'k1').type('form').send(form({ url: 'http://127.0.0.1:0/h', enabled_events: ['*'] }));
@@ -76,6 +79,7 @@ async function counts(platform: string) {
     taxRates: await p.taxRate.count({ where }),
     coupons: await p.coupon.count({ where }),
     promotionCodes: await p.promotionCode.count({ where }),
+    forwardingRequests: await p.forwardingRequest.count({ where }),
   };
 }
 
@@ -105,7 +109,9 @@ test("deletes every row of the key's platform and its connected accounts in one 
       identity_verification_sessions: 1,
       identity_verification_reports: 1,
       customers: 2,
-      payment_methods: 2,
+      // A card per customer, and the one each forward of pm_card_visa made.
+      payment_methods: 4,
+      forwarding_requests: 2,
       products: 2,
       prices: 2,
       tax_rates: 2,

@@ -16,6 +16,7 @@ export interface DeletedCounts {
   identity_verification_reports: number;
   customers: number;
   payment_methods: number;
+  forwarding_requests: number;
   products: number;
   prices: number;
   tax_rates: number;

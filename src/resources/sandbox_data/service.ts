@@ -19,6 +19,7 @@ export const RESET_TABLES = [
   ['webhook_endpoints', 'webhook_endpoints'],
   ['promotion_codes', 'promotion_codes'],
   ['coupons', 'coupons'],
+  ['forwarding_requests', 'forwarding_requests'],
   ['payment_methods', 'payment_methods'],
   ['customers', 'customers'],
   ['prices', 'prices'],
