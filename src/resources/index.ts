@@ -6,6 +6,7 @@ import { eventFanoutQueue, webhookDeliveryQueue } from '../events/jobs';
 import { identityWorker, reconcileIdentityJobs } from './identity/pipeline';
 import { secretSweep } from './apps_secrets/jobs';
 import { cvcPurge } from './payment_methods/jobs';
+import { fcLinkPrune, financialConnectionsWorker, reconcileFinancialConnectionsJobs } from './financial_connections/pipeline';
 import { API_VERSIONS } from '../kernel/versions';
 import { EVENT_TYPES } from '../events/types';
 import * as webhookEndpoints from './webhook_endpoints/routes';
@@ -48,6 +49,8 @@ import * as coupons from './coupons/routes';
 import * as couponSerializer from './coupons/serializer';
 import * as promotionCodes from './promotion_codes/routes';
 import * as promotionCodeSerializer from './promotion_codes/serializer';
+import * as financialConnections from './financial_connections/routes';
+import * as financialConnectionsSerializer from './financial_connections/serializer';
 
 // The registry app.ts mounts: every resource's routes and expandable fields, in order.
 
@@ -122,6 +125,13 @@ export const resources: readonly Resource[] = [
   { routes: taxRates.routes, expandable: { [taxRateSerializer.OBJECT]: taxRateSerializer.expandable } },
   { routes: coupons.routes, expandable: { [couponSerializer.OBJECT]: couponSerializer.expandable } },
   { routes: promotionCodes.routes, expandable: promotionCodeSerializer.expandable },
+  {
+    routes: financialConnections.routes,
+    expandable: financialConnectionsSerializer.expandable,
+    workers: [financialConnectionsWorker],
+    reconcile: reconcileFinancialConnectionsJobs,
+    schedules: [fcLinkPrune],
+  },
 ];
 
 /** Every queue of every resource. */
