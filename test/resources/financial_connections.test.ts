@@ -3,7 +3,7 @@ import { createAccount, createCustomer, createFcSession, FC_PERMISSIONS, linkFcA
 import { expectError, requestsOf } from '../helpers/requests';
 import { accountOfKey } from '../helpers/events';
 import { INSTITUTIONS } from '../../src/resources/financial_connections/institutions';
-import { finishRefresh } from '../../src/resources/financial_connections/pipeline';
+import { deactivateAccount, finishRefresh } from '../../src/resources/financial_connections/pipeline';
 import { hashKey } from '../../src/kernel/auth';
 
 // Financial Connections over HTTP, without workers: sessions (validation, client secret kept as a
@@ -360,5 +360,53 @@ describe('events', () => {
       'financial_connections.account.refreshed_ownership',
       'financial_connections.account.refreshed_transactions',
     ]);
+  });
+});
+
+describe('inactive accounts', () => {
+  test('an Inactive Accounts account goes inactive when due: a running refresh then fails, new ones are refused; relinking reactivates it', async () => {
+    const key = newTestKey();
+    const [account] = await linkFcAccounts(t, key, { institution: 'inactive_accounts', accounts: ['checking'] });
+    expect(account.status_details).toEqual({ active: { action: 'relink_required', cause: 'institution_requirement', expected_deactivation_date: expect.any(Number) } });
+    const started = await post(key, `${FC}/accounts/${account.id}/refresh`, { features: ['balance'] });
+    expect(started.body.balance_refresh.status).toBe('pending');
+    // Not yet due (FC_DEACTIVATION_DELAY_MS is 10 s here): nothing happens.
+    expect(await deactivateAccount(t.runtime, account.id)).toEqual([]);
+    await t.runtime.prisma.financialConnectionsAccount.update({ where: { id: account.id }, data: { deactivateAt: new Date(Date.now() - 1000) } });
+    expect(await deactivateAccount(t.runtime, account.id)).toHaveLength(1);
+    expect(await deactivateAccount(t.runtime, account.id)).toEqual([]);
+    const [refresh] = await t.runtime.prisma.financialConnectionsRefresh.findMany({ where: { fcAccountId: account.id } });
+    await finishRefresh(t.runtime, refresh.id);
+    const inactive = (await get(key, `${FC}/accounts/${account.id}`)).body;
+    expect(inactive).toMatchObject({ status: 'inactive', status_details: {}, balance: null, balance_refresh: { status: 'failed', next_refresh_available_at: null } });
+    expectError(await post(key, `${FC}/accounts/${account.id}/refresh`, { features: ['balance'] }), 400, {
+      code: 'financial_connections_account_inactive',
+      message: 'Data cannot be refreshed on inactive Financial Connections accounts.',
+    });
+    expectError(await post(key, `${FC}/accounts/${account.id}/subscribe`, { features: ['transactions'] }), 400, { code: 'financial_connections_account_inactive' });
+    // The same holder links the same test account again: the same account, active again.
+    const [again] = await linkFcAccounts(t, key, { institution: 'inactive_accounts', accounts: ['checking'] }, { account_holder: account.account_holder });
+    expect(again).toMatchObject({ id: account.id, status: 'active' });
+    expect(await typesOf(key, account.id)).toEqual([
+      'financial_connections.account.created',
+      'financial_connections.account.deactivated',
+      'financial_connections.account.refreshed_balance',
+      'financial_connections.account.reactivated',
+    ]);
+  });
+
+  test('a refresh asked for while one of that feature runs is not started again', async () => {
+    const key = newTestKey();
+    const [account] = await linkFcAccounts(t, key, { accounts: ['checking'] });
+    const first = await post(key, `${FC}/accounts/${account.id}/refresh`, { features: ['transactions'] });
+    const second = await post(key, `${FC}/accounts/${account.id}/refresh`, { features: ['transactions'] });
+    expect(second.body.transaction_refresh).toEqual(first.body.transaction_refresh);
+    expect(await t.runtime.prisma.financialConnectionsRefresh.count({ where: { fcAccountId: account.id } })).toBe(1);
+  });
+
+  test('prefetch starts the matching refreshes when the account is linked', async () => {
+    const key = newTestKey();
+    const [account] = await linkFcAccounts(t, key, { accounts: ['checking'] }, { prefetch: ['balances', 'ownership'] });
+    expect(account).toMatchObject({ balance_refresh: { status: 'pending' }, ownership_refresh: { status: 'pending' }, transaction_refresh: null });
   });
 });
