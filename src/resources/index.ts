@@ -128,6 +128,7 @@ export const resources: readonly Resource[] = [
   {
     routes: financialConnections.routes,
     expandable: financialConnectionsSerializer.expandable,
+    pages: financialConnections.pages,
     workers: [financialConnectionsWorker],
     reconcile: reconcileFinancialConnectionsJobs,
     schedules: [fcLinkPrune],

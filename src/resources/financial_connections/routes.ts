@@ -1,4 +1,6 @@
 import { route } from '../../kernel/route';
+import { hostedPage } from '../../hosted/pages';
+import { serveShim, showLinkPage, SHIM_PATH, submitLinkPage } from './pages';
 import { ACCOUNT_OBJECT, OWNER_OBJECT, SESSION_OBJECT, TRANSACTION_OBJECT } from './serializer';
 import {
   completeSessionBySandbox,
@@ -14,6 +16,7 @@ import {
   retrieveTransaction,
   subscribeAccount,
   unsubscribeAccount,
+  HOSTED_PATH,
 } from './service';
 
 // Path parameters are named fc_… in openapi/ (the public API's names, {account} and {session},
@@ -43,4 +46,13 @@ export const routes = [
   route('get', `${FC}/accounts/{fc_account}/owners`, 'GetFinancialConnectionsAccountsAccountOwners', { object: OWNER_OBJECT, list: true }, listOwners),
   route('get', `${FC}/transactions`, 'GetFinancialConnectionsTransactions', { object: TRANSACTION_OBJECT, list: true }, listTransactions),
   route('get', `${FC}/transactions/{fc_transaction}`, 'GetFinancialConnectionsTransactionsTransaction', { object: TRANSACTION_OBJECT }, retrieveTransaction),
+];
+
+export const pages = [
+  hostedPage('get', SHIM_PATH, serveShim),
+  hostedPage('get', `${HOSTED_PATH}/:token`, showLinkPage),
+  hostedPage('post', `${HOSTED_PATH}/:token`, submitLinkPage),
+  // Opened by the shim in a popup: the last page hands the session to this origin.
+  hostedPage('get', `${HOSTED_PATH}/:token/popup/:origin`, showLinkPage),
+  hostedPage('post', `${HOSTED_PATH}/:token/popup/:origin`, submitLinkPage),
 ];
