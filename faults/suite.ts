@@ -108,6 +108,10 @@ export class Stack {
       SECRET_SWEEP_INTERVAL_MS: '2000',
       CARD_CVC_TTL_SECONDS: '2',
       RECONCILE_INTERVAL_MS: '5000',
+      FC_REFRESH_DELAY_MS: '2000',
+      FC_REFRESH_COOLDOWN_SECONDS: '0',
+      FC_SUBSCRIPTION_INTERVAL_MS: '3000',
+      FC_DEACTIVATION_DELAY_MS: '2000',
       // Every receiver is on this machine; anything else would be a mistake to refuse, not to send.
       WEBHOOK_LOOPBACK_ONLY: 'true',
       // Forwards go to a local destination; a killed worker's restart and a reconcile pass fit in the pickup time.
@@ -317,8 +321,35 @@ async function writeFigures(stack: Stack, scenario: string, client: ApiClient, r
 }
 
 /**
+ * Linked accounts whose work waits: a prefetched balance refresh each, a transaction subscription
+ * (a refresh at once, the next FC_SUBSCRIPTION_INTERVAL_MS later) each, and Inactive Accounts
+ * accounts to go inactive. Answers the linked and the going-inactive account ids.
+ */
+async function linkFcAccounts(client: ApiClient, n: number): Promise<{ subscribed: string[]; inactive: string[] }> {
+  const link = async (institution: string) => {
+    const customer = await client.send('POST', '/v1/customers', form({ name: 'FC' }));
+    const session = await client.send(
+      'POST',
+      '/v1/financial_connections/sessions',
+      form({ 'account_holder[type]': 'customer', 'account_holder[customer]': customer.body?.id, 'permissions[0]': 'balances', 'permissions[1]': 'transactions', 'prefetch[0]': 'balances' }),
+    );
+    const done = await client.send('POST', `/sandbox/v1/financial_connections/sessions/${session.body?.id}/complete`, form({ institution, 'accounts[0]': 'checking' }));
+    if (!customer.ok || !session.ok || !done.ok) throw new Error(`linking an account failed: ${JSON.stringify(done.body)}`);
+    return done.body.accounts.data[0].id as string;
+  };
+  const subscribed = await Promise.all(Array.from({ length: n }, () => link('test_institution')));
+  for (const id of subscribed) {
+    const res = await client.send('POST', `/v1/financial_connections/accounts/${id}/subscribe`, form({ 'features[0]': 'transactions' }));
+    if (!res.ok) throw new Error(`subscribing failed: ${JSON.stringify(res.body)}`);
+  }
+  const inactive = await Promise.all(Array.from({ length: n }, () => link('inactive_accounts')));
+  return { subscribed, inactive };
+}
+
+/**
  * The delayed pipelines with a fault while they wait: submitted sessions to finish processing,
- * verified sessions being redacted, and app secrets about to expire for the sweep.
+ * verified sessions being redacted, app secrets about to expire for the sweep, and linked
+ * accounts' refreshes, subscriptions and deactivations.
  */
 export async function pipelineScenario(stack: Stack, fault: FaultName, options: Options): Promise<Figures> {
   const started = Date.now();
@@ -348,6 +379,7 @@ export async function pipelineScenario(stack: Stack, fault: FaultName, options: 
     const card = await client.send('POST', '/v1/payment_methods', form({ type: 'card', 'card[number]': '4242424242424242', 'card[exp_month]': '12', 'card[exp_year]': '2040', 'card[cvc]': '123' }));
     if (!card.ok) throw new Error(`creating a card failed: ${JSON.stringify(card.body)}`);
   }
+  const fc = await linkFcAccounts(client, n);
   const backAt = await inject(stack, fault);
 
   const progress = async () => {
@@ -359,7 +391,17 @@ export async function pipelineScenario(stack: Stack, fault: FaultName, options: 
          (SELECT count(*)::int FROM payment_methods WHERE account_id = $3 AND cvc IS NOT NULL) AS cvcs`,
       [processing, toRedact, accountId],
     );
-    return { finished: row.processed + row.redacted + (n - row.secrets) + (n - row.cvcs), total: 4 * n };
+    // Each subscribed account: its prefetched balance refresh, and two transaction refreshes (at
+    // subscribing, then one interval later); each Inactive Accounts account: inactive.
+    const [fcRow] = await stack.query<{ balances: number; subscriptions: number; inactive: number }>(
+      `SELECT
+         (SELECT count(*)::int FROM financial_connections_accounts WHERE id = ANY($1) AND balance_refresh->>'status' = 'succeeded') AS balances,
+         (SELECT count(*)::int FROM (SELECT fc_account_id FROM financial_connections_refreshes WHERE fc_account_id = ANY($1) AND feature = 'transactions'
+            AND status = 'succeeded' GROUP BY 1 HAVING count(*) >= 2) s) AS subscriptions,
+         (SELECT count(*)::int FROM financial_connections_accounts WHERE id = ANY($2) AND status = 'inactive') AS inactive`,
+      [fc.subscribed, fc.inactive],
+    );
+    return { finished: row.processed + row.redacted + (n - row.secrets) + (n - row.cvcs) + fcRow.balances + fcRow.subscriptions + fcRow.inactive, total: 7 * n };
   };
   let pipeline = await progress();
   let finishedAt = Infinity;
@@ -373,8 +415,16 @@ export async function pipelineScenario(stack: Stack, fault: FaultName, options: 
   }, SETTLE_MS, 250);
   const ids = (events.length > 0 ? events : await deliverableEvents(stack, accountId)).map((e) => e.id);
 
+  for (const id of fc.subscribed) await client.send('POST', `/v1/financial_connections/accounts/${id}/unsubscribe`, form({ 'features[0]': 'transactions' }));
   const figures = await writeFigures(stack, `${fault} while pipelines wait`, client, receivers, accountId, ids);
   figures.pipeline = pipeline;
+  // A step run twice would show as a second event for one account.
+  const [twice] = await stack.query<{ n: number }>(
+    `SELECT count(*)::int AS n FROM (SELECT data->'object'->>'id', type FROM events WHERE account_id = $1
+       AND type IN ('financial_connections.account.refreshed_balance', 'financial_connections.account.deactivated') GROUP BY 1, 2 HAVING count(*) > 1) d`,
+    [accountId],
+  );
+  figures.ranTwice += twice.n;
   // The pipelines' own delays (processing, redaction, the sweep and the CVC purge) are part of this time.
   setRecovery(figures, backAt, finishedAt, allArrived(receivers, ids) ? latestArrival(receivers, ids) : Infinity);
   Object.assign(figures, processFigures(stack, started));

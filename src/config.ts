@@ -61,6 +61,10 @@ export interface Config {
   readonly forwardingDestinations: readonly ForwardingDestination[];
   /** How long a forward waits for a worker to take it before it fails. */
   readonly forwardingPickupTimeoutMs: number;
+  readonly fcRefreshDelayMs: number;
+  readonly fcRefreshCooldownSeconds: number;
+  readonly fcSubscriptionIntervalMs: number;
+  readonly fcDeactivationDelayMs: number;
   /** A fixtures file the API applies at start ('' for none). */
   readonly seedFile: string;
   /** The key SEED_FILE's requests (and `npm run seed`'s, by default) are made with. */
@@ -110,6 +114,10 @@ export const settings = {
   REDACTION_DELAY_MS: ['5000', 'How long a verification session redaction takes (the public API allows up to four days, the most accepted)'],
   FORWARDING_DESTINATIONS: ['', 'Where forwarding requests may go: inline JSON or a JSON file\'s path, an array of destinations (`url` prefix, `credential_sha256`, `timeout_ms`, `signature_key`, `allow_private_network`, …; see Forwarding requests); empty: every URL is refused'],
   FORWARDING_PICKUP_TIMEOUT_MS: ['15000', 'How long a forwarding request waits for a worker to take it before it fails (`forwarding_api_retryable_upstream_error`; nothing was sent)'],
+  FC_REFRESH_DELAY_MS: ['2000', 'How long a Financial Connections refresh stays `pending` before the worker finishes it'],
+  FC_REFRESH_COOLDOWN_SECONDS: ['60', 'After a refresh succeeded, how long until the next one of that feature can start (`next_refresh_available_at`)'],
+  FC_SUBSCRIPTION_INTERVAL_MS: ['86400000', 'How often a subscribed, active Financial Connections account has its transactions refreshed (the public API: about daily)'],
+  FC_DEACTIVATION_DELAY_MS: ['10000', 'How long after linking an account of the Inactive Accounts test institution goes `inactive`'],
   SEED_FILE: ['', 'A fixtures file (JSON or YAML, the Stripe CLI\'s format) the API applies at start, before it listens; each fixture once per account, so restarts add only new ones (see Seed data)'],
   SEED_API_KEY: ['', 'The test key whose account SEED_FILE\'s objects belong to (required with SEED_FILE), and `npm run seed`\'s key when `--api-key` is not given'],
 } as const satisfies Record<string, readonly [string, string]>;
@@ -270,6 +278,10 @@ export function loadConfig(env: Env = process.env): Config {
     redactionDelayMs: integer(env, 'REDACTION_DELAY_MS', 0, 4 * 86400000),
     forwardingDestinations: forwardingDestinations(env),
     forwardingPickupTimeoutMs: integer(env, 'FORWARDING_PICKUP_TIMEOUT_MS', 100, 600000),
+    fcRefreshDelayMs: integer(env, 'FC_REFRESH_DELAY_MS', 0, 86400000),
+    fcRefreshCooldownSeconds: integer(env, 'FC_REFRESH_COOLDOWN_SECONDS', 0, 86400),
+    fcSubscriptionIntervalMs: integer(env, 'FC_SUBSCRIPTION_INTERVAL_MS', 100, 7 * 86400000),
+    fcDeactivationDelayMs: integer(env, 'FC_DEACTIVATION_DELAY_MS', 0, 86400000),
     ...seedSettings(env),
   });
 }

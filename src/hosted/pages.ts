@@ -27,12 +27,14 @@ export interface PageRequest {
 }
 
 export type PageResult = { readonly html: Html; readonly status?: number } | { readonly redirect: string };
+/** A script the integrator's own pages load (a client-side library, such as Financial Connections' shim). */
+export type ScriptResult = { readonly javascript: string };
 
 export interface HostedPage {
   readonly method: 'get' | 'post';
   /** Under HOSTED_PREFIX, in Express syntax (`/account_links/:token`). */
   readonly path: string;
-  readonly handler: (req: PageRequest) => Promise<PageResult>;
+  readonly handler: (req: PageRequest) => Promise<PageResult | ScriptResult>;
 }
 
 export const hostedPage = (method: HostedPage['method'], path: string, handler: HostedPage['handler']): HostedPage => ({
@@ -49,7 +51,7 @@ export function messagePage(nonce: string, title: string, message: string, statu
   return { status, html: htmlDocument({ title, nonce, body: html`<h1>${title}</h1><p>${message}</p>` }) };
 }
 
-function send(res: Response, result: PageResult, nonce: string): void {
+function send(res: Response, result: PageResult | ScriptResult, nonce: string): void {
   res.set({
     'Cache-Control': 'no-store',
     // The URL is a bearer credential: never pass it on as a referrer.
@@ -61,6 +63,12 @@ function send(res: Response, result: PageResult, nonce: string): void {
   });
   if ('redirect' in result) {
     res.redirect(303, result.redirect);
+    return;
+  }
+  if ('javascript' in result) {
+    // Loaded by the integrator's own pages, from their origin.
+    res.set({ 'Cross-Origin-Resource-Policy': 'cross-origin', 'Cache-Control': 'no-cache' });
+    res.status(200).type('application/javascript; charset=utf-8').send(result.javascript);
     return;
   }
   res.status(result.status ?? 200).type('text/html; charset=utf-8').send(result.html.text);

@@ -7,6 +7,7 @@ import { identityWorker, reconcileIdentityJobs } from './identity/pipeline';
 import { secretSweep } from './apps_secrets/jobs';
 import { cvcPurge } from './payment_methods/jobs';
 import { forwardingPrune, forwardingWorker, reconcileForwards } from './forwarding_requests/pipeline';
+import { fcLinkPrune, financialConnectionsWorker, reconcileFinancialConnectionsJobs } from './financial_connections/pipeline';
 import { API_VERSIONS } from '../kernel/versions';
 import { EVENT_TYPES } from '../events/types';
 import * as webhookEndpoints from './webhook_endpoints/routes';
@@ -51,6 +52,8 @@ import * as promotionCodes from './promotion_codes/routes';
 import * as promotionCodeSerializer from './promotion_codes/serializer';
 import * as forwardingRequests from './forwarding_requests/routes';
 import * as forwardingRequestSerializer from './forwarding_requests/serializer';
+import * as financialConnections from './financial_connections/routes';
+import * as financialConnectionsSerializer from './financial_connections/serializer';
 
 // The registry app.ts mounts: every resource's routes and expandable fields, in order.
 
@@ -131,6 +134,14 @@ export const resources: readonly Resource[] = [
     workers: [forwardingWorker],
     reconcile: reconcileForwards,
     schedules: [forwardingPrune],
+  },
+  {
+    routes: financialConnections.routes,
+    expandable: financialConnectionsSerializer.expandable,
+    pages: financialConnections.pages,
+    workers: [financialConnectionsWorker],
+    reconcile: reconcileFinancialConnectionsJobs,
+    schedules: [fcLinkPrune],
   },
 ];
 

@@ -18,6 +18,7 @@ import {
   createVerificationSession,
   createWebhookEndpoint,
   createWebhookEndpoints,
+  linkFcAccounts,
 } from '../helpers/fixtures';
 import { describeListConformance, type CreatedObjects } from '../helpers/listConformance';
 import { resources } from '../../src/resources';
@@ -71,6 +72,43 @@ async function recordAttempts(key: string, n: number): Promise<CreatedObjects> {
     }
   }
   return { ids, path: `/sandbox/v1/webhook_endpoints/${endpoint}/deliveries` };
+}
+
+/** A linked account whose first transaction refresh succeeded, with `n` transactions written directly, oldest first. */
+async function fcTransactionRows(key: string, n: number): Promise<CreatedObjects> {
+  const [account] = await linkFcAccounts(t, key, { accounts: ['checking'] });
+  const prisma = t.runtime.prisma;
+  const refresh = await prisma.financialConnectionsRefresh.create({
+    data: { id: `fctxnref_${account.id.slice(4)}`, accountId: (await prisma.financialConnectionsAccount.findUniqueOrThrow({ where: { id: account.id } })).accountId, fcAccountId: account.id, feature: 'transactions', status: 'succeeded', requestedAt: 1 },
+  });
+  await prisma.financialConnectionsAccount.update({ where: { id: account.id }, data: { transactionRefreshes: 1 } });
+  const ids: string[] = [];
+  for (let i = 0; i < n; i++) {
+    const id = `fctxn_${account.id.slice(4, 20)}${String(i).padStart(4, '0')}`;
+    await prisma.financialConnectionsTransaction.create({
+      data: {
+        id, accountId: refresh.accountId, fcAccountId: account.id, ordinal: i, amount: -100 - i, currency: 'usd', description: 'Coffee shop', status: 'posted',
+        postedAt: 1_700_000_000 + i, transactedAt: 1_700_000_000 + i, transactionRefresh: refresh.id, refreshSeq: refresh.seq, updated: 1_700_000_000,
+      },
+    });
+    ids.push(id);
+  }
+  return { ids, query: { account: account.id } };
+}
+
+/** A linked account's ownership with `n` owners written directly, oldest first. */
+async function fcOwnerRows(key: string, n: number): Promise<CreatedObjects> {
+  const [account] = await linkFcAccounts(t, key, { institution: 'ownership_accounts', accounts: ['no_owners'] });
+  const prisma = t.runtime.prisma;
+  const { accountId } = await prisma.financialConnectionsAccount.findUniqueOrThrow({ where: { id: account.id } });
+  const ownership = await prisma.financialConnectionsOwnership.create({ data: { id: `fcaowns_${account.id.slice(4)}`, accountId, fcAccountId: account.id, created: 1 } });
+  const ids: string[] = [];
+  for (let i = 0; i < n; i++) {
+    const id = `fcaown_${account.id.slice(4, 20)}${String(i).padStart(4, '0')}`;
+    await prisma.financialConnectionsOwner.create({ data: { id, accountId, ownershipId: ownership.id, name: `Owner ${i}`, refreshedAt: 1_700_000_000 + i } });
+    ids.push(id);
+  }
+  return { ids, path: `/v1/financial_connections/accounts/${account.id}/owners`, query: { ownership: ownership.id } };
 }
 
 const LISTS: Record<string, ListCase> = {
@@ -274,6 +312,35 @@ const LISTS: Record<string, ListCase> = {
     },
     sdkIds: async (stripe) => ids(await stripe.forwarding.requests.list({ limit: 2 }).autoPagingToArray({ limit: 1000 })),
   },
+  GetFinancialConnectionsAccounts: {
+    path: '/v1/financial_connections/accounts',
+    objectName: 'financial_connections.account',
+    createdFilter: false,
+    createObjects: async (key, n) => {
+      const out: string[] = [];
+      for (let i = 0; i < n; i++) out.push((await linkFcAccounts(t, key, { accounts: ['checking'] }))[0].id);
+      return out;
+    },
+    sdkIds: async (stripe) => ids(await stripe.financialConnections.accounts.list({ limit: 2 }).autoPagingToArray({ limit: 1000 })),
+  },
+  GetFinancialConnectionsAccountsAccountOwners: {
+    // Each account's owners are under its own path.
+    path: '/v1/financial_connections/accounts/{fc_account}/owners',
+    objectName: 'financial_connections.account_owner',
+    createdFilter: false,
+    timestampField: 'refreshed_at',
+    createObjects: fcOwnerRows,
+    sdkIds: async (stripe, query) =>
+      ids(await stripe.financialConnections.accounts.listOwners(query.path.split('/')[4], { ownership: query.ownership, limit: 2 }).autoPagingToArray({ limit: 1000 })),
+  },
+  GetFinancialConnectionsTransactions: {
+    path: '/v1/financial_connections/transactions',
+    objectName: 'financial_connections.transaction',
+    createdFilter: false,
+    timestampField: 'transacted_at',
+    createObjects: fcTransactionRows,
+    sdkIds: async (stripe, query) => ids(await stripe.financialConnections.transactions.list({ account: query.account, limit: 2 }).autoPagingToArray({ limit: 1000 })),
+  },
   GetSandboxWebhookEndpointsWebhookEndpointDeliveries: {
     // Each account's list is under its own endpoint; the path comes with the created objects.
     path: '/sandbox/v1/webhook_endpoints/{webhook_endpoint}/deliveries',
@@ -318,6 +385,6 @@ for (const [operationId, list] of Object.entries(LISTS)) {
     const key = newTestKey();
     const made = await list.createObjects(key, 5);
     const created = Array.isArray(made) ? { ids: made } : made;
-    expect(await list.sdkIds(t.stripe(key), { path: created.path ?? list.path })).toEqual([...created.ids].reverse());
+    expect(await list.sdkIds(t.stripe(key), { ...created.query, path: created.path ?? list.path })).toEqual([...created.ids].reverse());
   });
 }

@@ -21,6 +21,9 @@ import {
   createCustomer,
   createPaymentMethod,
   attachedCard,
+  createFcSession,
+  linkFcAccounts,
+  refreshFcAccount,
 } from '../helpers/fixtures';
 import {
   documentedOperations,
@@ -544,6 +547,86 @@ const scenarios: Record<string, Scenario> = {
       answer('sensitive fields expanded', await get(key, `${VR}/${report}?${sensitive.map((p) => `expand[]=${p}`).join('&')}`)),
     ];
   },
+  PostFinancialConnectionsSessions: async (key) => {
+    const customer = (await createCustomer(t, key)).id;
+    return [
+      answer('minimal', await post(key, `${FC}/sessions`, { account_holder: { type: 'customer', customer }, permissions: ['balances'] })),
+      answer('everything', await post(key, `${FC}/sessions`, {
+        account_holder: { type: 'customer', customer },
+        permissions: ['balances', 'ownership', 'payment_method', 'transactions'],
+        filters: { countries: ['US'], account_subcategories: ['checking'] },
+        limits: { accounts: 3 },
+        manual_entry: { mode: 'automatic' },
+        prefetch: ['balances', 'transactions'],
+        return_url: 'http://127.0.0.1:0/back',
+      })),
+      answer('hosted', await post(key, `${FC}/sessions`, { account_holder: { type: 'customer', customer }, permissions: ['balances'], ui_mode: 'hosted', hosted: { return_url: 'http://127.0.0.1:0/back' } })),
+    ];
+  },
+  GetFinancialConnectionsSessionsSession: async (key) => {
+    const pending = await createFcSession(t, key);
+    const done = await createFcSession(t, key, { prefetch: ['balances'] });
+    await post(key, `/sandbox${FC}/sessions/${done.id}/complete`, { institution: 'test_institution' });
+    return [answer('pending', await get(key, `${FC}/sessions/${pending.id}`)), answer('succeeded', await get(key, `${FC}/sessions/${done.id}`))];
+  },
+  GetSandboxFinancialConnectionsInstitutions: async (key) => [answer('catalogue', await get(key, '/sandbox/v1/financial_connections/institutions'))],
+  PostSandboxFinancialConnectionsSessionsSessionComplete: async (key) => {
+    const a = await createFcSession(t, key, { prefetch: ['balances', 'ownership'] });
+    const b = await createFcSession(t, key);
+    const c = await createFcSession(t, key);
+    return [
+      answer('linked', await post(key, `/sandbox${FC}/sessions/${a.id}/complete`, { institution: 'tokenized_account_numbers' })),
+      answer('cancelled', await post(key, `/sandbox${FC}/sessions/${b.id}/complete`, { outcome: 'cancelled' })),
+      answer('down', await post(key, `/sandbox${FC}/sessions/${c.id}/complete`, { institution: 'down_error' })),
+    ];
+  },
+  GetFinancialConnectionsAccounts: async (key) => {
+    await refreshedFcAccount(key);
+    await linkFcAccounts(t, key, { institution: 'invalid_payment_accounts' });
+    return [answer('list', await get(key, `${FC}/accounts`)), answer('expanded', await get(key, `${FC}/accounts?expand[]=data.ownership`))];
+  },
+  GetFinancialConnectionsAccountsAccount: async (key) => {
+    const account = await refreshedFcAccount(key);
+    const [inactive] = await linkFcAccounts(t, key, { institution: 'inactive_accounts', accounts: ['checking'] });
+    const [card] = await linkFcAccounts(t, key, { accounts: ['credit_card'] });
+    await refreshFcAccount(t, key, card.id, 'balance');
+    return [
+      answer('refreshed', await get(key, `${FC}/accounts/${account.id}`)),
+      answer('ownership expanded', await get(key, `${FC}/accounts/${account.id}?expand[]=ownership`)),
+      answer('going inactive', await get(key, `${FC}/accounts/${inactive.id}`)),
+      answer('credit', await get(key, `${FC}/accounts/${card.id}`)),
+    ];
+  },
+  PostFinancialConnectionsAccountsAccountDisconnect: async (key) => [answer('disconnected', await post(key, `${FC}/accounts/${(await refreshedFcAccount(key)).id}/disconnect`, {}))],
+  PostFinancialConnectionsAccountsAccountRefresh: async (key) => {
+    const [account] = await linkFcAccounts(t, key, { accounts: ['checking'] });
+    return [answer('pending', await post(key, `${FC}/accounts/${account.id}/refresh`, { features: ['balance', 'ownership', 'transactions'] }))];
+  },
+  PostFinancialConnectionsAccountsAccountSubscribe: async (key) => {
+    const [account] = await linkFcAccounts(t, key, { accounts: ['checking'] });
+    return [answer('subscribed', await post(key, `${FC}/accounts/${account.id}/subscribe`, { features: ['transactions'] }))];
+  },
+  PostFinancialConnectionsAccountsAccountUnsubscribe: async (key) => {
+    const [account] = await linkFcAccounts(t, key, { accounts: ['checking'] });
+    await post(key, `${FC}/accounts/${account.id}/subscribe`, { features: ['transactions'] });
+    return [answer('unsubscribed', await post(key, `${FC}/accounts/${account.id}/unsubscribe`, { features: ['transactions'] }))];
+  },
+  GetFinancialConnectionsAccountsAccountOwners: async (key) => {
+    const [joint] = await linkFcAccounts(t, key, { institution: 'ownership_accounts', accounts: ['joint'] });
+    const [partial] = await linkFcAccounts(t, key, { institution: 'ownership_accounts', accounts: ['partial'] });
+    const a = await refreshFcAccount(t, key, joint.id, 'ownership');
+    const b = await refreshFcAccount(t, key, partial.id, 'ownership');
+    return [answer('joint', await get(key, `${FC}/accounts/${a.id}/owners?ownership=${a.ownership}`)), answer('partial', await get(key, `${FC}/accounts/${b.id}/owners?ownership=${b.ownership}`))];
+  },
+  GetFinancialConnectionsTransactions: async (key) => {
+    const account = await refreshedFcAccount(key);
+    return [answer('list', await get(key, `${FC}/transactions?account=${account.id}&limit=100`))];
+  },
+  GetFinancialConnectionsTransactionsTransaction: async (key) => {
+    const account = await refreshedFcAccount(key);
+    const [first] = (await get(key, `${FC}/transactions?account=${account.id}`)).body.data;
+    return [answer('transaction', await get(key, `${FC}/transactions/${first.id}`))];
+  },
   GetProducts: async (key) => {
     const out = [answer('empty list', await get(key, PR))];
     const product = await createProduct(t, key, { package_dimensions: { height: 1, length: 2, weight: 3, width: 4 } });
@@ -678,6 +761,15 @@ const scenarios: Record<string, Scenario> = {
 
 const VS = '/v1/identity/verification_sessions';
 const VR = '/v1/identity/verification_reports';
+const FC = '/v1/financial_connections';
+
+/** A linked checking account with balance, ownership and transactions refreshed. */
+async function refreshedFcAccount(key: string): Promise<Record<string, any>> {
+  const [account] = await linkFcAccounts(t, key, { accounts: ['checking'] });
+  await refreshFcAccount(t, key, account.id, 'balance');
+  await refreshFcAccount(t, key, account.id, 'ownership');
+  return refreshFcAccount(t, key, account.id, 'transactions');
+}
 
 const EV = '/v1/events';
 
@@ -910,6 +1002,34 @@ const errorScenarios: Record<string, Scenario> = {
   PostPaymentMethodsPaymentMethod: async (key) => [answer('not saved', await post(key, `${PMS}/${(await createPaymentMethod(t, key)).id}`, { metadata: { a: '1' } }))],
   PostPaymentMethodsPaymentMethodAttach: async (key) => [answer('unknown customer', await post(key, `${PMS}/pm_card_visa/attach`, { customer: 'cus_nope' }))],
   PostPaymentMethodsPaymentMethodDetach: async (key) => [answer('not attached', await post(key, `${PMS}/pm_card_visa/detach`, {}))],
+  PostFinancialConnectionsSessions: async (key) => [
+    answer('no permissions', await post(key, `${FC}/sessions`, { account_holder: { type: 'customer', customer: 'cus_nope' } })),
+    answer('unknown customer', await post(key, `${FC}/sessions`, { account_holder: { type: 'customer', customer: 'cus_nope' }, permissions: ['balances'] })),
+  ],
+  GetFinancialConnectionsSessionsSession: async (key) => [answer('unknown id', await get(key, `${FC}/sessions/fcsess_nope`))],
+  GetSandboxFinancialConnectionsInstitutions: async (key) => [answer('bad expand', await get(key, '/sandbox/v1/financial_connections/institutions?expand[]=data.x'))],
+  PostSandboxFinancialConnectionsSessionsSessionComplete: async (key) => {
+    const { id } = await createFcSession(t, key);
+    return [answer('unknown institution', await post(key, `/sandbox${FC}/sessions/${id}/complete`, { institution: 'nope' })), answer('unknown id', await post(key, `/sandbox${FC}/sessions/fcsess_nope/complete`, { outcome: 'failed' }))];
+  },
+  GetFinancialConnectionsAccounts: async (key) => [answer('both holders', await get(key, `${FC}/accounts?account_holder[customer]=cus_1&account_holder[account]=acct_1`))],
+  GetFinancialConnectionsAccountsAccount: async (key) => [answer('unknown id', await get(key, `${FC}/accounts/fca_nope`))],
+  PostFinancialConnectionsAccountsAccountDisconnect: async (key) => [answer('unknown id', await post(key, `${FC}/accounts/fca_nope/disconnect`, {}))],
+  PostFinancialConnectionsAccountsAccountRefresh: async (key) => {
+    const [account] = await linkFcAccounts(t, key, { accounts: ['checking'] }, { permissions: ['balances'] });
+    return [answer('no permission', await post(key, `${FC}/accounts/${account.id}/refresh`, { features: ['ownership'] }))];
+  },
+  PostFinancialConnectionsAccountsAccountSubscribe: async (key) => [answer('bad feature', await post(key, `${FC}/accounts/fca_nope/subscribe`, { features: ['balance'] }))],
+  PostFinancialConnectionsAccountsAccountUnsubscribe: async (key) => [answer('unknown id', await post(key, `${FC}/accounts/fca_nope/unsubscribe`, { features: ['transactions'] }))],
+  GetFinancialConnectionsAccountsAccountOwners: async (key) => {
+    const [account] = await linkFcAccounts(t, key, { accounts: ['checking'] });
+    return [answer('unknown ownership', await get(key, `${FC}/accounts/${account.id}/owners?ownership=fcaowns_nope`))];
+  },
+  GetFinancialConnectionsTransactions: async (key) => {
+    const [account] = await linkFcAccounts(t, key, { accounts: ['checking'] });
+    return [answer('not refreshed', await get(key, `${FC}/transactions?account=${account.id}`))];
+  },
+  GetFinancialConnectionsTransactionsTransaction: async (key) => [answer('unknown id', await get(key, `${FC}/transactions/fctxn_nope`))],
   GetProducts: async (key) => [answer('bad active', await get(key, `${PR}?active=maybe`))],
   PostProducts: async (key) => [answer('missing name', await post(key, PR, ''))],
   GetProductsProduct: async (key) => [answer('unknown id', await get(key, `${PR}/prod_nope`))],

@@ -1,6 +1,6 @@
 import Stripe from 'stripe';
 import { bearer, newTestKey, startTestApp, type TestApp } from '../helpers/app';
-import { CLOSED_ORIGIN, COMPLETE_EXPRESS, createEvent, createVerificationReport } from '../helpers/fixtures';
+import { CLOSED_ORIGIN, COMPLETE_EXPRESS, createEvent, createVerificationReport, fcTransactions, refreshFcAccount } from '../helpers/fixtures';
 import { resources } from '../../src/resources';
 import { createForwardingRequest, forwardingHarness } from '../helpers/forwarding';
 
@@ -40,6 +40,14 @@ const taxRate = async (stripe: Stripe) => (await stripe.taxRates.create({ displa
 const coupon = async (stripe: Stripe) => (await stripe.coupons.create({ percent_off: 20 })).id;
 const promotionCode = async (stripe: Stripe) => (await stripe.promotionCodes.create({ promotion: { type: 'coupon', coupon: await coupon(stripe) } })).id;
 const raw = (stripe: Stripe, path: string, params: Record<string, unknown>) => stripe.rawRequest('POST', path, params);
+const fcSession = async (stripe: Stripe, params: Partial<Stripe.FinancialConnections.SessionCreateParams> = {}) =>
+  (await stripe.financialConnections.sessions.create({ account_holder: { type: 'customer', customer: await customer(stripe) }, permissions: ['balances', 'ownership', 'transactions'], ...params })).id;
+/** A linked checking account, through the SDK and the sandbox's completion. */
+const fcAccount = async (stripe: Stripe, params: Partial<Stripe.FinancialConnections.SessionCreateParams> = {}) => {
+  const session = await fcSession(stripe, params);
+  const done = (await raw(stripe, `/sandbox/v1/financial_connections/sessions/${session}/complete`, { institution: 'test_institution', accounts: ['checking'] })) as unknown as Stripe.FinancialConnections.Session;
+  return done.accounts.data[0].id;
+};
 /** A Custom account (its bank accounts can be updated) with a second, non-default bank account. */
 const externalAccount = async (stripe: Stripe) => {
   const account = (
@@ -429,6 +437,86 @@ const CASES: Record<string, OperationCase> = {
   GetForwardingRequestsId: {
     ok: async (stripe, key) => stripe.forwarding.requests.retrieve((await createForwardingRequest(t, key)).id),
     fails: (stripe) => stripe.forwarding.requests.retrieve('fwdreq_nope'),
+    error: InvalidRequest,
+  },
+  PostFinancialConnectionsSessions: {
+    ok: (stripe) => fcSession(stripe).then((id) => stripe.financialConnections.sessions.retrieve(id)),
+    fails: (stripe) => stripe.financialConnections.sessions.create({ account_holder: { type: 'customer', customer: 'cus_nope' }, permissions: ['balances'] }),
+    error: InvalidRequest,
+  },
+  GetFinancialConnectionsSessionsSession: {
+    ok: async (stripe) => stripe.financialConnections.sessions.retrieve(await fcSession(stripe)),
+    fails: (stripe) => stripe.financialConnections.sessions.retrieve('fcsess_nope'),
+    error: InvalidRequest,
+  },
+  GetSandboxFinancialConnectionsInstitutions: {
+    ok: (stripe) => stripe.rawRequest('GET', '/sandbox/v1/financial_connections/institutions'),
+    fails: (stripe) => stripe.rawRequest('GET', '/sandbox/v1/financial_connections/institutions?expand[]=data.nope'),
+    error: InvalidRequest,
+  },
+  PostSandboxFinancialConnectionsSessionsSessionComplete: {
+    ok: async (stripe) => raw(stripe, `/sandbox/v1/financial_connections/sessions/${await fcSession(stripe)}/complete`, { institution: 'bank_oauth' }),
+    fails: async (stripe) => raw(stripe, `/sandbox/v1/financial_connections/sessions/${await fcSession(stripe)}/complete`, { institution: 'nope' }),
+    error: InvalidRequest,
+  },
+  GetFinancialConnectionsAccounts: {
+    ok: async (stripe) => {
+      await fcAccount(stripe);
+      return stripe.financialConnections.accounts.list({ limit: 3 });
+    },
+    fails: (stripe) => stripe.financialConnections.accounts.list({ session: 'fcsess_nope' }),
+    error: InvalidRequest,
+  },
+  GetFinancialConnectionsAccountsAccount: {
+    ok: async (stripe) => stripe.financialConnections.accounts.retrieve(await fcAccount(stripe)),
+    fails: (stripe) => stripe.financialConnections.accounts.retrieve('fca_nope'),
+    error: InvalidRequest,
+  },
+  PostFinancialConnectionsAccountsAccountDisconnect: {
+    ok: async (stripe) => stripe.financialConnections.accounts.disconnect(await fcAccount(stripe)),
+    fails: (stripe) => stripe.financialConnections.accounts.disconnect('fca_nope'),
+    error: InvalidRequest,
+  },
+  PostFinancialConnectionsAccountsAccountRefresh: {
+    ok: async (stripe) => stripe.financialConnections.accounts.refresh(await fcAccount(stripe), { features: ['balance'] }),
+    fails: async (stripe) => stripe.financialConnections.accounts.refresh(await fcAccount(stripe, { permissions: ['balances'] }), { features: ['transactions'] }),
+    error: InvalidRequest,
+  },
+  PostFinancialConnectionsAccountsAccountSubscribe: {
+    ok: async (stripe) => stripe.financialConnections.accounts.subscribe(await fcAccount(stripe), { features: ['transactions'] }),
+    fails: async (stripe) => {
+      const id = await fcAccount(stripe);
+      await stripe.financialConnections.accounts.disconnect(id);
+      return stripe.financialConnections.accounts.subscribe(id, { features: ['transactions'] });
+    },
+    error: InvalidRequest,
+  },
+  PostFinancialConnectionsAccountsAccountUnsubscribe: {
+    ok: async (stripe) => stripe.financialConnections.accounts.unsubscribe(await fcAccount(stripe), { features: ['transactions'] }),
+    fails: (stripe) => stripe.financialConnections.accounts.unsubscribe('fca_nope', { features: ['transactions'] }),
+    error: InvalidRequest,
+  },
+  GetFinancialConnectionsAccountsAccountOwners: {
+    ok: async (stripe, key) => {
+      const id = await fcAccount(stripe);
+      const { ownership } = await refreshFcAccount(t, key, id, 'ownership');
+      return stripe.financialConnections.accounts.listOwners(id, { ownership });
+    },
+    fails: async (stripe) => stripe.financialConnections.accounts.listOwners(await fcAccount(stripe), { ownership: 'fcaowns_nope' }),
+    error: InvalidRequest,
+  },
+  GetFinancialConnectionsTransactions: {
+    ok: async (stripe, key) => {
+      const id = await fcAccount(stripe);
+      await refreshFcAccount(t, key, id, 'transactions');
+      return stripe.financialConnections.transactions.list({ account: id, limit: 5 });
+    },
+    fails: async (stripe) => stripe.financialConnections.transactions.list({ account: await fcAccount(stripe) }),
+    error: InvalidRequest,
+  },
+  GetFinancialConnectionsTransactionsTransaction: {
+    ok: async (stripe, key) => stripe.financialConnections.transactions.retrieve((await fcTransactions(t, key))[0]),
+    fails: (stripe) => stripe.financialConnections.transactions.retrieve('fctxn_nope'),
     error: InvalidRequest,
   },
 };

@@ -47,11 +47,12 @@ suite.each(BURST_FAULTS)('a burst of writes with %s mid-burst', (fault) => {
 });
 
 suite.each(PIPELINE_FAULTS)('the delayed pipelines with %s while they wait', (fault) => {
-  test('every processing step, redaction and sweep finishes and is delivered', async () => {
+  test('every processing step, redaction, sweep and Financial Connections step finishes and is delivered', async () => {
     const figures = record(await pipelineScenario(stack, fault, options));
     expect(figures.problems).toEqual([]);
-    // Processing, redaction, the secret sweep and the CVC purge: each stage's items all done.
-    expect(figures.pipeline).toEqual({ finished: 4 * options.pipelineItems, total: 4 * options.pipelineItems });
+    // Processing, redaction, the secret sweep, the CVC purge, and linked accounts' prefetched
+    // refreshes, subscriptions and deactivations: each stage's items all done.
+    expect(figures.pipeline).toEqual({ finished: 7 * options.pipelineItems, total: 7 * options.pipelineItems });
   }, 180_000);
 });
 

@@ -2,6 +2,7 @@ import qs from 'qs';
 import { bearer, type TestApp } from './app';
 import { accountOfKey, emitTestEvent } from './events';
 import { finishProcessing } from '../../src/resources/identity/pipeline';
+import { finishRefresh } from '../../src/resources/financial_connections/pipeline';
 
 // Objects the conformance tests need, per area. When an area adds an operation with a path
 // parameter, add a factory for that parameter here; when its create operation has required
@@ -79,6 +80,12 @@ export const pathFixtures: Record<string, FixtureFactory> = {
   tax_rate: async (app, key) => (await createTaxRate(app, key)).id,
   coupon: async (app, key) => (await createCoupon(app, key)).id,
   promotion_code: async (app, key) => (await createPromotionCode(app, key)).id,
+  /** A pending Financial Connections session (`/v1/financial_connections/sessions/{fc_session}` …). */
+  fc_session: async (app, key) => (await createFcSession(app, key)).id,
+  /** A linked account with every permission (`/v1/financial_connections/accounts/{fc_account}` …). */
+  fc_account: async (app, key) => (await linkFcAccounts(app, key, { accounts: ['checking'] }))[0].id,
+  /** A transaction of a linked account (`/v1/financial_connections/transactions/{fc_transaction}`). */
+  fc_transaction: async (app, key) => (await fcTransactions(app, key))[0],
 };
 
 /** Creates a customer over HTTP and returns the response body. */
@@ -143,6 +150,15 @@ export const validParams: Record<string, Record<string, unknown>> = {
   PostPrices: { currency: 'usd', unit_amount: 1000, product: 'prod_000000000000000000000000' },
   PostTaxRates: { display_name: 'VAT', inclusive: false, percentage: 20 },
   PostCoupons: { percent_off: 25 },
+  // Well-formed; no customer has this id, so an accepted body is a 400 resource_missing.
+  PostFinancialConnectionsSessions: { account_holder: { type: 'customer', customer: 'cus_00000000000000' }, permissions: ['balances'] },
+  PostFinancialConnectionsAccountsAccountRefresh: { features: ['balance'] },
+  PostFinancialConnectionsAccountsAccountSubscribe: { features: ['transactions'] },
+  PostFinancialConnectionsAccountsAccountUnsubscribe: { features: ['transactions'] },
+  GetFinancialConnectionsAccountsAccountOwners: { ownership: 'fcaowns_000000000000000000000000' },
+  // Well-formed; no linked account has this id, so an accepted query is a 400 resource_missing.
+  GetFinancialConnectionsTransactions: { account: 'fca_000000000000000000000000' },
+  PostSandboxFinancialConnectionsSessionsSessionComplete: { institution: 'test_institution' },
   // Well-formed; no coupon has this id, so an accepted body is a 400 resource_missing.
   PostPromotionCodes: { promotion: { type: 'coupon', coupon: 'NoSuchCoupon' } },
   // Well-formed; no payment method has this id, so an accepted body is a 400 resource_missing (nothing is sent).
@@ -275,4 +291,48 @@ export async function createPromotionCode(app: TestApp, key: string, params: Rec
   const res = await app.http().post('/v1/promotion_codes').set(bearer(key)).type('form').send(form({ promotion, ...rest }));
   if (res.status !== 200) throw new Error(`creating a promotion code failed: ${res.status} ${JSON.stringify(res.body)}`);
   return res.body;
+}
+
+/** Every permission but payment_method, which leaves out accounts that can't back a bank payment method. */
+export const FC_PERMISSIONS = ['balances', 'ownership', 'transactions'];
+
+/** Creates a Financial Connections session for a new customer over HTTP and returns the response body. */
+export async function createFcSession(app: TestApp, key: string, params: Record<string, unknown> = {}): Promise<Record<string, any>> {
+  const holder = params.account_holder ?? { type: 'customer', customer: (await createCustomer(app, key)).id };
+  const res = await app.http().post('/v1/financial_connections/sessions').set(bearer(key)).type('form').send(form({ permissions: FC_PERMISSIONS, ...params, account_holder: holder }));
+  if (res.status !== 200) throw new Error(`creating a financial connections session failed: ${res.status} ${JSON.stringify(res.body)}`);
+  return res.body;
+}
+
+/** Links accounts of a test institution (Test (Non-OAuth) unless said) in a new session; answers the linked accounts. */
+export async function linkFcAccounts(
+  app: TestApp,
+  key: string,
+  complete: Record<string, unknown> = {},
+  session: Record<string, unknown> = {},
+): Promise<Record<string, any>[]> {
+  const { id } = await createFcSession(app, key, session);
+  const res = await app.http().post(`/sandbox/v1/financial_connections/sessions/${id}/complete`).set(bearer(key)).type('form').send(form({ institution: 'test_institution', ...complete }));
+  if (res.status !== 200) throw new Error(`completing a financial connections session failed: ${res.status} ${JSON.stringify(res.body)}`);
+  return res.body.accounts.data;
+}
+
+/**
+ * Starts a refresh of a linked account over HTTP and finishes it as the worker would (no waiting
+ * for the delay); answers the account as it then is.
+ */
+export async function refreshFcAccount(app: TestApp, key: string, account: string, feature = 'transactions'): Promise<Record<string, any>> {
+  const res = await app.http().post(`/v1/financial_connections/accounts/${account}/refresh`).set(bearer(key)).type('form').send(form({ features: [feature] }));
+  if (res.status !== 200) throw new Error(`refreshing failed: ${res.status} ${JSON.stringify(res.body)}`);
+  const pending = await app.runtime.prisma.financialConnectionsRefresh.findMany({ where: { fcAccountId: account, status: 'pending' } });
+  for (const r of pending) await finishRefresh(app.runtime, r.id);
+  return (await app.http().get(`/v1/financial_connections/accounts/${account}`).set(bearer(key))).body;
+}
+
+/** The transaction ids (newest first) of a new linked checking account after its first transaction refresh. */
+export async function fcTransactions(app: TestApp, key: string): Promise<string[]> {
+  const [account] = await linkFcAccounts(app, key, { accounts: ['checking'] });
+  await refreshFcAccount(app, key, account.id);
+  const rows = await app.runtime.prisma.financialConnectionsTransaction.findMany({ where: { fcAccountId: account.id }, orderBy: { seq: 'desc' }, select: { id: true } });
+  return rows.map((r) => r.id);
 }

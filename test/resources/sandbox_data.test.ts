@@ -1,6 +1,6 @@
 import { bearer, newTestKey, startTestApp, type TestApp } from '../helpers/app';
 import { accountOfKey, emitTestEvent } from '../helpers/events';
-import { createAccount, createAccountSession, createAppSecret, createVerificationReport, createWebhookEndpoint, form } from '../helpers/fixtures';
+import { createAccount, createAccountSession, createAppSecret, createVerificationReport, createWebhookEndpoint, form, linkFcAccounts, refreshFcAccount } from '../helpers/fixtures';
 import { RESET_TABLES } from '../../src/resources/sandbox_data/service';
 import { forwardingHarness } from '../helpers/forwarding';
 
@@ -33,6 +33,10 @@ async function fill(key: string): Promise<string> {
   expect(link.status).toBe(200);
   await createAppSecret(t, key);
   await createVerificationReport(t, key);
+  // A linked account with its owners and transactions.
+  const [fc] = await linkFcAccounts(t, key, { institution: 'ownership_accounts', accounts: ['joint'] }, { account_holder: { type: 'account', account: connected } });
+  await refreshFcAccount(t, key, fc.id, 'ownership');
+  await refreshFcAccount(t, key, fc.id, 'transactions');
   // The connected account's own data, made acting as it.
   const secret = await t.http().post('/v1/apps/secrets').set(bearer(key)).set('Stripe-Account', connected).type('form').send(form({ name: 'n', payload: 'p', scope: { type: 'account' } }));
   expect(secret.status).toBe(200);
@@ -80,6 +84,12 @@ async function counts(platform: string) {
     coupons: await p.coupon.count({ where }),
     promotionCodes: await p.promotionCode.count({ where }),
     forwardingRequests: await p.forwardingRequest.count({ where }),
+    fcSessions: await p.financialConnectionsSession.count({ where }),
+    fcAccounts: await p.financialConnectionsAccount.count({ where }),
+    fcRefreshes: await p.financialConnectionsRefresh.count({ where }),
+    fcTransactions: await p.financialConnectionsTransaction.count({ where }),
+    fcOwnerships: await p.financialConnectionsOwnership.count({ where }),
+    fcOwners: await p.financialConnectionsOwner.count({ where }),
   };
 }
 
@@ -118,6 +128,12 @@ test("deletes every row of the key's platform and its connected accounts in one 
       coupons: 2,
       promotion_codes: 2,
       idempotency_records: 1,
+      financial_connections_sessions: 1,
+      financial_connections_accounts: 1,
+      financial_connections_refreshes: 2,
+      financial_connections_transactions: expect.any(Number),
+      financial_connections_ownerships: 1,
+      financial_connections_owners: 2,
       // Seed records: test/seed/seed.test.ts.
       seed_runs: 0,
     },

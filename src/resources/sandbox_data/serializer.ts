@@ -24,6 +24,12 @@ export interface DeletedCounts {
   promotion_codes: number;
   idempotency_records: number;
   seed_runs: number;
+  financial_connections_transactions: number;
+  financial_connections_owners: number;
+  financial_connections_ownerships: number;
+  financial_connections_refreshes: number;
+  financial_connections_accounts: number;
+  financial_connections_sessions: number;
 }
 
 export const serializeDataReset = (account: string, deleted: DeletedCounts) => ({ object: OBJECT, account, livemode: false, deleted });

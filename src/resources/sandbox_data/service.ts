@@ -9,6 +9,12 @@ import { serializeDataReset, type DeletedCounts } from './serializer';
  * persons and external accounts with their accounts).
  */
 export const RESET_TABLES = [
+  ['financial_connections_transactions', 'financial_connections_transactions'],
+  ['financial_connections_owners', 'financial_connections_owners'],
+  ['financial_connections_ownerships', 'financial_connections_ownerships'],
+  ['financial_connections_refreshes', 'financial_connections_refreshes'],
+  ['financial_connections_accounts', 'financial_connections_accounts'],
+  ['financial_connections_sessions', 'financial_connections_sessions'],
   ['identity_verification_reports', 'identity_verification_reports'],
   ['identity_verification_sessions', 'identity_verification_sessions'],
   ['apps_secrets', 'app_secrets'],
