@@ -16,14 +16,13 @@ const fs = require('node:fs');
 const http = require('node:http');
 const os = require('node:os');
 const path = require('node:path');
-const { Client } = require('pg');
+const { resetBenchDatabase } = require('./database');
 const Stripe = require('stripe');
 
 const ROOT = path.resolve(__dirname, '..');
 const dist = (p) => require(path.join(ROOT, 'dist', p));
 const { loadConfig } = dist('src/config.js');
 const { openRuntime } = dist('src/runtime.js');
-const { applyMigrations, ensureDatabase } = dist('src/db/migrate.js');
 const { emit, automaticCause } = dist('src/events/emit.js');
 const { handOffEvents } = dist('src/events/jobs.js');
 const { createLogger } = dist('src/lib/logger.js');
@@ -44,18 +43,6 @@ for (const signal of ['SIGINT', 'SIGTERM']) process.on(signal, () => process.exi
 
 const now = () => performance.now();
 const percentile = (sorted, p) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
-
-async function resetDatabase() {
-  const admin = new URL(DATABASE_URL);
-  const name = admin.pathname.slice(1);
-  admin.pathname = '/postgres';
-  const client = new Client({ connectionString: admin.toString() });
-  await client.connect();
-  await client.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
-  await client.end();
-  await ensureDatabase(DATABASE_URL);
-  await applyMigrations(DATABASE_URL, { log: () => undefined });
-}
 
 /** The receiver: records when each (event, endpoint) arrives; checks signatures; answers 200 at once. */
 function startReceiver(secrets) {
@@ -107,7 +94,7 @@ function startReceiver(secrets) {
 }
 
 async function main() {
-  await resetDatabase();
+  await resetBenchDatabase(DATABASE_URL);
   const queuePrefix = `benchdeliveries${randomBase62(6)}`;
   // The bench process and its worker share a key file (secrets at rest), in a folder of their own.
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'sandbank-bench-'));

@@ -18,11 +18,10 @@ const net = require('node:net');
 const os = require('node:os');
 const path = require('node:path');
 const autocannon = require('autocannon');
-const { Client } = require('pg');
+const { resetBenchDatabase } = require('./database');
 
 const ROOT = path.resolve(__dirname, '..');
 const dist = (p) => require(path.join(ROOT, 'dist', p));
-const { applyMigrations, ensureDatabase } = dist('src/db/migrate.js');
 
 const int = (name, fallback) => (process.env[name] ? Number(process.env[name]) : fallback);
 const SECONDS = int('BENCH_SOAK_SECONDS', 600);
@@ -47,18 +46,6 @@ const freePort = () =>
       probe.close(() => resolve(port));
     });
   });
-
-async function resetDatabase() {
-  const admin = new URL(DATABASE_URL);
-  const name = admin.pathname.slice(1);
-  admin.pathname = '/postgres';
-  const client = new Client({ connectionString: admin.toString() });
-  await client.connect();
-  await client.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
-  await client.end();
-  await ensureDatabase(DATABASE_URL);
-  await applyMigrations(DATABASE_URL, { log: () => undefined });
-}
 
 /** Starts a process; resolves once `ready()` is true (polled), rejects if it exits first. */
 function start(name, entry, env, ready) {
@@ -92,7 +79,7 @@ async function call(base, method, p, body) {
 }
 
 async function main() {
-  await resetDatabase();
+  await resetBenchDatabase(DATABASE_URL);
   let delivered = 0;
   const receiver = http.createServer((req, res) => {
     req.resume();
