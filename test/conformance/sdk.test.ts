@@ -427,10 +427,10 @@ const CASES: Record<string, OperationCase> = {
         replacements: ['card_number', 'card_expiry'],
         request: { body: JSON.stringify({ card: { number: '', exp_month: 0, exp_year: 0 } }) },
       }),
-    // A refused connection: the worker's answer.
+    // A URL on no destination (only http://127.0.0.1: is configured); upstream failures are 5xx.
     fails: async (stripe) => {
       await forwardingHarness(t);
-      return stripe.forwarding.requests.create({ payment_method: 'pm_card_visa', url: `${CLOSED_ORIGIN}/x`, replacements: ['card_number'], request: { body: '{}' } });
+      return stripe.forwarding.requests.create({ payment_method: 'pm_card_visa', url: 'https://127.0.0.1:0/x', replacements: ['card_number'], request: { body: '{}' } });
     },
     error: InvalidRequest,
   },

@@ -227,7 +227,7 @@ describe('what the destination answers, or not', () => {
   test("past the destination's timeout: forwarding_api_upstream_connection_timeout, and the record says so", async () => {
     const key = newTestKey();
     const res = await forward(key, base(`${dest.origin}/vault/slow`));
-    expectError(res, 400, { type: 'invalid_request_error', code: 'forwarding_api_upstream_connection_timeout' });
+    expectError(res, 504, { type: 'api_error', code: 'forwarding_api_upstream_connection_timeout' });
     const id = /fwdreq_\w+/.exec(res.body.error.message)![0];
     const row = await e.t.runtime.prisma.forwardingRequest.findUniqueOrThrow({ where: { id } });
     expect(row).toMatchObject({ status: 'failed', errorCode: 'forwarding_api_upstream_connection_timeout', failure: 'Timed out after 500 ms', outbound: null });
@@ -239,7 +239,7 @@ describe('what the destination answers, or not', () => {
     const key = newTestKey();
     const before = dest.received.length;
     const res = await forward(key, { ...base(`${dest.origin}/private/x`), request: { body: '{"card":{"number":""}}' } });
-    expectError(res, 400, { code: 'forwarding_api_upstream_connection_error' });
+    expectError(res, 502, { type: 'api_error', code: 'forwarding_api_upstream_connection_error' });
     expect(res.body.error.message).toContain('127.0.0.1 is a loopback address (private networks are not allowed here)');
     expect(dest.received.length).toBe(before);
   });
@@ -247,7 +247,7 @@ describe('what the destination answers, or not', () => {
   test('a refused connection is forwarding_api_upstream_connection_error', async () => {
     const key = newTestKey();
     const res = await forward(key, { ...base(`http://127.0.0.1:${closedPort}/pay`), request: { body: '{"card":{"number":""}}' } });
-    expectError(res, 400, { code: 'forwarding_api_upstream_connection_error' });
+    expectError(res, 502, { code: 'forwarding_api_upstream_connection_error' });
     expect(res.body.error.message).toContain('ECONNREFUSED');
   });
 });
@@ -279,9 +279,9 @@ describe('the CVC and idempotency', () => {
 
     const slow = { ...params, url: `${dest.origin}/vault/slow-idem`, request: { ...params.request, headers: credential } };
     const failed = await forward(key, slow, { 'Idempotency-Key': 'fwd-timeout' });
-    expect(failed.status).toBe(400);
+    expect(failed.status).toBe(504);
     const replayed = await forward(key, slow, { 'Idempotency-Key': 'fwd-timeout' });
-    expect({ status: replayed.status, body: replayed.body, replayed: replayed.headers['idempotent-replayed'] }).toEqual({ status: 400, body: failed.body, replayed: 'true' });
+    expect({ status: replayed.status, body: replayed.body, replayed: replayed.headers['idempotent-replayed'] }).toEqual({ status: 504, body: failed.body, replayed: 'true' });
     expect(dest.hits('/vault/slow-idem').length).toBe(1);
   });
 
@@ -305,7 +305,7 @@ describe('the worker, Redis and the record', () => {
     await e.stopWorkers();
     try {
       const res = await forward(key, params('/any/nobody'));
-      expectError(res, 400, { code: 'forwarding_api_retryable_upstream_error' });
+      expectError(res, 402, { code: 'forwarding_api_retryable_upstream_error' });
       expect(res.headers['stripe-should-retry']).toBe('false');
       const id = /fwdreq_\w+/.exec(res.body.error.message)![0];
       expect(await e.t.runtime.prisma.forwardingRequest.findUniqueOrThrow({ where: { id } })).toMatchObject({

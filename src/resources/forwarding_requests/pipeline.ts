@@ -40,15 +40,26 @@ const FAILURES: Record<FailureCode, string> = {
 };
 
 /**
- * The public error of a failed record: the code, what happened, and the record's id. A 400, as
- * the public API's other errors about a request it could not carry out (the SDKs raise
- * StripeInvalidRequestError with the code). A retry with the same key replays it, so the SDKs are
- * told not to retry.
+ * The public API's statuses for upstream failures: 502 (unreachable, or cut off mid-call), 504 (no
+ * answer in time) and, since 2025-03-31.basil, 402 when nothing reached the destination (safe to
+ * retry with a new key).
+ */
+const STATUSES: Record<FailureCode, number> = {
+  forwarding_api_upstream_connection_error: 502,
+  forwarding_api_upstream_connection_timeout: 504,
+  forwarding_api_retryable_upstream_error: 402,
+  forwarding_api_upstream_error: 502,
+};
+
+/**
+ * The public error of a failed record: the code, what happened, and the record's id, with the
+ * public API's status. A retry with the same key replays it, so the SDKs are told not to retry.
  */
 export function forwardingFailure(id: string, code: string, failure: string | null): ApiError {
   const known = FAILURES[code as FailureCode] ?? FAILURES.forwarding_api_upstream_error;
   return new ApiError({
-    status: 400,
+    status: STATUSES[code as FailureCode] ?? 502,
+    type: 'api_error',
     code,
     message: `${known}${failure ? ` (${failure})` : ''} The forwarding request ${id} records what happened.`,
     headers: { 'Stripe-Should-Retry': 'false' },
