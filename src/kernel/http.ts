@@ -251,17 +251,25 @@ async function runOperation({ route: r, validate, rateLimiter }: Mounted, kernel
     });
     const render = async (c: RequestContext) =>
       JSON.stringify(kernel.versions.render(await kernel.expand.apply(await r.handler(c), expandPaths, c), c.apiVersion));
-    const body =
-      r.method === 'get'
-        ? await render(ctx(deps))
-        : await inOperationTransaction(
-            deps,
-            (opDeps) => render(ctx(opDeps)),
-            async (tx, body) => {
-              if (claim && !(await kernel.idempotency.complete(claim, 200, body, r.responseHasSecret, tx))) throw new ClaimLost();
-            },
-          );
-    send(res, 200, body);
+    if (r.method === 'get') {
+      send(res, 200, await render(ctx(deps)));
+      return;
+    }
+    // An error that keeps the writes (`keepsWrites`) commits them with its answer as the result.
+    const outcome = await inOperationTransaction(
+      deps,
+      (opDeps) =>
+        render(ctx(opDeps)).catch((err: unknown) => {
+          if (err instanceof ApiError && err.keepsWrites) return renderError(err, res, deps.logger, false);
+          throw err;
+        }),
+      async (tx, result) => {
+        const [status, body] = typeof result === 'string' ? [200, result] : [result.status, result.body];
+        if (claim && !(await kernel.idempotency.complete(claim, status, body, r.responseHasSecret, tx))) throw new ClaimLost();
+      },
+    );
+    if (typeof outcome === 'string') send(res, 200, outcome);
+    else writeError(res, outcome);
   } catch (err) {
     await answerFailure(err, res, kernel, claim, requestId);
   } finally {

@@ -48,6 +48,10 @@ import * as coupons from './coupons/routes';
 import * as couponSerializer from './coupons/serializer';
 import * as promotionCodes from './promotion_codes/routes';
 import * as promotionCodeSerializer from './promotion_codes/serializer';
+import * as subscriptions from './subscriptions/routes';
+import * as subscriptionSerializer from './subscriptions/serializer';
+import * as invoices from './invoices/routes';
+import * as invoiceSerializer from './invoices/serializer';
 
 // The registry app.ts mounts: every resource's routes and expandable fields, in order.
 
@@ -122,6 +126,22 @@ export const resources: readonly Resource[] = [
   { routes: taxRates.routes, expandable: { [taxRateSerializer.OBJECT]: taxRateSerializer.expandable } },
   { routes: coupons.routes, expandable: { [couponSerializer.OBJECT]: couponSerializer.expandable } },
   { routes: promotionCodes.routes, expandable: promotionCodeSerializer.expandable },
+  {
+    routes: subscriptions.routes,
+    expandable: {
+      [subscriptionSerializer.SUBSCRIPTION_OBJECT]: subscriptionSerializer.subscriptionExpandable,
+      [subscriptionSerializer.ITEM_OBJECT]: subscriptionSerializer.itemExpandable,
+      plan: subscriptionSerializer.planExpandable,
+    },
+  },
+  {
+    routes: invoices.routes,
+    expandable: {
+      [invoiceSerializer.INVOICE_OBJECT]: invoiceSerializer.invoiceExpandable,
+      [invoiceSerializer.LINE_OBJECT]: invoiceSerializer.lineExpandable,
+      [invoiceSerializer.INVOICE_ITEM_OBJECT]: invoiceSerializer.invoiceItemExpandable,
+    },
+  },
 ];
 
 /** Every queue of every resource. */

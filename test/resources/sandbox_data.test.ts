@@ -49,6 +49,10 @@ async function fill(key: string): Promise<string> {
     const coupon = await post('/v1/coupons', { percent_off: 10, duration: 'once' });
     await post('/v1/promotion_codes', { promotion: { type: 'coupon', coupon: coupon.id }, customer: customer.id });
     expect(product.default_price).toMatch(/^price_/);
+    // A subscription (its first invoice) and a change's prorations (two invoice items).
+    const monthly = await post('/v1/prices', { product: product.id, currency: 'usd', unit_amount: 100, recurring: { interval: 'month' } });
+    const sub = await post('/v1/subscriptions', { customer: customer.id, items: [{ price: monthly.id }] });
+    await post(`/v1/subscription_items/${sub.items.data[0].id}`, { quantity: 2 });
   }
   const idem = await t.http().post('/v1/webhook_endpoints').set(bearer(key)).set('Idempotency-Key', 'k1').type('form').send(form({ url: 'http://127.0.0.1:0/h', enabled_events: ['*'] }));
   expect(idem.status).toBe(200);
@@ -76,6 +80,10 @@ async function counts(platform: string) {
     taxRates: await p.taxRate.count({ where }),
     coupons: await p.coupon.count({ where }),
     promotionCodes: await p.promotionCode.count({ where }),
+    subscriptions: await p.subscription.count({ where }),
+    subscriptionItems: await p.subscriptionItem.count({ where }),
+    invoices: await p.invoice.count({ where }),
+    invoiceItems: await p.invoiceItem.count({ where }),
   };
 }
 
@@ -107,10 +115,15 @@ test("deletes every row of the key's platform and its connected accounts in one 
       customers: 2,
       payment_methods: 2,
       products: 2,
-      prices: 2,
+      prices: 4,
       tax_rates: 2,
       coupons: 2,
       promotion_codes: 2,
+      subscriptions: 2,
+      subscription_items: 2,
+      invoices: 2,
+      invoice_items: 4,
+      test_clocks: 0,
       idempotency_records: 1,
       // Seed records: test/seed/seed.test.ts.
       seed_runs: 0,
