@@ -51,6 +51,9 @@ import * as promotionCodeSerializer from './promotion_codes/serializer';
 import * as subscriptions from './subscriptions/routes';
 import * as subscriptionSerializer from './subscriptions/serializer';
 import * as invoices from './invoices/routes';
+import * as testClocks from './test_clocks/routes';
+import * as testClockSerializer from './test_clocks/serializer';
+import { billingWorker, reconcileBilling } from './subscriptions/pipeline';
 import * as invoiceSerializer from './invoices/serializer';
 
 // The registry app.ts mounts: every resource's routes and expandable fields, in order.
@@ -133,7 +136,10 @@ export const resources: readonly Resource[] = [
       [subscriptionSerializer.ITEM_OBJECT]: subscriptionSerializer.itemExpandable,
       plan: subscriptionSerializer.planExpandable,
     },
+    workers: [billingWorker],
+    reconcile: reconcileBilling,
   },
+  { routes: testClocks.routes, expandable: { [testClockSerializer.OBJECT]: testClockSerializer.expandable } },
   {
     routes: invoices.routes,
     expandable: {

@@ -10,7 +10,7 @@ import { resolvePaymentMethod } from '../payment_methods/service';
 import { collectInvoice, lockInvoice, requestScope, taxRatesById } from './billing';
 import { serializeInvoice, serializeInvoiceItem, serializeLine, type InvoiceItemRow, type InvoiceRow } from './serializer';
 // Paying an invoice moves its subscription on (active again, a parked change applied).
-import { invoicePaid } from '../subscriptions/renewals';
+import { invoicePaid, scheduleSubscriptions } from '../subscriptions/renewals';
 
 const NAME = 'invoice';
 const ITEM_NAME = 'invoice item';
@@ -87,9 +87,10 @@ export async function payInvoice(ctx: RequestContext) {
     if (params.payment_method !== undefined) paymentMethod = (await resolvePaymentMethod(tx, ctx, params.payment_method, 'payment_method')).id;
     const { invoice, charge } = await collectInvoice(scope, made, paymentMethod);
     if (charge.kind === 'paid') await invoicePaid(scope, invoice.row);
-    return { invoice: serializeInvoice(invoice.row, invoice.lines), charge, events: scope.events };
+    return { invoice: serializeInvoice(invoice.row, invoice.lines), charge, events: scope.events, subscription: invoice.row.subscriptionId };
   });
   await handOffEvents(deps.queues, result.events);
+  if (result.subscription) await scheduleSubscriptions(deps, [result.subscription]);
   if (result.charge.kind !== 'paid') {
     // The attempt stands (counted, its events written); the answer is the decline.
     const e = result.charge.error;

@@ -8,6 +8,7 @@ import { serializePrice, type PriceRow } from '../prices/serializer';
 import { expandProduct } from '../products/serializer';
 import { serializeTaxRate, type TaxRateRow } from '../tax_rates/serializer';
 import { retrieveInvoiceObject } from '../invoices/service';
+import { retrieveTestClockObject } from '../test_clocks/service';
 
 export const SUBSCRIPTION_OBJECT = 'subscription';
 export const ITEM_OBJECT = 'subscription_item';
@@ -183,6 +184,7 @@ export const subscriptionExpandable: ExpandableFields = {
   customer: { type: 'customer', expand: expandTo(retrieveCustomerObject) },
   default_payment_method: { type: 'payment_method', expand: expandTo(retrievePaymentMethodObject) },
   latest_invoice: { type: 'invoice', expand: expandTo((ctx, id) => retrieveInvoiceObject(ctx, id)) },
+  test_clock: { type: 'test_helpers.test_clock', expand: expandTo((ctx, id) => retrieveTestClockObject(ctx, id)) },
 };
 
 export const itemExpandable: ExpandableFields = {

@@ -27,6 +27,7 @@ import {
   viewOf,
   type ItemChange,
 } from './billing';
+import { scheduleSubscriptions } from './renewals';
 import {
   serializeDeletedItem,
   serializeItem,
@@ -40,6 +41,28 @@ import {
 
 const NAME = 'subscription';
 const ITEM_NAME = 'subscription item';
+
+/** How long a subscription whose first invoice is unpaid stays `incomplete` before it expires. */
+export const INCOMPLETE_SECONDS = 23 * 3600;
+
+/** How long before a trial's end `customer.subscription.trial_will_end` is sent. */
+export const TRIAL_WILL_END_SECONDS = 3 * 86_400;
+
+/**
+ * When the subscription's own time next asks for work: the end of its period (a renewal, or the
+ * end of a trial or of a subscription canceling at period end), a `cancel_at`, a parked change
+ * expiring, a trial ending soon, an unpaid first invoice expiring; null once it ended.
+ */
+export function nextActionOf(row: SubscriptionRow): number | null {
+  if (row.status === 'canceled' || row.status === 'incomplete_expired') return null;
+  if (row.status === 'incomplete') return row.created + INCOMPLETE_SECONDS;
+  const times = [row.periodEnd];
+  if (row.cancelAt !== null) times.push(row.cancelAt);
+  const pending = row.pendingUpdate as StoredPendingUpdate | null;
+  if (pending) times.push(pending.expires_at);
+  if (row.status === 'trialing' && row.trialEnd !== null && !row.trialWillEndSent) times.push(Math.max(row.created, row.trialEnd - TRIAL_WILL_END_SECONDS));
+  return Math.min(...times);
+}
 
 /** How long a change parked by `pending_if_incomplete` waits for its invoice's payment. */
 export const PENDING_UPDATE_SECONDS = 23 * 3600;
@@ -270,7 +293,7 @@ export async function createSubscription(ctx: RequestContext) {
       metadata: applyMetadata({}, params.metadata as MetadataParam | undefined),
       latestInvoice: null,
       pendingUpdate: null,
-      nextActionAt: periodEnd,
+      nextActionAt: null,
     };
     const items: ItemRow[] = [];
     for (const [i, item] of (params.items as Record<string, any>[]).entries()) {
@@ -302,6 +325,7 @@ export async function createSubscription(ctx: RequestContext) {
     await tx.subscription.create({
       data: {
         ...final,
+        nextActionAt: nextActionOf(final),
         accountId: ctx.caller.accountId,
         discounts: jsonOf(final.discounts),
         metadata: jsonOf(final.metadata),
@@ -320,6 +344,7 @@ export async function createSubscription(ctx: RequestContext) {
     return { subscription: serializeSubscription(finalView), events: scope.events };
   });
   await handOffEvents(deps.queues, result.events);
+  await scheduleSubscriptions(deps, [result.subscription.id]);
   return result.subscription;
 }
 
@@ -590,6 +615,7 @@ export async function saveSubscriptionRow(scope: Scope, before: SubscriptionView
     where: { id },
     data: {
       ...data,
+      nextActionAt: nextActionOf(after.row),
       discounts: jsonOf(data.discounts),
       metadata: jsonOf(data.metadata),
       cancellationDetails: nullableJson(data.cancellationDetails),
@@ -624,13 +650,11 @@ async function fieldsOf(scope: Scope, ctx: RequestContext, view: SubscriptionVie
   if (params.cancel_at_period_end !== undefined) {
     fields.cancelAtPeriodEnd = params.cancel_at_period_end;
     fields.cancelAt = null;
-    fields.nextActionAt = sub.periodEnd;
   }
   if (params.cancel_at !== undefined) {
     if (params.cancel_at !== '' && params.cancel_at <= scope.now) throw invalidRequest('`cancel_at` must be in the future.', 'parameter_invalid', 'cancel_at');
     fields.cancelAt = params.cancel_at === '' ? null : params.cancel_at;
     fields.cancelAtPeriodEnd = false;
-    fields.nextActionAt = fields.cancelAt === null ? sub.periodEnd : Math.min(sub.periodEnd, fields.cancelAt!);
   }
   if (params.collection_method !== undefined) fields.collectionMethod = params.collection_method;
   const collection = fields.collectionMethod ?? sub.collectionMethod;
@@ -663,6 +687,7 @@ export async function updateSubscription(ctx: RequestContext) {
     return { subscription: serializeSubscription(after), events: scope.events };
   });
   await handOffEvents(deps.queues, result.events);
+  await scheduleSubscriptions(deps, [result.subscription.id]);
   return result.subscription;
 }
 
@@ -748,9 +773,10 @@ async function changeOneItem(ctx: RequestContext, subscriptionId: string | undef
     const planned = items.find((p) => p.row.id === target)!;
     const shown = after.items.find((i) => i.row.id === target);
     const item = shown ? serializeItem(shown, after.row) : planned.deleted ? serializeDeletedItem(target) : serializeItem({ row: planned.row, price: planned.price, taxRates: null }, after.row);
-    return { item, events: scope.events };
+    return { item, events: scope.events, subscription: view.row.id };
   });
   await handOffEvents(deps.queues, result.events);
+  await scheduleSubscriptions(deps, [result.subscription]);
   return result.item;
 }
 
