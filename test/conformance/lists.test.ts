@@ -344,6 +344,17 @@ const LISTS: Record<string, ListCase> = {
     },
     sdkIds: async (stripe) => ids(await stripe.invoiceItems.list({ limit: 2 }).autoPagingToArray({ limit: 1000 })),
   },
+  GetTestHelpersTestClocks: {
+    path: '/v1/test_helpers/test_clocks',
+    objectName: 'test_helpers.test_clock',
+    createdFilter: false,
+    createObjects: async (key, n) => {
+      const out: string[] = [];
+      for (let i = 0; i < n; i++) out.push((await post(key, '/v1/test_helpers/test_clocks', { frozen_time: 1800000000 + i })).body.id);
+      return out;
+    },
+    sdkIds: async (stripe) => ids(await stripe.testHelpers.testClocks.list({ limit: 2 }).autoPagingToArray({ limit: 1000 })),
+  },
   GetSandboxWebhookEndpointsWebhookEndpointDeliveries: {
     // Each account's list is under its own endpoint; the path comes with the created objects.
     path: '/sandbox/v1/webhook_endpoints/{webhook_endpoint}/deliveries',

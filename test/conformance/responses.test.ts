@@ -76,6 +76,7 @@ const SU = '/v1/subscriptions';
 const SI = '/v1/subscription_items';
 const IN = '/v1/invoices';
 const II = '/v1/invoiceitems';
+const TC = '/v1/test_helpers/test_clocks';
 /** A subscription with a pending proration, on a customer paying with `pm_card_visa`. */
 async function changedSubscription(key: string): Promise<Record<string, any>> {
   const sub = await createSubscription(t, key);
@@ -717,6 +718,16 @@ const scenarios: Record<string, Scenario> = {
     await changedSubscription(key);
     return [answer('item', await get(key, `${II}/${(await get(key, II)).body.data[0].id}`))];
   },
+  GetTestHelpersTestClocks: async (key) => {
+    const out = [answer('empty list', await get(key, TC))];
+    await post(key, TC, { frozen_time: 1800000000, name: 'n' });
+    out.push(answer('list', await get(key, TC)));
+    return out;
+  },
+  PostTestHelpersTestClocks: async (key) => [answer('minimal', await post(key, TC, { frozen_time: 1800000000 })), answer('named', await post(key, TC, { frozen_time: 1800000000, name: 'Monthly' }))],
+  GetTestHelpersTestClocksTestClock: async (key) => [answer('clock', await get(key, `${TC}/${(await post(key, TC, { frozen_time: 1800000000 })).body.id}`))],
+  DeleteTestHelpersTestClocksTestClock: async (key) => [answer('deleted', await del(key, `${TC}/${(await post(key, TC, { frozen_time: 1800000000 })).body.id}`))],
+  PostTestHelpersTestClocksTestClockAdvance: async (key) => [answer('advancing', await post(key, `${TC}/${(await post(key, TC, { frozen_time: 1800000000 })).body.id}/advance`, { frozen_time: 1800086400 }))],
   GetPromotionCodesPromotionCode: async (key) => {
     const { id } = await createPromotionCode(t, key);
     return [answer('code', await get(key, `${PRC}/${id}`)), answer('coupon expanded', await get(key, `${PRC}/${id}?expand[]=promotion.coupon.applies_to`))];
@@ -1015,6 +1026,11 @@ const errorScenarios: Record<string, Scenario> = {
   ],
   GetInvoiceitems: async (key) => [answer('bad pending', await get(key, `${II}?pending=maybe`))],
   GetInvoiceitemsInvoiceitem: async (key) => [answer('unknown id', await get(key, `${II}/ii_nope`))],
+  GetTestHelpersTestClocks: async (key) => [answer('bad limit', await get(key, `${TC}?limit=0`))],
+  PostTestHelpersTestClocks: async (key) => [answer('no frozen_time', await post(key, TC, '')), answer('too far', await post(key, TC, { frozen_time: 1 }))],
+  GetTestHelpersTestClocksTestClock: async (key) => [answer('unknown id', await get(key, `${TC}/clock_nope`))],
+  DeleteTestHelpersTestClocksTestClock: async (key) => [answer('unknown id', await del(key, `${TC}/clock_nope`))],
+  PostTestHelpersTestClocksTestClockAdvance: async (key) => [answer('backwards', await post(key, `${TC}/${(await post(key, TC, { frozen_time: 1800000000 })).body.id}/advance`, { frozen_time: 1700000000 }))],
   GetPromotionCodesPromotionCode: async (key) => [answer('unknown id', await get(key, `${PRC}/promo_nope`))],
   PostPromotionCodesPromotionCode: async (key) => [answer('the code is fixed', await post(key, `${PRC}/${(await createPromotionCode(t, key)).id}`, { code: 'X' }))],
 };

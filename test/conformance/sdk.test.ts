@@ -493,6 +493,27 @@ const CASES: Record<string, OperationCase> = {
     fails: (stripe) => stripe.invoiceItems.retrieve('ii_nope'),
     error: InvalidRequest,
   },
+  GetTestHelpersTestClocks: { ok: (stripe) => stripe.testHelpers.testClocks.list(), fails: (stripe) => stripe.testHelpers.testClocks.list({ limit: 0 }), error: InvalidRequest },
+  PostTestHelpersTestClocks: {
+    ok: (stripe) => stripe.testHelpers.testClocks.create({ frozen_time: 1800000000, name: 'SDK' }),
+    fails: (stripe) => stripe.testHelpers.testClocks.create({ frozen_time: 99 }),
+    error: InvalidRequest,
+  },
+  GetTestHelpersTestClocksTestClock: {
+    ok: async (stripe) => stripe.testHelpers.testClocks.retrieve((await stripe.testHelpers.testClocks.create({ frozen_time: 1800000000 })).id),
+    fails: (stripe) => stripe.testHelpers.testClocks.retrieve('clock_nope'),
+    error: InvalidRequest,
+  },
+  DeleteTestHelpersTestClocksTestClock: {
+    ok: async (stripe) => stripe.testHelpers.testClocks.del((await stripe.testHelpers.testClocks.create({ frozen_time: 1800000000 })).id),
+    fails: (stripe) => stripe.testHelpers.testClocks.del('clock_nope'),
+    error: InvalidRequest,
+  },
+  PostTestHelpersTestClocksTestClockAdvance: {
+    ok: async (stripe) => stripe.testHelpers.testClocks.advance((await stripe.testHelpers.testClocks.create({ frozen_time: 1800000000 })).id, { frozen_time: 1800003600 }),
+    fails: async (stripe) => stripe.testHelpers.testClocks.advance((await stripe.testHelpers.testClocks.create({ frozen_time: 1800000000 })).id, { frozen_time: 1700000000 }),
+    error: InvalidRequest,
+  },
 };
 
 const routes = resources.flatMap((r) => r.routes);

@@ -80,6 +80,7 @@ export const pathFixtures: Record<string, FixtureFactory> = {
   coupon: async (app, key) => (await createCoupon(app, key)).id,
   promotion_code: async (app, key) => (await createPromotionCode(app, key)).id,
   subscription_exposed_id: async (app, key) => (await createSubscription(app, key)).id,
+  test_clock: async (app, key) => (await expectOk(app, key, '/v1/test_helpers/test_clocks', { frozen_time: Math.floor(Date.now() / 1000) })).id,
   /** A metered subscription item (`clear_usage` applies) with a sibling, so it can be deleted. */
   item: async (app, key) => {
     const sub = await createSubscription(app, key, 2, {}, { recurring: { interval: 'month', usage_type: 'metered' } });
@@ -190,6 +191,9 @@ export const validParams: Record<string, Record<string, unknown>> = {
   PostSubscriptions: { customer: 'cus_00000000000000', items: [{ price: 'price_000000000000000000000000' }] },
   PostSubscriptionItems: { subscription: 'sub_000000000000000000000000', price: 'price_000000000000000000000000' },
   GetSubscriptionItems: { subscription: 'sub_000000000000000000000000' },
+  PostTestHelpersTestClocks: { frozen_time: 1800000000 },
+  // An hour after the fixture's frozen time (now).
+  PostTestHelpersTestClocksTestClockAdvance: { frozen_time: Math.floor(Date.now() / 1000) + 3600 },
 };
 
 /** Creates a product over HTTP and returns the response body. */
