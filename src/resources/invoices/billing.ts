@@ -7,7 +7,7 @@ import type { EventType } from '../../events/types';
 import type { PriceRow } from '../prices/serializer';
 import type { TaxRateRow } from '../tax_rates/serializer';
 import { paymentResult, type CardOutcome } from '../payment_methods/testCards';
-import { computeInvoice, type AppliedDiscount, type DiscountAmount } from './amounts';
+import { computeInvoice, type AppliedDiscount, type LineInput } from './amounts';
 import { serializeInvoice, type InvoiceLineRow, type InvoiceRow, type StoredTotals } from './serializer';
 
 // Making and charging invoices, for whoever bills: a request (a subscription's creation or
@@ -58,21 +58,16 @@ export async function pricesById(tx: Tx, accountId: string, ids: readonly string
   return new Map(rows.map(({ seq: _seq, accountId: _a, ...row }) => [row.id, row]));
 }
 
-/** One line an invoice is about to bill, with its amount worked out. */
-export interface DraftLine {
+/** One line an invoice is about to bill, with its amount worked out (its currency and product are its price's). */
+export interface DraftLine extends Omit<LineInput, 'currency' | 'productId'> {
   readonly invoiceItemId: string | null;
   readonly subscriptionItemId: string | null;
   readonly price: PriceRow;
   readonly quantity: number | null;
-  readonly amount: number;
   readonly description: string;
   readonly proration: boolean;
-  readonly discountable: boolean;
   readonly periodStart: number;
   readonly periodEnd: number;
-  readonly taxRates: readonly TaxRateRow[];
-  readonly discountAmounts?: readonly DiscountAmount[];
-  readonly discounts?: readonly AppliedDiscount[];
 }
 
 export interface InvoiceSpec {

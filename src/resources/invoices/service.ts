@@ -2,7 +2,7 @@ import type { Prisma } from '../../generated/prisma/client';
 import { unixSeconds } from '../../lib/clock';
 import { hasIdShape } from '../../lib/ids';
 import { ApiError, invalidRequest, resourceMissing } from '../../kernel/errors';
-import { paginate, paginateItems, rangeWhere } from '../../kernel/list';
+import { paginateItems, paginateRows, rangeWhere } from '../../kernel/list';
 import type { RequestContext } from '../../kernel/route';
 import type { Tx } from '../../events/emit';
 import { handOffEvents } from '../../events/jobs';
@@ -49,16 +49,14 @@ export async function listInvoices(ctx: RequestContext) {
     created: rangeWhere(params.created),
     dueDate: rangeWhere(params.due_date),
   };
-  const page = await paginate<InvoiceRow & { seq: bigint; accountId: string }>({
+  return paginateRows<InvoiceRow & { seq: bigint; accountId: string }>({
     params,
     url: '/v1/invoices',
     where: where as Record<string, unknown>,
     model: deps.prisma.invoice as any,
     objectName: NAME,
-    serialize: (row) => row,
+    serializeAll: (rows) => Promise.all(rows.map(async (row) => serializeInvoice(strip(row), await linesOf(deps.prisma, row.id)))),
   });
-  page.data = await Promise.all((page.data as (InvoiceRow & { seq: bigint; accountId: string })[]).map(async (row) => serializeInvoice(strip(row), await linesOf(deps.prisma, row.id))));
-  return page;
 }
 
 export async function listInvoiceLines(ctx: RequestContext) {
@@ -122,15 +120,15 @@ export async function listInvoiceItems(ctx: RequestContext) {
     ...(params.invoice !== undefined ? { invoiceId: params.invoice } : {}),
     ...(params.pending === true ? { invoiceId: null } : params.pending === false ? { invoiceId: { not: null } } : {}),
   };
-  const page = await paginate<InvoiceItemRow & { seq: bigint; accountId: string }>({
+  return paginateRows<InvoiceItemRow & { seq: bigint; accountId: string }>({
     params,
     url: '/v1/invoiceitems',
     where: where as Record<string, unknown>,
     model: deps.prisma.invoiceItem as any,
     objectName: ITEM_NAME,
-    serialize: (row) => row,
+    serializeAll: async (stored) => {
+      const rows = stored.map(strip);
+      return rows.map(serializeItemWith(await itemTaxRates(deps.prisma, caller.accountId, rows)));
+    },
   });
-  const rows = (page.data as (InvoiceItemRow & { seq: bigint; accountId: string })[]).map(strip);
-  page.data = rows.map(serializeItemWith(await itemTaxRates(deps.prisma, caller.accountId, rows)));
-  return page;
 }

@@ -2,7 +2,7 @@ import type { Prisma } from '../../generated/prisma/client';
 import { unixSeconds } from '../../lib/clock';
 import { hasIdShape, newId } from '../../lib/ids';
 import { ApiError, invalidRequest, parameterMissing, parametersExclusive, resourceMissing } from '../../kernel/errors';
-import { paginate, paginateItems, rangeWhere } from '../../kernel/list';
+import { paginateItems, paginateRows, rangeWhere } from '../../kernel/list';
 import { applyMetadata, type Metadata, type MetadataParam } from '../../kernel/metadata';
 import type { RequestContext } from '../../kernel/route';
 import { previousAttributes, type Tx } from '../../events/emit';
@@ -380,16 +380,14 @@ export async function listSubscriptions(ctx: RequestContext) {
     status: status === 'all' ? undefined : status === 'ended' ? { in: ['canceled', 'incomplete_expired'] } : (status ?? { not: 'canceled' }),
     ...(params.price !== undefined ? { items: { some: { priceId: params.price } } } : {}),
   };
-  const page = await paginate<SubscriptionRow & { seq: bigint }>({
+  return paginateRows<SubscriptionRow & { seq: bigint }>({
     params,
     url: '/v1/subscriptions',
     where: where as Record<string, unknown>,
     model: deps.prisma.subscription as any,
     objectName: NAME,
-    serialize: (row) => row,
+    serializeAll: (rows) => Promise.all(rows.map(async (row) => serializeSubscription(await loadView(deps.prisma, row, caller.accountId)))),
   });
-  page.data = await Promise.all((page.data as SubscriptionRow[]).map(async (row) => serializeSubscription(await loadView(deps.prisma, row, caller.accountId))));
-  return page;
 }
 
 // ------------------------------------------------------------------------------------------
