@@ -476,7 +476,8 @@ async function planItems(scope: Scope, ctx: RequestContext, view: SubscriptionVi
     if (param.billing_thresholds !== undefined) row.billingThresholds = param.billing_thresholds === '' ? null : { usage_gte: param.billing_thresholds.usage_gte };
   }
   const live = planned.filter((p) => !p.deleted);
-  checkItems(live, items.length === 1 ? options.at(0, 'price').replace(/\[price\]$|^price$/, (m) => m) : 'items');
+  // An item operation names its own `price`; a subscription update, `items`.
+  checkItems(live, options.at(0, 'price') === 'price' ? 'price' : 'items');
   return planned;
 }
 

@@ -58,6 +58,19 @@ describe('create', () => {
     expect((await eventsOf(key, 'invoice.payment_failed')).length).toBe(1);
   });
 
+  test('a card that asks for authentication: incomplete, invoice.payment_action_required', async () => {
+    const key = newTestKey();
+    const customer = await payingCustomer(t, key, 'pm_card_authenticationRequired');
+    const price = await recurringPrice(t, key, 1000);
+    const res = await post(key, SUB, { customer: customer.id, items: [{ price: price.id }] });
+    expect(res.body.status).toBe('incomplete');
+    expect((await get(key, `/v1/invoices/${res.body.latest_invoice}`)).body).toMatchObject({ status: 'open', last_payment_error: { code: 'authentication_required' } });
+    const [event] = await eventsOf(key, 'invoice.payment_action_required');
+    expect(event.data.object.id).toBe(res.body.latest_invoice);
+    // Every event of the account is what the SDK's types describe.
+    for (const e of (await get(key, '/v1/events?limit=100')).body.data) expectMatchesSdkTypes(e, e.type);
+  });
+
   test('error_if_incomplete with a declining card: 402 and nothing is made', async () => {
     const key = newTestKey();
     const customer = await payingCustomer(t, key, 'pm_card_chargeCustomerFail');
