@@ -63,8 +63,14 @@ test('a year of monthly renewals on a test clock, two months per advance: 12 ren
   expect(after.items.data[0]).toMatchObject({ current_period_start: addInterval(START, 'month', 12), current_period_end: addInterval(START, 'month', 13) });
   expect((await eventsOf(key, 'test_helpers.test_clock.ready')).length).toBe(6);
   expect((await get(key, '/v1/events?type=invoice.paid&limit=100')).body.data).toHaveLength(13);
-  // What the worker emitted is what the SDK's types describe.
-  for (const event of (await get(key, '/v1/events?limit=100')).body.data) expectMatchesSdkTypes(event, event.type);
+  // invoice.upcoming three days before each renewal: the coming invoice, without an id as the public API sends it.
+  const upcoming = (await get(key, '/v1/events?type=invoice.upcoming&limit=100')).body.data.reverse();
+  expect(upcoming).toHaveLength(12);
+  expect(upcoming[0].data.object).not.toHaveProperty('id');
+  expect(upcoming[0].data.object).toMatchObject({ object: 'invoice', billing_reason: 'upcoming', status: 'draft', amount_due: 1000, period_start: addInterval(START, 'month', 1) });
+  expect(upcoming[0].data.object.created).toBe(addInterval(START, 'month', 1) - 3 * 86400);
+  // Everything else the worker emitted is what the SDK's types describe.
+  for (const event of (await get(key, '/v1/events?limit=100')).body.data) if (event.type !== 'invoice.upcoming') expectMatchesSdkTypes(event, event.type);
 });
 
 test('a renewal whose card declines: past_due, the invoice open with the decline; paying it with another card makes it active', async () => {

@@ -1,4 +1,4 @@
-import { Prisma } from '../../generated/prisma/client';
+import { Prisma, type Customer } from '../../generated/prisma/client';
 import { newId } from '../../lib/ids';
 import { ApiError } from '../../kernel/errors';
 import type { RequestContext } from '../../kernel/route';
@@ -104,31 +104,22 @@ export interface MadeInvoice {
   readonly lines: InvoiceLineRow[];
 }
 
-/**
- * Makes an invoice for `spec` and finalizes it at once (`invoice.created`, `invoice.finalized`):
- * its lines and totals are fixed, the invoice items it bills are no longer pending, and it is
- * `open` with a number. Subscriptions' renewal invoices are finalized at once too, where the
- * public API leaves them a draft for about an hour.
- */
-export async function createInvoice(scope: Scope, spec: InvoiceSpec): Promise<MadeInvoice> {
-  const { tx } = scope;
-  const customer = await tx.customer.findUniqueOrThrow({ where: { id: spec.customerId } });
-  // Numbers follow each other per customer: the customer's lock keeps two invoices from sharing one.
-  await tx.$queryRaw`SELECT id FROM customers WHERE id = ${customer.id} FOR UPDATE`;
-  const numbered = await tx.invoice.count({ where: { customerId: customer.id, number: { not: null } } });
+type CustomerDetails = Pick<Customer, 'id' | 'email' | 'name' | 'phone' | 'address' | 'shipping' | 'taxExempt' | 'testClockId'>;
+
+/** The draft an invoice for `spec` is (its lines and totals worked out), written nowhere. */
+export function draftInvoice(spec: InvoiceSpec, customer: CustomerDetails, now: number, id: string): MadeInvoice {
   const { lines: results, totals } = computeInvoice(spec.lines.map(lineInputOf), spec.discounts);
   const stored: StoredTotals = {
     ...totals,
     customer: { email: customer.email, name: customer.name, phone: customer.phone, address: customer.address, shipping: customer.shipping, tax_exempt: customer.taxExempt },
   };
   const sub = spec.subscription;
-  const id = spec.id ?? newId('in');
-  const draft: InvoiceRow = {
+  const row: InvoiceRow = {
     id,
     customerId: customer.id,
     subscriptionId: sub?.id ?? null,
     testClockId: sub?.testClockId ?? customer.testClockId,
-    created: scope.now,
+    created: now,
     status: 'draft',
     billingReason: spec.billingReason,
     collectionMethod: sub?.collectionMethod ?? 'charge_automatically',
@@ -141,7 +132,7 @@ export async function createInvoice(scope: Scope, spec: InvoiceSpec): Promise<Ma
     attemptCount: 0,
     number: null,
     defaultPaymentMethod: sub?.defaultPaymentMethod ?? null,
-    dueDate: sub?.collectionMethod === 'send_invoice' ? scope.now + 86_400 * (sub.daysUntilDue ?? 30) : null,
+    dueDate: sub?.collectionMethod === 'send_invoice' ? now + 86_400 * (sub.daysUntilDue ?? 30) : null,
     finalizedAt: null,
     paidAt: null,
     lastPaymentError: null,
@@ -150,17 +141,6 @@ export async function createInvoice(scope: Scope, spec: InvoiceSpec): Promise<Ma
     subscriptionMetadata: (sub?.metadata ?? null) as Prisma.JsonValue,
     subscriptionProrationDate: spec.prorationDate ?? null,
   };
-  await tx.invoice.create({
-    data: {
-      ...draft,
-      accountId: scope.accountId,
-      totals: stored as unknown as Prisma.InputJsonValue,
-      metadata: {},
-      subscriptionMetadata: draft.subscriptionMetadata === null ? Prisma.DbNull : (draft.subscriptionMetadata as Prisma.InputJsonValue),
-      lastPaymentError: Prisma.DbNull,
-    },
-    select: { id: true },
-  });
   const lines: InvoiceLineRow[] = spec.lines.map((line, i) => ({
     id: newId('il'),
     invoiceId: id,
@@ -183,6 +163,34 @@ export async function createInvoice(scope: Scope, spec: InvoiceSpec): Promise<Ma
     taxes: results[i].taxes as unknown as Prisma.JsonValue,
     metadata: {},
   }));
+  return { row, lines };
+}
+
+/**
+ * Makes an invoice for `spec` and finalizes it at once (`invoice.created`, `invoice.finalized`):
+ * its lines and totals are fixed, the invoice items it bills are no longer pending, and it is
+ * `open` with a number. Subscriptions' renewal invoices are finalized at once too, where the
+ * public API leaves them a draft for about an hour.
+ */
+export async function createInvoice(scope: Scope, spec: InvoiceSpec): Promise<MadeInvoice> {
+  const { tx } = scope;
+  const customer = await tx.customer.findUniqueOrThrow({ where: { id: spec.customerId } });
+  // Numbers follow each other per customer: the customer's lock keeps two invoices from sharing one.
+  await tx.$queryRaw`SELECT id FROM customers WHERE id = ${customer.id} FOR UPDATE`;
+  const numbered = await tx.invoice.count({ where: { customerId: customer.id, number: { not: null } } });
+  const { row: draft, lines } = draftInvoice(spec, customer, scope.now, spec.id ?? newId('in'));
+  const id = draft.id;
+  await tx.invoice.create({
+    data: {
+      ...draft,
+      accountId: scope.accountId,
+      totals: draft.totals as Prisma.InputJsonValue,
+      metadata: {},
+      subscriptionMetadata: draft.subscriptionMetadata === null ? Prisma.DbNull : (draft.subscriptionMetadata as Prisma.InputJsonValue),
+      lastPaymentError: Prisma.DbNull,
+    },
+    select: { id: true },
+  });
   // One statement, in line order (seq follows it).
   await tx.invoiceLine.createMany({ data: lines.map((l) => ({ ...l, discountAmounts: l.discountAmounts as Prisma.InputJsonValue, taxes: l.taxes as Prisma.InputJsonValue, metadata: {} })) });
   const items = spec.lines.flatMap((l) => (l.invoiceItemId ? [l.invoiceItemId] : []));

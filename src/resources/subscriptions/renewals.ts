@@ -2,11 +2,12 @@ import { accountApiVersion, automaticCause, type Tx } from '../../events/emit';
 import type { Deps } from '../../kernel/route';
 import { unixSeconds } from '../../lib/clock';
 import { nextPeriodEnd } from '../invoices/amounts';
-import { emitIn, type Scope } from '../invoices/billing';
+import { draftInvoice, emitIn, type Scope } from '../invoices/billing';
+import { serializeInvoice } from '../invoices/serializer';
 import type { InvoiceRow } from '../invoices/serializer';
 import { appliedDiscounts, billSubscription, loadView, pendingItemLines, periodLines } from './billing';
 import { serializeSubscription, type StoredDiscount, type StoredPendingUpdate, type SubscriptionView } from './serializer';
-import { applyPendingUpdate, endSubscription, INCOMPLETE_SECONDS, saveSubscriptionRow, TRIAL_WILL_END_SECONDS } from './service';
+import { applyPendingUpdate, endSubscription, INCOMPLETE_SECONDS, saveSubscriptionRow, TRIAL_WILL_END_SECONDS, UPCOMING_SECONDS, upcomingDue } from './service';
 import { scheduleBilling, subscriptionJob } from './jobs';
 
 // A subscription's own time: renewals at each period end (an invoice made, finalized and
@@ -82,11 +83,42 @@ async function runDueAction(scope: Scope, view: SubscriptionView, at: number): P
     await emitIn(scope, 'customer.subscription.pending_update_expired', serializeSubscription(after));
     return;
   }
+  if (upcomingDue(row) && at >= row.periodEnd - UPCOMING_SECONDS && at < row.periodEnd) {
+    await emitUpcoming(scope, view);
+    await saveSubscriptionRow(scope, view, { ...view, row: { ...row, upcomingSentFor: row.periodEnd } });
+    return;
+  }
   if ((row.cancelAt !== null && at >= row.cancelAt) || (row.cancelAtPeriodEnd && at >= row.periodEnd)) {
     await endSubscription(scope, view, { prorate: false, invoiceNow: false, details: { comment: null, feedback: null, reason: 'cancellation_requested' } });
     return;
   }
   if (at >= row.periodEnd) await renew(scope, view);
+}
+
+/**
+ * `invoice.upcoming`: the invoice the coming renewal will make (the next period's lines and what
+ * is pending), as a draft nothing stores. Like the public API's, it has no id.
+ */
+async function emitUpcoming(scope: Scope, view: SubscriptionView): Promise<void> {
+  const { row } = view;
+  const start = row.periodEnd;
+  const end = nextPeriodEnd(row.billingCycleAnchor, row.interval, row.intervalCount, start);
+  const next: SubscriptionView = { ...view, row: { ...row, periodStart: start, periodEnd: end } };
+  const lines = [...(await periodLines(scope.tx, next, start, end)), ...(await pendingItemLines(scope.tx, scope.accountId, row.id))];
+  const customer = await scope.tx.customer.findUniqueOrThrow({ where: { id: row.customerId } });
+  const spec = {
+    customerId: row.customerId,
+    subscription: row,
+    currency: row.currency,
+    billingReason: 'upcoming',
+    periodStart: start,
+    periodEnd: end,
+    lines,
+    discounts: await appliedDiscounts(scope.tx, row.discounts as unknown as StoredDiscount[], start),
+  };
+  const { row: draft, lines: drafted } = draftInvoice(spec, customer, scope.now, '');
+  const { id: _none, ...preview } = serializeInvoice(draft, drafted);
+  await emitIn(scope, 'invoice.upcoming', { ...preview, lines: { ...preview.lines, url: '/v1/invoices/upcoming/lines' } });
 }
 
 /**

@@ -61,8 +61,24 @@ export function nextActionOf(row: SubscriptionRow): number | null {
   const pending = row.pendingUpdate as StoredPendingUpdate | null;
   if (pending) times.push(pending.expires_at);
   if (row.status === 'trialing' && row.trialEnd !== null && !row.trialWillEndSent) times.push(Math.max(row.created, row.trialEnd - TRIAL_WILL_END_SECONDS));
+  if (upcomingDue(row)) times.push(row.periodEnd - UPCOMING_SECONDS);
   return Math.min(...times);
 }
+
+/**
+ * How long before a renewal that will be charged `invoice.upcoming` is sent (a dashboard setting
+ * of the public API, "X days"; here three), once per period and only in periods longer than that.
+ */
+export const UPCOMING_SECONDS = 3 * 86_400;
+
+/** Whether this period's `invoice.upcoming` is still to come. */
+export const upcomingDue = (row: SubscriptionRow): boolean =>
+  ['active', 'past_due', 'trialing'].includes(row.status) &&
+  row.collectionMethod === 'charge_automatically' &&
+  !row.cancelAtPeriodEnd &&
+  row.cancelAt === null &&
+  row.upcomingSentFor !== row.periodEnd &&
+  row.periodEnd - UPCOMING_SECONDS > row.periodStart;
 
 /** How long a change parked by `pending_if_incomplete` waits for its invoice's payment. */
 export const PENDING_UPDATE_SECONDS = 23 * 3600;
@@ -285,6 +301,7 @@ export async function createSubscription(ctx: RequestContext) {
       trialStart: trialEnd === null ? null : now,
       trialEnd,
       trialWillEndSent: false,
+      upcomingSentFor: null,
       cancelAtPeriodEnd: params.cancel_at_period_end ?? false,
       cancelAt: null,
       canceledAt: null,
