@@ -95,27 +95,26 @@ async function runDueAction(scope: Scope, view: SubscriptionView, at: number): P
   if (at >= row.periodEnd) await renew(scope, view);
 }
 
+/** The period after the current one, and what its invoice bills: its lines, what is pending, the discounts then. */
+async function nextPeriodOf(scope: Scope, view: SubscriptionView) {
+  const { row } = view;
+  const start = row.periodEnd;
+  const end = nextPeriodEnd(row.billingCycleAnchor, row.interval, row.intervalCount, start);
+  const next: SubscriptionView = { ...view, row: { ...row, periodStart: start, periodEnd: end } };
+  const lines = [...(await periodLines(scope.tx, next, start, end)), ...(await pendingItemLines(scope.tx, scope.accountId, row.id))];
+  const discounts = await appliedDiscounts(scope.tx, row.discounts as unknown as StoredDiscount[], start);
+  return { start, end, next, lines, discounts };
+}
+
 /**
  * `invoice.upcoming`: the invoice the coming renewal will make (the next period's lines and what
  * is pending), as a draft nothing stores. Like the public API's, it has no id.
  */
 async function emitUpcoming(scope: Scope, view: SubscriptionView): Promise<void> {
   const { row } = view;
-  const start = row.periodEnd;
-  const end = nextPeriodEnd(row.billingCycleAnchor, row.interval, row.intervalCount, start);
-  const next: SubscriptionView = { ...view, row: { ...row, periodStart: start, periodEnd: end } };
-  const lines = [...(await periodLines(scope.tx, next, start, end)), ...(await pendingItemLines(scope.tx, scope.accountId, row.id))];
+  const { start, end, lines, discounts } = await nextPeriodOf(scope, view);
   const customer = await scope.tx.customer.findUniqueOrThrow({ where: { id: row.customerId } });
-  const spec = {
-    customerId: row.customerId,
-    subscription: row,
-    currency: row.currency,
-    billingReason: 'upcoming',
-    periodStart: start,
-    periodEnd: end,
-    lines,
-    discounts: await appliedDiscounts(scope.tx, row.discounts as unknown as StoredDiscount[], start),
-  };
+  const spec = { customerId: row.customerId, subscription: row, currency: row.currency, billingReason: 'upcoming', periodStart: start, periodEnd: end, lines, discounts };
   const { row: draft, lines: drafted } = draftInvoice(spec, customer, scope.now, '');
   const { id: _none, ...preview } = serializeInvoice(draft, drafted);
   await emitIn(scope, 'invoice.upcoming', { ...preview, lines: { ...preview.lines, url: '/v1/invoices/upcoming/lines' } });
@@ -127,11 +126,7 @@ async function emitUpcoming(scope: Scope, view: SubscriptionView): Promise<void>
  */
 async function renew(scope: Scope, view: SubscriptionView): Promise<void> {
   const { row } = view;
-  const start = row.periodEnd;
-  const end = nextPeriodEnd(row.billingCycleAnchor, row.interval, row.intervalCount, start);
-  const next: SubscriptionView = { ...view, row: { ...row, periodStart: start, periodEnd: end } };
-  const lines = [...(await periodLines(scope.tx, next, start, end)), ...(await pendingItemLines(scope.tx, scope.accountId, row.id))];
-  const discounts = await appliedDiscounts(scope.tx, row.discounts as unknown as StoredDiscount[], start);
+  const { start, end, next, lines, discounts } = await nextPeriodOf(scope, view);
   const { invoice, charge } = await billSubscription(scope, next, 'subscription_cycle', lines, { periodStart: start, periodEnd: end });
   // Once-only discounts end with the invoice that applied them; repeating ones when their months are up.
   const used = new Set(invoice.row.discounts);
