@@ -114,6 +114,17 @@ test("a trial ends (trial_will_end three days before), then cancel_at_period_end
   expect((await get(key, '/v1/invoiceitems?pending=true')).body.data).toHaveLength(2);
 });
 
+test('an unpaid first invoice: after 23 hours the subscription is incomplete_expired and the invoice void', async () => {
+  const key = newTestKey();
+  const { clock, customer, price } = await onClock(key, 'pm_card_chargeCustomerFail');
+  const sub = (await post(key, '/v1/subscriptions', { customer: customer.id, items: [{ price: price.id }] })).body;
+  expect(sub.status).toBe('incomplete');
+  await advance(key, clock.id, START + 86400);
+  expect((await get(key, `/v1/subscriptions/${sub.id}`)).body).toMatchObject({ status: 'incomplete_expired', ended_at: START + 23 * 3600 });
+  expect((await get(key, `/v1/invoices/${sub.latest_invoice}`)).body).toMatchObject({ status: 'void', amount_remaining: 0, status_transitions: { voided_at: START + 23 * 3600 } });
+  expect((await eventsOf(key, 'invoice.voided')).length).toBe(1);
+});
+
 test('an advance survives a Redis that lost its job: the reconciler adds it again and the clock gets ready', async () => {
   const key = newTestKey();
   const { clock, customer, price } = await onClock(key);

@@ -135,6 +135,7 @@ export function draftInvoice(spec: InvoiceSpec, customer: CustomerDetails, now: 
     dueDate: sub?.collectionMethod === 'send_invoice' ? now + 86_400 * (sub.daysUntilDue ?? 30) : null,
     finalizedAt: null,
     paidAt: null,
+    voidedAt: null,
     lastPaymentError: null,
     discounts: [...new Set(results.flatMap((r) => r.discount_amounts.map((d) => d.discount)))],
     metadata: {},

@@ -162,7 +162,7 @@ export function serializeInvoice(row: InvoiceRow, lines: readonly InvoiceLineRow
       finalized_at: row.finalizedAt,
       marked_uncollectible_at: null,
       paid_at: row.paidAt,
-      voided_at: row.status === 'void' ? row.paidAt : null,
+      voided_at: row.voidedAt,
     },
     subtotal: totals.subtotal,
     subtotal_excluding_tax: totals.subtotal_excluding_tax,

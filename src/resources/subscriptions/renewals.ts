@@ -2,7 +2,7 @@ import { accountApiVersion, automaticCause, type Tx } from '../../events/emit';
 import type { Deps } from '../../kernel/route';
 import { unixSeconds } from '../../lib/clock';
 import { nextPeriodEnd } from '../invoices/amounts';
-import { draftInvoice, emitIn, type Scope } from '../invoices/billing';
+import { draftInvoice, emitIn, lockInvoice, type Scope } from '../invoices/billing';
 import { serializeInvoice } from '../invoices/serializer';
 import type { InvoiceRow } from '../invoices/serializer';
 import { appliedDiscounts, billSubscription, loadView, pendingItemLines, periodLines } from './billing';
@@ -66,7 +66,11 @@ async function runDueAction(scope: Scope, view: SubscriptionView, at: number): P
   if (row.status === 'incomplete') {
     if (at < row.created + INCOMPLETE_SECONDS) return;
     // An unpaid first invoice: the subscription expires, and the invoice is voided.
-    if (row.latestInvoice) await scope.tx.invoice.updateMany({ where: { id: row.latestInvoice, status: 'open' }, data: { status: 'void' } });
+    const invoice = row.latestInvoice ? await lockInvoice(scope.tx, scope.accountId, row.latestInvoice) : null;
+    if (invoice && invoice.row.status === 'open') {
+      await scope.tx.invoice.update({ where: { id: invoice.row.id }, data: { status: 'void', voidedAt: at }, select: { id: true } });
+      await emitIn(scope, 'invoice.voided', serializeInvoice({ ...invoice.row, status: 'void', voidedAt: at }, invoice.lines));
+    }
     await saveSubscriptionRow(scope, view, { ...view, row: { ...row, status: 'incomplete_expired', endedAt: at } });
     return;
   }

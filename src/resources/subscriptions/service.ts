@@ -644,6 +644,13 @@ export async function saveSubscriptionRow(scope: Scope, before: SubscriptionView
   else if (Object.keys(changed).length > 0) await emitIn(scope, type, serializeSubscription(after), changed);
 }
 
+/** `cancellation_details` (`comment`, `feedback`; an empty string clears either) over what is stored. */
+function cancellationDetailsOf(sub: SubscriptionRow, param: { comment?: string; feedback?: string }): Prisma.JsonValue {
+  const current = (sub.cancellationDetails as Record<string, unknown> | null) ?? { comment: null, feedback: null, reason: null };
+  const value = (given: string | undefined, was: unknown) => (given === undefined ? was : given === '' ? null : given);
+  return { ...current, comment: value(param.comment, current.comment), feedback: value(param.feedback, current.feedback) } as Prisma.JsonValue;
+}
+
 const changeOptionsOf = (params: Record<string, any>, at: ChangeOptions['at']): ChangeOptions => ({
   prorationBehavior: params.proration_behavior ?? 'create_prorations',
   prorationDate: params.proration_date,
@@ -672,6 +679,7 @@ async function fieldsOf(scope: Scope, ctx: RequestContext, view: SubscriptionVie
     fields.cancelAt = params.cancel_at === '' ? null : params.cancel_at;
     fields.cancelAtPeriodEnd = false;
   }
+  if (params.cancellation_details !== undefined) fields.cancellationDetails = cancellationDetailsOf(sub, params.cancellation_details);
   if (params.collection_method !== undefined) fields.collectionMethod = params.collection_method;
   const collection = fields.collectionMethod ?? sub.collectionMethod;
   if (params.days_until_due !== undefined) {
@@ -694,7 +702,8 @@ export async function updateSubscription(ctx: RequestContext) {
     if (view.row.status === 'canceled' || view.row.status === 'incomplete_expired') {
       const allowed = Object.keys(params).filter((k) => !['metadata', 'cancellation_details', 'expand'].includes(k));
       if (allowed.length > 0) throw invalidRequest('A canceled subscription can only update its cancellation_details and metadata.', undefined, allowed[0]);
-      const after = { ...view, row: { ...view.row, metadata: applyMetadata(view.row.metadata as Metadata, params.metadata) } };
+      const details = params.cancellation_details === undefined ? view.row.cancellationDetails : cancellationDetailsOf(view.row, params.cancellation_details);
+      const after = { ...view, row: { ...view.row, metadata: applyMetadata(view.row.metadata as Metadata, params.metadata), cancellationDetails: details } };
       await saveSubscriptionRow(scope, view, after);
       return { subscription: serializeSubscription(after), events: scope.events };
     }
@@ -723,7 +732,7 @@ export async function cancelSubscription(ctx: RequestContext) {
     await endSubscription(scope, view, {
       prorate: params.prorate === true,
       invoiceNow: params.invoice_now === true,
-      details: { comment: params.cancellation_details?.comment ?? null, feedback: params.cancellation_details?.feedback ?? null, reason: 'cancellation_requested' },
+      details: { ...(cancellationDetailsOf(view.row, params.cancellation_details ?? {}) as Record<string, unknown>), reason: 'cancellation_requested' },
     });
     const after = await loadView(tx, await tx.subscription.findUniqueOrThrow({ where: { id: view.row.id } }), ctx.caller.accountId);
     return { subscription: serializeSubscription(after), events: scope.events };

@@ -97,6 +97,12 @@ describe('subscriptions', () => {
     const { sub } = await subscribed(key);
     const res = await post(key, `/v1/subscriptions/${sub.id}`, { cancel_at_period_end: true });
     expect(res.body).toMatchObject({ cancel_at_period_end: true, cancel_at: sub.items.data[0].current_period_end });
+    expect((await post(key, `/v1/subscriptions/${sub.id}`, { cancellation_details: { comment: 'Too pricey', feedback: 'too_expensive' } })).body.cancellation_details).toEqual({
+      comment: 'Too pricey',
+      feedback: 'too_expensive',
+      feedback_option: null,
+      reason: null,
+    });
     const canceled = await del(key, `/v1/subscriptions/${sub.id}?prorate=true&invoice_now=true`);
     expect(canceled.body).toMatchObject({ status: 'canceled', cancellation_details: { reason: 'cancellation_requested' } });
     expect(canceled.body.ended_at).not.toBeNull();
