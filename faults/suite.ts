@@ -348,8 +348,9 @@ async function linkFcAccounts(client: ApiClient, n: number): Promise<{ subscribe
 
 /**
  * The delayed pipelines with a fault while they wait: submitted sessions to finish processing,
- * verified sessions being redacted, app secrets about to expire for the sweep, and linked
- * accounts' refreshes, subscriptions and deactivations.
+ * verified sessions being redacted, app secrets about to expire for the sweep, card CVCs to
+ * purge, linked accounts' refreshes, subscriptions and deactivations, and test clocks advancing
+ * across subscription renewals.
  */
 export async function pipelineScenario(stack: Stack, fault: FaultName, options: Options): Promise<Figures> {
   const started = Date.now();
@@ -380,16 +381,20 @@ export async function pipelineScenario(stack: Stack, fault: FaultName, options: 
     if (!card.ok) throw new Error(`creating a card failed: ${JSON.stringify(card.body)}`);
   }
   const fc = await linkFcAccounts(client, n);
+  // Test clocks advancing two months over a monthly subscription each: two renewals to run.
+  const clocks = await advancingClocks(client, Math.max(2, Math.ceil(n / 4)));
   const backAt = await inject(stack, fault);
 
   const progress = async () => {
-    const [row] = await stack.query<{ processed: number; redacted: number; secrets: number; cvcs: number }>(
+    const [row] = await stack.query<{ processed: number; redacted: number; secrets: number; cvcs: number; ready: number; renewals: number }>(
       `SELECT
          (SELECT count(*)::int FROM identity_verification_sessions WHERE id = ANY($1) AND status = 'verified') AS processed,
          (SELECT count(*)::int FROM identity_verification_sessions WHERE id = ANY($2) AND redaction_status = 'redacted') AS redacted,
          (SELECT count(*)::int FROM app_secrets WHERE account_id = $3) AS secrets,
-         (SELECT count(*)::int FROM payment_methods WHERE account_id = $3 AND cvc IS NOT NULL) AS cvcs`,
-      [processing, toRedact, accountId],
+         (SELECT count(*)::int FROM payment_methods WHERE account_id = $3 AND cvc IS NOT NULL) AS cvcs,
+         (SELECT count(*)::int FROM test_clocks WHERE id = ANY($4) AND status = 'ready' AND frozen_time = $5) AS ready,
+         (SELECT count(DISTINCT (subscription_id, period_start))::int FROM invoices WHERE test_clock_id = ANY($4) AND billing_reason = 'subscription_cycle' AND status = 'paid') AS renewals`,
+      [processing, toRedact, accountId, clocks.ids, clocks.target],
     );
     // Each subscribed account: its prefetched balance refresh, and two transaction refreshes (at
     // subscribing, then one interval later); each Inactive Accounts account: inactive.
@@ -401,7 +406,10 @@ export async function pipelineScenario(stack: Stack, fault: FaultName, options: 
          (SELECT count(*)::int FROM financial_connections_accounts WHERE id = ANY($2) AND status = 'inactive') AS inactive`,
       [fc.subscribed, fc.inactive],
     );
-    return { finished: row.processed + row.redacted + (n - row.secrets) + (n - row.cvcs) + fcRow.balances + fcRow.subscriptions + fcRow.inactive, total: 7 * n };
+    return {
+      finished: row.processed + row.redacted + (n - row.secrets) + (n - row.cvcs) + row.ready + row.renewals + fcRow.balances + fcRow.subscriptions + fcRow.inactive,
+      total: 7 * n + 3 * clocks.ids.length,
+    };
   };
   let pipeline = await progress();
   let finishedAt = Infinity;
@@ -425,6 +433,12 @@ export async function pipelineScenario(stack: Stack, fault: FaultName, options: 
     [accountId],
   );
   figures.ranTwice += twice.n;
+  // A renewal that ran twice is a second invoice for one subscription's period.
+  const [renewedTwice] = await stack.query<{ n: number }>(
+    `SELECT count(*)::int AS n FROM (SELECT 1 FROM invoices WHERE test_clock_id = ANY($1) GROUP BY subscription_id, period_start HAVING count(*) > 1) t`,
+    [clocks.ids],
+  );
+  figures.ranTwice += renewedTwice.n;
   // The pipelines' own delays (processing, redaction, the sweep and the CVC purge) are part of this time.
   setRecovery(figures, backAt, finishedAt, allArrived(receivers, ids) ? latestArrival(receivers, ids) : Infinity);
   Object.assign(figures, processFigures(stack, started));
@@ -514,6 +528,28 @@ export async function forwardingScenario(stack: Stack, fault: FaultName, options
   await destination.close();
   await finish(client, receivers);
   return judge(figures, options.recoveryBarMs ?? RECOVERY_BAR_MS);
+/** Frozen times of the billing pipeline: 15 Jan 2027, and two months on. */
+const CLOCK_START = Date.UTC(2027, 0, 15, 9) / 1000;
+const CLOCK_TARGET = Date.UTC(2027, 2, 15, 9) / 1000;
+
+/** `count` test clocks, each with a customer paying a monthly subscription, each advancing two months. */
+async function advancingClocks(client: ApiClient, count: number): Promise<{ ids: string[]; target: number }> {
+  const ok = (what: string, res: { ok: boolean; body?: unknown }): any => {
+    if (!res.ok) throw new Error(`${what} failed: ${JSON.stringify(res.body)}`);
+    return res.body;
+  };
+  const price = ok('a price', await client.send('POST', '/v1/prices', form({ 'product_data[name]': 'Monthly', currency: 'usd', unit_amount: '1000', 'recurring[interval]': 'month' })));
+  const ids: string[] = [];
+  for (let i = 0; i < count; i++) {
+    const clock = ok('a test clock', await client.send('POST', '/v1/test_helpers/test_clocks', form({ frozen_time: String(CLOCK_START) })));
+    const customer = ok('a customer', await client.send('POST', '/v1/customers', form({ test_clock: clock.id, payment_method: 'pm_card_visa' })));
+    const pm = ok('its cards', await client.send('GET', `/v1/payment_methods?customer=${customer.id}`)).data[0].id;
+    ok('its default card', await client.send('POST', `/v1/customers/${customer.id}`, form({ 'invoice_settings[default_payment_method]': pm })));
+    ok('a subscription', await client.send('POST', '/v1/subscriptions', form({ customer: customer.id, 'items[0][price]': price.id })));
+    ids.push(clock.id);
+  }
+  for (const id of ids) ok('an advance', await client.send('POST', `/v1/test_helpers/test_clocks/${id}/advance`, form({ frozen_time: String(CLOCK_TARGET) })));
+  return { ids, target: CLOCK_TARGET };
 }
 
 async function finish(client: ApiClient, receivers: Receiver[]): Promise<void> {

@@ -16,6 +16,11 @@ export interface ApiErrorInit {
   headers?: Record<string, string>;
   /** Overrides what `isParameterError` infers (see there). */
   kind?: ErrorKind;
+  /**
+   * The operation's writes stand and commit with this answer (a declined payment is recorded,
+   * then answered 402, as the public API does); its idempotent result is stored in the same commit.
+   */
+  keepsWrites?: boolean;
 }
 
 /**
@@ -35,6 +40,7 @@ export class ApiError extends Error {
   readonly extra?: Record<string, unknown>;
   readonly headers?: Record<string, string>;
   readonly kind: ErrorKind;
+  readonly keepsWrites: boolean;
 
   constructor(init: ApiErrorInit) {
     super(init.message);
@@ -48,6 +54,7 @@ export class ApiError extends Error {
     // (`resource_missing`) or a state code (`…_unexpected_status`) is not one.
     const inferred = this.status === 400 && this.type === 'invalid_request_error' && this.param !== undefined && (this.code === undefined || PARAMETER_CODE.test(this.code));
     this.kind = init.kind ?? (inferred ? 'parameter' : 'state');
+    this.keepsWrites = init.keepsWrites ?? false;
   }
 
   /**

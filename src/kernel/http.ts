@@ -254,26 +254,35 @@ async function runOperation({ route: r, validate, rateLimiter }: Mounted, kernel
     const renderResult = async (c: RequestContext, result: unknown) =>
       JSON.stringify(kernel.versions.render(await kernel.expand.apply(result, expandPaths, c), c.apiVersion));
     const render = async (c: RequestContext) => renderResult(c, await r.handler(c));
-    let body: string;
     if (r.method === 'get') {
-      body = await render(ctx(deps));
-    } else if (r.afterCommit) {
+      send(res, 200, await render(ctx(deps)));
+      return;
+    }
+    if (r.afterCommit) {
       const first = await inOperationTransaction(deps, (opDeps) => r.handler(ctx(opDeps)), async () => undefined);
       committed = true;
-      body = await renderResult(ctx(deps), await r.afterCommit(ctx(deps), first));
+      const body = await renderResult(ctx(deps), await r.afterCommit(ctx(deps), first));
       if (claim && !(await kernel.idempotency.complete(claim, 200, body, r.responseHasSecret))) {
         deps.logger.warn({ request_id: requestId }, 'idempotency claim was taken over; this result was not stored');
       }
-    } else {
-      body = await inOperationTransaction(
-        deps,
-        (opDeps) => render(ctx(opDeps)),
-        async (tx, body) => {
-          if (claim && !(await kernel.idempotency.complete(claim, 200, body, r.responseHasSecret, tx))) throw new ClaimLost();
-        },
-      );
+      send(res, 200, body);
+      return;
     }
-    send(res, 200, body);
+    // An error that keeps the writes (`keepsWrites`) commits them with its answer as the result.
+    const outcome = await inOperationTransaction(
+      deps,
+      (opDeps) =>
+        render(ctx(opDeps)).catch((err: unknown) => {
+          if (err instanceof ApiError && err.keepsWrites) return renderError(err, res, deps.logger, false);
+          throw err;
+        }),
+      async (tx, result) => {
+        const [status, body] = typeof result === 'string' ? [200, result] : [result.status, result.body];
+        if (claim && !(await kernel.idempotency.complete(claim, status, body, r.responseHasSecret, tx))) throw new ClaimLost();
+      },
+    );
+    if (typeof outcome === 'string') send(res, 200, outcome);
+    else writeError(res, outcome);
   } catch (err) {
     await answerFailure(err, res, kernel, claim, requestId, committed);
   } finally {

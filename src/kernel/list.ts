@@ -75,6 +75,15 @@ export async function paginate<Row extends { seq: bigint }>(opts: PageOptions<Ro
   return { object: 'list', data: page.map(opts.serialize), has_more: hasMore, url: opts.url };
 }
 
+/**
+ * `paginate` for objects whose public form needs more than the row (its items, its lines): the
+ * page's rows are serialized together, so each page reads what they need in a few queries.
+ */
+export async function paginateRows<Row extends { seq: bigint }>(opts: Omit<PageOptions<Row>, 'serialize'> & { serializeAll: (rows: Row[]) => Promise<unknown[]> }): Promise<ListObject> {
+  const page = await paginate<Row>({ ...opts, serialize: (row) => row });
+  return { ...page, data: await opts.serializeAll(page.data as Row[]) };
+}
+
 export interface ItemPageOptions<T> {
   params: PageParams;
   url: string;

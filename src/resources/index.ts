@@ -54,6 +54,13 @@ import * as forwardingRequests from './forwarding_requests/routes';
 import * as forwardingRequestSerializer from './forwarding_requests/serializer';
 import * as financialConnections from './financial_connections/routes';
 import * as financialConnectionsSerializer from './financial_connections/serializer';
+import * as subscriptions from './subscriptions/routes';
+import * as subscriptionSerializer from './subscriptions/serializer';
+import * as invoices from './invoices/routes';
+import * as testClocks from './test_clocks/routes';
+import * as testClockSerializer from './test_clocks/serializer';
+import { billingWorker, reconcileBilling } from './subscriptions/pipeline';
+import * as invoiceSerializer from './invoices/serializer';
 
 // The registry app.ts mounts: every resource's routes and expandable fields, in order.
 
@@ -142,6 +149,25 @@ export const resources: readonly Resource[] = [
     workers: [financialConnectionsWorker],
     reconcile: reconcileFinancialConnectionsJobs,
     schedules: [fcLinkPrune],
+  },
+  {
+    routes: subscriptions.routes,
+    expandable: {
+      [subscriptionSerializer.SUBSCRIPTION_OBJECT]: subscriptionSerializer.subscriptionExpandable,
+      [subscriptionSerializer.ITEM_OBJECT]: subscriptionSerializer.itemExpandable,
+      plan: subscriptionSerializer.planExpandable,
+    },
+    workers: [billingWorker],
+    reconcile: reconcileBilling,
+  },
+  { routes: testClocks.routes, expandable: { [testClockSerializer.OBJECT]: testClockSerializer.expandable } },
+  {
+    routes: invoices.routes,
+    expandable: {
+      [invoiceSerializer.INVOICE_OBJECT]: invoiceSerializer.invoiceExpandable,
+      [invoiceSerializer.LINE_OBJECT]: invoiceSerializer.lineExpandable,
+      [invoiceSerializer.INVOICE_ITEM_OBJECT]: invoiceSerializer.invoiceItemExpandable,
+    },
   },
 ];
 

@@ -19,7 +19,9 @@ import {
   createWebhookEndpoint,
   createWebhookEndpoints,
   linkFcAccounts,
+  createSubscription,
 } from '../helpers/fixtures';
+import { requestsOf } from '../helpers/requests';
 import { describeListConformance, type CreatedObjects } from '../helpers/listConformance';
 import { resources } from '../../src/resources';
 import { CAPABILITIES } from '../../src/resources/accounts/serializer';
@@ -46,6 +48,7 @@ interface ListCase {
 }
 
 const ids = (items: { id: string }[]): string[] => items.map((o) => o.id);
+const { post } = requestsOf(() => t);
 
 // Capability ids are names, the same in every account: each call takes the next names in turn,
 // so two accounts of one test never share one.
@@ -340,6 +343,96 @@ const LISTS: Record<string, ListCase> = {
     timestampField: 'transacted_at',
     createObjects: fcTransactionRows,
     sdkIds: async (stripe, query) => ids(await stripe.financialConnections.transactions.list({ account: query.account, limit: 2 }).autoPagingToArray({ limit: 1000 })),
+  },
+  GetSubscriptions: {
+    path: '/v1/subscriptions',
+    objectName: 'subscription',
+    createdFilter: true,
+    maxObjects: 12,
+    createObjects: async (key, n) => {
+      const out: string[] = [];
+      for (let i = 0; i < n; i++) out.push((await createSubscription(t, key)).id);
+      return out;
+    },
+    sdkIds: async (stripe) => ids(await stripe.subscriptions.list({ limit: 2 }).autoPagingToArray({ limit: 1000 })),
+  },
+  GetSubscriptionItems: {
+    path: '/v1/subscription_items',
+    objectName: 'subscription_item',
+    createdFilter: false,
+    maxObjects: 12,
+    createObjects: async (key, n) => {
+      // The first item comes with the subscription; the others are added one at a time.
+      const sub = await createSubscription(t, key);
+      const out: string[] = [sub.items.data[0].id];
+      for (let i = 1; i < n; i++) {
+        const price = (await createPrice(t, key, { recurring: { interval: 'month' } })).id;
+        out.push((await post(key, '/v1/subscription_items', { subscription: sub.id, price })).body.id);
+      }
+      // A subscription always has an item: for an empty list, its row goes.
+      if (n === 0) await t.runtime.prisma.subscriptionItem.deleteMany({ where: { subscriptionId: sub.id } });
+      return { ids: out.slice(0, n), query: { subscription: sub.id } };
+    },
+    sdkIds: async (stripe, query) => {
+      const subscription = (await stripe.subscriptions.list({ limit: 1 })).data[0].id;
+      void query;
+      return ids(await stripe.subscriptionItems.list({ subscription, limit: 2 }).autoPagingToArray({ limit: 1000 }));
+    },
+  },
+  GetInvoices: {
+    path: '/v1/invoices',
+    objectName: 'invoice',
+    createdFilter: true,
+    maxObjects: 12,
+    createObjects: async (key, n) => {
+      const out: string[] = [];
+      for (let i = 0; i < n; i++) out.push((await createSubscription(t, key)).latest_invoice);
+      return out;
+    },
+    sdkIds: async (stripe) => ids(await stripe.invoices.list({ limit: 2 }).autoPagingToArray({ limit: 1000 })),
+  },
+  GetInvoicesInvoiceLines: {
+    // Lines are listed in invoice order: the ids are answered last line first, as the list's "newest first".
+    path: '/v1/invoices/{invoice}/lines',
+    objectName: 'line_item',
+    createdFilter: false,
+    timestampField: null,
+    maxObjects: 12,
+    createObjects: async (key, n) => {
+      const invoice = (await createSubscription(t, key, Math.max(n, 1))).latest_invoice;
+      const lines = await t.runtime.prisma.invoiceLine.findMany({ where: { invoiceId: invoice }, orderBy: { seq: 'asc' } });
+      if (n === 0) await t.runtime.prisma.invoiceLine.deleteMany({ where: { invoiceId: invoice } });
+      return { ids: n === 0 ? [] : lines.map((l) => l.id).reverse(), path: `/v1/invoices/${invoice}/lines` };
+    },
+    sdkIds: async (stripe, query) => ids(await stripe.invoices.listLineItems(query.path.split('/')[3], { limit: 2 }).autoPagingToArray({ limit: 1000 })),
+  },
+  GetInvoiceitems: {
+    path: '/v1/invoiceitems',
+    objectName: 'invoiceitem',
+    createdFilter: true,
+    timestampField: 'date',
+    maxObjects: 12,
+    createObjects: async (key, n) => {
+      // Each quantity change makes two prorations (a credit and a charge).
+      const sub = await createSubscription(t, key);
+      const item = sub.items.data[0].id;
+      for (let i = 0; i < Math.ceil(n / 2); i++) await post(key, `/v1/subscription_items/${item}`, { quantity: i + 2 });
+      const made = await t.runtime.prisma.invoiceItem.findMany({ where: { subscriptionId: sub.id }, orderBy: { seq: 'asc' } });
+      if (made.length > n) await t.runtime.prisma.invoiceItem.delete({ where: { id: made[made.length - 1].id } });
+      return made.slice(0, n).map((i) => i.id);
+    },
+    sdkIds: async (stripe) => ids(await stripe.invoiceItems.list({ limit: 2 }).autoPagingToArray({ limit: 1000 })),
+  },
+  GetTestHelpersTestClocks: {
+    path: '/v1/test_helpers/test_clocks',
+    objectName: 'test_helpers.test_clock',
+    createdFilter: false,
+    createObjects: async (key, n) => {
+      const out: string[] = [];
+      for (let i = 0; i < n; i++) out.push((await post(key, '/v1/test_helpers/test_clocks', { frozen_time: 1800000000 + i })).body.id);
+      return out;
+    },
+    sdkIds: async (stripe) => ids(await stripe.testHelpers.testClocks.list({ limit: 2 }).autoPagingToArray({ limit: 1000 })),
   },
   GetSandboxWebhookEndpointsWebhookEndpointDeliveries: {
     // Each account's list is under its own endpoint; the path comes with the created objects.

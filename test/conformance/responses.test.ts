@@ -24,6 +24,7 @@ import {
   createFcSession,
   linkFcAccounts,
   refreshFcAccount,
+  createSubscription,
 } from '../helpers/fixtures';
 import {
   documentedOperations,
@@ -76,6 +77,17 @@ const TX = '/v1/tax_rates';
 const CO = '/v1/coupons';
 const PRC = '/v1/promotion_codes';
 const FR = '/v1/forwarding/requests';
+const SU = '/v1/subscriptions';
+const SI = '/v1/subscription_items';
+const IN = '/v1/invoices';
+const II = '/v1/invoiceitems';
+const TC = '/v1/test_helpers/test_clocks';
+/** A subscription with a pending proration, on a customer paying with `pm_card_visa`. */
+async function changedSubscription(key: string): Promise<Record<string, any>> {
+  const sub = await createSubscription(t, key);
+  await post(key, `${SI}/${sub.items.data[0].id}`, { quantity: 2 });
+  return sub;
+}
 const CUSTOM_INDIVIDUAL = {
   controller: { stripe_dashboard: { type: 'none' }, requirement_collection: 'application' },
   capabilities: { card_payments: { requested: true }, transfers: { requested: true } },
@@ -728,6 +740,79 @@ const scenarios: Record<string, Scenario> = {
       })),
     ];
   },
+  GetSubscriptions: async (key) => {
+    const out = [answer('empty list', await get(key, SU))];
+    await changedSubscription(key);
+    out.push(answer('list', await get(key, `${SU}?expand[]=data.customer&expand[]=data.latest_invoice&expand[]=data.default_payment_method`)));
+    return out;
+  },
+  PostSubscriptions: async (key) => {
+    const sub = await createSubscription(t, key);
+    const taxRate = (await createTaxRate(t, key)).id;
+    const coupon = (await createCoupon(t, key, { duration: 'forever' })).id;
+    const price = (await createPrice(t, key, { recurring: { interval: 'month' } })).id;
+    return [
+      answer('minimal', { status: 200, body: sub }),
+      answer('everything', await post(key, SU, {
+        customer: sub.customer, items: [{ price, quantity: 2, tax_rates: [taxRate], metadata: { a: '1' } }], default_tax_rates: [taxRate], discounts: [{ coupon }],
+        metadata: { a: '1' }, description: 'd', cancel_at_period_end: true, expand: ['latest_invoice', 'customer'],
+      })),
+      answer('trial, send_invoice', await post(key, SU, { customer: sub.customer, items: [{ price }], trial_period_days: 3, collection_method: 'send_invoice', days_until_due: 5 })),
+    ];
+  },
+  GetSubscriptionsSubscriptionExposedId: async (key) => [answer('subscription', await get(key, `${SU}/${(await changedSubscription(key)).id}?expand[]=customer&expand[]=latest_invoice`))],
+  PostSubscriptionsSubscriptionExposedId: async (key) => {
+    const sub = await createSubscription(t, key);
+    const price = (await createPrice(t, key, { recurring: { interval: 'month' }, unit_amount: 2000 })).id;
+    return [
+      answer('no change', await post(key, `${SU}/${sub.id}`, '')),
+      answer('items', await post(key, `${SU}/${sub.id}`, { items: [{ id: sub.items.data[0].id, price }], proration_behavior: 'always_invoice', metadata: { a: '1' } })),
+      answer('pending update', await post(key, `${SU}/${(await createSubscription(t, key, 1, {})).id}`, { items: [{ price }], payment_behavior: 'pending_if_incomplete', proration_behavior: 'always_invoice' })),
+    ];
+  },
+  DeleteSubscriptionsSubscriptionExposedId: async (key) => [answer('canceled', await del(key, `${SU}/${(await createSubscription(t, key)).id}?prorate=true&invoice_now=true`))],
+  GetSubscriptionItems: async (key) => [answer('list', await get(key, `${SI}?subscription=${(await createSubscription(t, key, 2)).id}`))],
+  PostSubscriptionItems: async (key) => {
+    const sub = await createSubscription(t, key);
+    const price = (await createPrice(t, key, { recurring: { interval: 'month' } })).id;
+    return [answer('added', await post(key, SI, { subscription: sub.id, price, quantity: 3, metadata: { a: '1' }, expand: ['price.product'] }))];
+  },
+  GetSubscriptionItemsItem: async (key) => [answer('item', await get(key, `${SI}/${(await createSubscription(t, key)).items.data[0].id}`))],
+  PostSubscriptionItemsItem: async (key) => {
+    const sub = await createSubscription(t, key);
+    const id = sub.items.data[0].id;
+    return [answer('no change', await post(key, `${SI}/${id}`, '')), answer('quantity', await post(key, `${SI}/${id}`, { quantity: 4, billing_thresholds: { usage_gte: 10 } }))];
+  },
+  DeleteSubscriptionItemsItem: async (key) => [answer('deleted', await del(key, `${SI}/${(await createSubscription(t, key, 2)).items.data[0].id}`))],
+  GetInvoices: async (key) => {
+    const out = [answer('empty list', await get(key, IN))];
+    await changedSubscription(key);
+    out.push(answer('list', await get(key, `${IN}?expand[]=data.customer`)));
+    return out;
+  },
+  GetInvoicesInvoice: async (key) => [answer('invoice', await get(key, `${IN}/${(await createSubscription(t, key, 2)).latest_invoice}?expand[]=default_payment_method`))],
+  GetInvoicesInvoiceLines: async (key) => [answer('lines', await get(key, `${IN}/${(await createSubscription(t, key, 2)).latest_invoice}/lines`))],
+  PostInvoicesInvoicePay: async (key) => [answer('paid', await post(key, `${IN}/${(await createSubscription(t, key, 1, { payment_behavior: 'default_incomplete' })).latest_invoice}/pay`, {}))],
+  GetInvoiceitems: async (key) => {
+    const out = [answer('empty list', await get(key, II))];
+    await changedSubscription(key);
+    out.push(answer('list', await get(key, `${II}?pending=true`)));
+    return out;
+  },
+  GetInvoiceitemsInvoiceitem: async (key) => {
+    await changedSubscription(key);
+    return [answer('item', await get(key, `${II}/${(await get(key, II)).body.data[0].id}`))];
+  },
+  GetTestHelpersTestClocks: async (key) => {
+    const out = [answer('empty list', await get(key, TC))];
+    await post(key, TC, { frozen_time: 1800000000, name: 'n' });
+    out.push(answer('list', await get(key, TC)));
+    return out;
+  },
+  PostTestHelpersTestClocks: async (key) => [answer('minimal', await post(key, TC, { frozen_time: 1800000000 })), answer('named', await post(key, TC, { frozen_time: 1800000000, name: 'Monthly' }))],
+  GetTestHelpersTestClocksTestClock: async (key) => [answer('clock', await get(key, `${TC}/${(await post(key, TC, { frozen_time: 1800000000 })).body.id}`))],
+  DeleteTestHelpersTestClocksTestClock: async (key) => [answer('deleted', await del(key, `${TC}/${(await post(key, TC, { frozen_time: 1800000000 })).body.id}`))],
+  PostTestHelpersTestClocksTestClockAdvance: async (key) => [answer('advancing', await post(key, `${TC}/${(await post(key, TC, { frozen_time: 1800000000 })).body.id}/advance`, { frozen_time: 1800086400 }))],
   GetPromotionCodesPromotionCode: async (key) => {
     const { id } = await createPromotionCode(t, key);
     return [answer('code', await get(key, `${PRC}/${id}`)), answer('coupon expanded', await get(key, `${PRC}/${id}?expand[]=promotion.coupon.applies_to`))];
@@ -1062,6 +1147,30 @@ const errorScenarios: Record<string, Scenario> = {
     answer('no promotion', await post(key, PRC, '')),
     answer('unknown coupon', await post(key, PRC, { promotion: { type: 'coupon', coupon: 'NOPE' } })),
   ],
+  GetSubscriptions: async (key) => [answer('bad status', await get(key, `${SU}?status=bogus`))],
+  PostSubscriptions: async (key) => [answer('no customer', await post(key, SU, { items: [{ price: 'price_nope' }] })), answer('one-time price', await post(key, SU, { customer: (await createCustomer(t, key)).id, items: [{ price: (await createPrice(t, key)).id }] }))],
+  GetSubscriptionsSubscriptionExposedId: async (key) => [answer('unknown id', await get(key, `${SU}/sub_nope`))],
+  PostSubscriptionsSubscriptionExposedId: async (key) => [answer('unknown id', await post(key, `${SU}/sub_nope`, { metadata: { a: '1' } }))],
+  DeleteSubscriptionsSubscriptionExposedId: async (key) => [answer('unknown id', await del(key, `${SU}/sub_nope`))],
+  GetSubscriptionItems: async (key) => [answer('no subscription', await get(key, SI)), answer('unknown subscription', await get(key, `${SI}?subscription=sub_nope`))],
+  PostSubscriptionItems: async (key) => [answer('unknown subscription', await post(key, SI, { subscription: 'sub_nope', price: 'price_nope' }))],
+  GetSubscriptionItemsItem: async (key) => [answer('unknown id', await get(key, `${SI}/si_nope`))],
+  PostSubscriptionItemsItem: async (key) => [answer('unknown id', await post(key, `${SI}/si_nope`, { quantity: 1 }))],
+  DeleteSubscriptionItemsItem: async (key) => [answer('unknown id', await del(key, `${SI}/si_nope`))],
+  GetInvoices: async (key) => [answer('bad status', await get(key, `${IN}?status=bogus`))],
+  GetInvoicesInvoice: async (key) => [answer('unknown id', await get(key, `${IN}/in_nope`))],
+  GetInvoicesInvoiceLines: async (key) => [answer('unknown id', await get(key, `${IN}/in_nope/lines`))],
+  PostInvoicesInvoicePay: async (key) => [
+    answer('declined', await post(key, `${IN}/${(await createSubscription(t, key, 1, { payment_behavior: 'default_incomplete' })).latest_invoice}/pay`, { payment_method: 'pm_card_chargeDeclined' })),
+    answer('already paid', await post(key, `${IN}/${(await createSubscription(t, key)).latest_invoice}/pay`, {})),
+  ],
+  GetInvoiceitems: async (key) => [answer('bad pending', await get(key, `${II}?pending=maybe`))],
+  GetInvoiceitemsInvoiceitem: async (key) => [answer('unknown id', await get(key, `${II}/ii_nope`))],
+  GetTestHelpersTestClocks: async (key) => [answer('bad limit', await get(key, `${TC}?limit=0`))],
+  PostTestHelpersTestClocks: async (key) => [answer('no frozen_time', await post(key, TC, '')), answer('too far', await post(key, TC, { frozen_time: 1 }))],
+  GetTestHelpersTestClocksTestClock: async (key) => [answer('unknown id', await get(key, `${TC}/clock_nope`))],
+  DeleteTestHelpersTestClocksTestClock: async (key) => [answer('unknown id', await del(key, `${TC}/clock_nope`))],
+  PostTestHelpersTestClocksTestClockAdvance: async (key) => [answer('backwards', await post(key, `${TC}/${(await post(key, TC, { frozen_time: 1800000000 })).body.id}/advance`, { frozen_time: 1700000000 }))],
   GetPromotionCodesPromotionCode: async (key) => [answer('unknown id', await get(key, `${PRC}/promo_nope`))],
   PostPromotionCodesPromotionCode: async (key) => [answer('the code is fixed', await post(key, `${PRC}/${(await createPromotionCode(t, key)).id}`, { code: 'X' }))],
   GetForwardingRequests: async (key) => [answer('bad created', await get(key, `${FR}?created[gt]=soon`))],

@@ -48,6 +48,14 @@ const fcAccount = async (stripe: Stripe, params: Partial<Stripe.FinancialConnect
   const done = (await raw(stripe, `/sandbox/v1/financial_connections/sessions/${session}/complete`, { institution: 'test_institution', accounts: ['checking'] })) as unknown as Stripe.FinancialConnections.Session;
   return done.accounts.data[0].id;
 };
+/** A monthly subscription of a customer paying with `card`, with `items` prices. */
+const subscription = async (stripe: Stripe, options: { card?: string; items?: number; behavior?: Stripe.SubscriptionCreateParams.PaymentBehavior } = {}) => {
+  const pm = await stripe.paymentMethods.attach(options.card ?? 'pm_card_visa', { customer: await customer(stripe) });
+  await stripe.customers.update(pm.customer as string, { invoice_settings: { default_payment_method: pm.id } });
+  const items = [];
+  for (let i = 0; i < (options.items ?? 1); i++) items.push({ price: (await stripe.prices.create({ product_data: { name: `Plan ${i}` }, currency: 'usd', unit_amount: 1000, recurring: { interval: 'month' } })).id });
+  return stripe.subscriptions.create({ customer: pm.customer as string, items, payment_behavior: options.behavior });
+};
 /** A Custom account (its bank accounts can be updated) with a second, non-default bank account. */
 const externalAccount = async (stripe: Stripe) => {
   const account = (
@@ -517,6 +525,103 @@ const CASES: Record<string, OperationCase> = {
   GetFinancialConnectionsTransactionsTransaction: {
     ok: async (stripe, key) => stripe.financialConnections.transactions.retrieve((await fcTransactions(t, key))[0]),
     fails: (stripe) => stripe.financialConnections.transactions.retrieve('fctxn_nope'),
+    error: InvalidRequest,
+  },
+  GetSubscriptions: { ok: (stripe) => stripe.subscriptions.list({ limit: 3 }), fails: (stripe) => stripe.subscriptions.list({ limit: 0 }), error: InvalidRequest },
+  PostSubscriptions: {
+    ok: (stripe) => subscription(stripe),
+    fails: async (stripe) => subscription(stripe, { card: 'pm_card_chargeCustomerFail', behavior: 'error_if_incomplete' }),
+    error: Stripe.errors.StripeCardError,
+  },
+  GetSubscriptionsSubscriptionExposedId: {
+    ok: async (stripe) => stripe.subscriptions.retrieve((await subscription(stripe)).id, { expand: ['latest_invoice', 'customer'] }),
+    fails: (stripe) => stripe.subscriptions.retrieve('sub_nope'),
+    error: InvalidRequest,
+  },
+  PostSubscriptionsSubscriptionExposedId: {
+    ok: async (stripe) => stripe.subscriptions.update((await subscription(stripe)).id, { metadata: { a: '1' } }),
+    fails: (stripe) => stripe.subscriptions.update('sub_nope', { metadata: { a: '1' } }),
+    error: InvalidRequest,
+  },
+  DeleteSubscriptionsSubscriptionExposedId: {
+    ok: async (stripe) => stripe.subscriptions.cancel((await subscription(stripe)).id, { prorate: true }),
+    fails: (stripe) => stripe.subscriptions.cancel('sub_nope'),
+    error: InvalidRequest,
+  },
+  GetSubscriptionItems: {
+    ok: async (stripe) => stripe.subscriptionItems.list({ subscription: (await subscription(stripe)).id }),
+    fails: (stripe) => stripe.subscriptionItems.list({ subscription: 'sub_nope' }),
+    error: InvalidRequest,
+  },
+  PostSubscriptionItems: {
+    ok: async (stripe) => {
+      const sub = await subscription(stripe);
+      const price = await stripe.prices.create({ product_data: { name: 'Extra' }, currency: 'usd', unit_amount: 500, recurring: { interval: 'month' } });
+      return stripe.subscriptionItems.create({ subscription: sub.id, price: price.id, quantity: 2 });
+    },
+    fails: async (stripe) => stripe.subscriptionItems.create({ subscription: (await subscription(stripe)).id, price: (await price(stripe)).id }),
+    error: InvalidRequest,
+  },
+  GetSubscriptionItemsItem: {
+    ok: async (stripe) => stripe.subscriptionItems.retrieve((await subscription(stripe)).items.data[0].id),
+    fails: (stripe) => stripe.subscriptionItems.retrieve('si_nope'),
+    error: InvalidRequest,
+  },
+  PostSubscriptionItemsItem: {
+    ok: async (stripe) => stripe.subscriptionItems.update((await subscription(stripe)).items.data[0].id, { quantity: 3, proration_behavior: 'always_invoice' }),
+    fails: async (stripe) => stripe.subscriptionItems.update((await subscription(stripe)).items.data[0].id, { price: (await price(stripe)).id }),
+    error: InvalidRequest,
+  },
+  DeleteSubscriptionItemsItem: {
+    ok: async (stripe) => stripe.subscriptionItems.del((await subscription(stripe, { items: 2 })).items.data[0].id),
+    fails: (stripe) => stripe.subscriptionItems.del('si_nope'),
+    error: InvalidRequest,
+  },
+  GetInvoices: { ok: (stripe) => stripe.invoices.list({ limit: 3 }), fails: (stripe) => stripe.invoices.list({ limit: 0 }), error: InvalidRequest },
+  GetInvoicesInvoice: {
+    ok: async (stripe) => stripe.invoices.retrieve((await subscription(stripe)).latest_invoice as string),
+    fails: (stripe) => stripe.invoices.retrieve('in_nope'),
+    error: InvalidRequest,
+  },
+  GetInvoicesInvoiceLines: {
+    ok: async (stripe) => stripe.invoices.listLineItems((await subscription(stripe)).latest_invoice as string),
+    fails: (stripe) => stripe.invoices.listLineItems('in_nope'),
+    error: InvalidRequest,
+  },
+  PostInvoicesInvoicePay: {
+    ok: async (stripe) => stripe.invoices.pay((await subscription(stripe, { behavior: 'default_incomplete' })).latest_invoice as string),
+    fails: async (stripe) => stripe.invoices.pay((await subscription(stripe, { card: 'pm_card_chargeCustomerFail' })).latest_invoice as string),
+    error: Stripe.errors.StripeCardError,
+  },
+  GetInvoiceitems: { ok: (stripe) => stripe.invoiceItems.list({ pending: true }), fails: (stripe) => stripe.invoiceItems.list({ limit: 0 }), error: InvalidRequest },
+  GetInvoiceitemsInvoiceitem: {
+    ok: async (stripe) => {
+      const sub = await subscription(stripe);
+      await stripe.subscriptionItems.update(sub.items.data[0].id, { quantity: 2 });
+      return stripe.invoiceItems.retrieve((await stripe.invoiceItems.list({ pending: true })).data[0].id);
+    },
+    fails: (stripe) => stripe.invoiceItems.retrieve('ii_nope'),
+    error: InvalidRequest,
+  },
+  GetTestHelpersTestClocks: { ok: (stripe) => stripe.testHelpers.testClocks.list(), fails: (stripe) => stripe.testHelpers.testClocks.list({ limit: 0 }), error: InvalidRequest },
+  PostTestHelpersTestClocks: {
+    ok: (stripe) => stripe.testHelpers.testClocks.create({ frozen_time: 1800000000, name: 'SDK' }),
+    fails: (stripe) => stripe.testHelpers.testClocks.create({ frozen_time: 99 }),
+    error: InvalidRequest,
+  },
+  GetTestHelpersTestClocksTestClock: {
+    ok: async (stripe) => stripe.testHelpers.testClocks.retrieve((await stripe.testHelpers.testClocks.create({ frozen_time: 1800000000 })).id),
+    fails: (stripe) => stripe.testHelpers.testClocks.retrieve('clock_nope'),
+    error: InvalidRequest,
+  },
+  DeleteTestHelpersTestClocksTestClock: {
+    ok: async (stripe) => stripe.testHelpers.testClocks.del((await stripe.testHelpers.testClocks.create({ frozen_time: 1800000000 })).id),
+    fails: (stripe) => stripe.testHelpers.testClocks.del('clock_nope'),
+    error: InvalidRequest,
+  },
+  PostTestHelpersTestClocksTestClockAdvance: {
+    ok: async (stripe) => stripe.testHelpers.testClocks.advance((await stripe.testHelpers.testClocks.create({ frozen_time: 1800000000 })).id, { frozen_time: 1800003600 }),
+    fails: async (stripe) => stripe.testHelpers.testClocks.advance((await stripe.testHelpers.testClocks.create({ frozen_time: 1800000000 })).id, { frozen_time: 1700000000 }),
     error: InvalidRequest,
   },
 };

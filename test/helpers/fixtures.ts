@@ -86,7 +86,49 @@ export const pathFixtures: Record<string, FixtureFactory> = {
   fc_account: async (app, key) => (await linkFcAccounts(app, key, { accounts: ['checking'] }))[0].id,
   /** A transaction of a linked account (`/v1/financial_connections/transactions/{fc_transaction}`). */
   fc_transaction: async (app, key) => (await fcTransactions(app, key))[0],
+  subscription_exposed_id: async (app, key) => (await createSubscription(app, key)).id,
+  test_clock: async (app, key) => (await expectOk(app, key, '/v1/test_helpers/test_clocks', { frozen_time: Math.floor(Date.now() / 1000) })).id,
+  /** A metered subscription item (`clear_usage` applies) with a sibling, so it can be deleted. */
+  item: async (app, key) => {
+    const sub = await createSubscription(app, key, 2, {}, { recurring: { interval: 'month', usage_type: 'metered' } });
+    return sub.items.data[0].id;
+  },
+  /** An open invoice (its card declined), so it can be paid with another card. */
+  invoice: async (app, key) => (await createSubscription(app, key, 1, { payment_behavior: 'default_incomplete' })).latest_invoice,
+  /** A pending proration. */
+  invoiceitem: async (app, key) => {
+    const sub = await createSubscription(app, key);
+    await expectOk(app, key, `/v1/subscription_items/${sub.items.data[0].id}`, { quantity: 2 });
+    const res = await app.http().get(`/v1/invoiceitems?pending=true&customer=${sub.customer}`).set(bearer(key));
+    return res.body.data[0].id;
+  },
 };
+
+async function expectOk(app: TestApp, key: string, path: string, params: Record<string, unknown>): Promise<Record<string, any>> {
+  const res = await app.http().post(path).set(bearer(key)).type('form').send(form(params));
+  if (res.status !== 200) throw new Error(`POST ${path} failed: ${res.status} ${JSON.stringify(res.body)}`);
+  return res.body;
+}
+
+/**
+ * Creates a monthly subscription of `items` new prices (10.00 each) for a new customer paying with
+ * `pm_card_visa`; returns the response body.
+ */
+export async function createSubscription(
+  app: TestApp,
+  key: string,
+  items = 1,
+  params: Record<string, unknown> = {},
+  /** The first price's parameters (a metered one, say). */
+  firstPrice: Record<string, unknown> = {},
+): Promise<Record<string, any>> {
+  const customer = await createCustomer(app, key, { payment_method: 'pm_card_visa' });
+  const pm = (await app.http().get(`/v1/payment_methods?customer=${customer.id}`).set(bearer(key))).body.data[0].id;
+  await expectOk(app, key, `/v1/customers/${customer.id}`, { invoice_settings: { default_payment_method: pm } });
+  const prices: string[] = [];
+  for (let i = 0; i < items; i++) prices.push((await createPrice(app, key, { recurring: { interval: 'month' }, product_data: { name: `Plan ${i}` }, ...(i === 0 ? firstPrice : {}) })).id);
+  return expectOk(app, key, '/v1/subscriptions', { customer: customer.id, items: prices.map((price) => ({ price })), ...params });
+}
 
 /** Creates a customer over HTTP and returns the response body. */
 export async function createCustomer(app: TestApp, key: string, params: Record<string, unknown> = {}): Promise<Record<string, any>> {
@@ -163,6 +205,13 @@ export const validParams: Record<string, Record<string, unknown>> = {
   PostPromotionCodes: { promotion: { type: 'coupon', coupon: 'NoSuchCoupon' } },
   // Well-formed; no payment method has this id, so an accepted body is a 400 resource_missing (nothing is sent).
   PostForwardingRequests: { payment_method: 'pm_000000000000000000000000', url: `${CLOSED_ORIGIN}/vault`, replacements: ['card_number'], request: { body: '{}' } },
+  // Well-formed; no customer, subscription or price has these ids, so an accepted body is a 400 resource_missing.
+  PostSubscriptions: { customer: 'cus_00000000000000', items: [{ price: 'price_000000000000000000000000' }] },
+  PostSubscriptionItems: { subscription: 'sub_000000000000000000000000', price: 'price_000000000000000000000000' },
+  GetSubscriptionItems: { subscription: 'sub_000000000000000000000000' },
+  PostTestHelpersTestClocks: { frozen_time: 1800000000 },
+  // An hour after the fixture's frozen time (now).
+  PostTestHelpersTestClocksTestClockAdvance: { frozen_time: Math.floor(Date.now() / 1000) + 3600 },
 };
 
 /** Creates a product over HTTP and returns the response body. */

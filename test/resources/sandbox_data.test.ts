@@ -56,6 +56,10 @@ async function fill(key: string): Promise<string> {
     const { destination } = await forwardingHarness(t);
     await post('/v1/forwarding/requests', { payment_method: 'pm_card_visa', url: `${destination.origin}/reset`, replacements: ['card_number'], request: { body: '{}' } });
     expect(product.default_price).toMatch(/^price_/);
+    // A subscription (its first invoice) and a change's prorations (two invoice items).
+    const monthly = await post('/v1/prices', { product: product.id, currency: 'usd', unit_amount: 100, recurring: { interval: 'month' } });
+    const sub = await post('/v1/subscriptions', { customer: customer.id, items: [{ price: monthly.id }] });
+    await post(`/v1/subscription_items/${sub.items.data[0].id}`, { quantity: 2 });
   }
   const idem = await t.http().post('/v1/webhook_endpoints').set(bearer(key)).set('Idempotency-Key', 'k1').type('form').send(form({ url: 'http://127.0.0.1:0/h', enabled_events: ['*'] }));
   expect(idem.status).toBe(200);
@@ -90,6 +94,10 @@ async function counts(platform: string) {
     fcTransactions: await p.financialConnectionsTransaction.count({ where }),
     fcOwnerships: await p.financialConnectionsOwnership.count({ where }),
     fcOwners: await p.financialConnectionsOwner.count({ where }),
+    subscriptions: await p.subscription.count({ where }),
+    subscriptionItems: await p.subscriptionItem.count({ where }),
+    invoices: await p.invoice.count({ where }),
+    invoiceItems: await p.invoiceItem.count({ where }),
   };
 }
 
@@ -123,10 +131,15 @@ test("deletes every row of the key's platform and its connected accounts in one 
       payment_methods: 4,
       forwarding_requests: 2,
       products: 2,
-      prices: 2,
+      prices: 4,
       tax_rates: 2,
       coupons: 2,
       promotion_codes: 2,
+      subscriptions: 2,
+      subscription_items: 2,
+      invoices: 2,
+      invoice_items: 4,
+      test_clocks: 0,
       idempotency_records: 1,
       financial_connections_sessions: 1,
       financial_connections_accounts: 1,

@@ -10,7 +10,7 @@ export const INVOICE_SETTINGS_OBJECT = 'customer.invoice_settings';
 
 export type CustomerRow = Pick<
   Customer,
-  'id' | 'created' | 'email' | 'name' | 'phone' | 'description' | 'address' | 'shipping' | 'metadata' | 'preferredLocales' | 'taxExempt' | 'defaultPaymentMethod'
+  'id' | 'created' | 'email' | 'name' | 'phone' | 'description' | 'address' | 'shipping' | 'metadata' | 'preferredLocales' | 'taxExempt' | 'defaultPaymentMethod' | 'testClockId'
 >;
 
 /** The public object; fields of areas not built here (balances, sources, discounts) have their empty values. */
@@ -37,7 +37,7 @@ export function serializeCustomer(row: CustomerRow) {
     preferred_locales: row.preferredLocales,
     shipping: row.shipping as Record<string, unknown> | null,
     tax_exempt: row.taxExempt,
-    test_clock: null,
+    test_clock: row.testClockId,
   };
 }
 

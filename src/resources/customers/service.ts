@@ -25,6 +25,7 @@ const ROW = {
   preferredLocales: true,
   taxExempt: true,
   defaultPaymentMethod: true,
+  testClockId: true,
 } as const;
 
 const ADDRESS_KEYS = ['city', 'country', 'line1', 'line2', 'postal_code', 'state'] as const;
@@ -93,6 +94,14 @@ async function checkDefaultPaymentMethod(tx: Tx, ctx: RequestContext, customerId
   return pm.id;
 }
 
+/** A test clock of the caller's that a new customer lives on (`test_clock`), or null. */
+async function testClockOf(tx: Tx, ctx: RequestContext, id: string | undefined): Promise<string | null> {
+  if (id === undefined) return null;
+  const clock = hasIdShape('clock', id) ? await tx.testClock.findFirst({ where: { id, accountId: ctx.caller.accountId, deleted: false }, select: { id: true } }) : null;
+  if (!clock) throw resourceMissing('test clock', id, 'test_clock', 400);
+  return clock.id;
+}
+
 export async function createCustomer(ctx: RequestContext) {
   const { params, deps, caller } = ctx;
   const fields = fieldsOf(params);
@@ -110,6 +119,7 @@ export async function createCustomer(ctx: RequestContext) {
       preferredLocales: fields.preferredLocales ?? [],
       taxExempt: fields.taxExempt ?? 'none',
       defaultPaymentMethod: null,
+      testClockId: await testClockOf(tx, ctx, params.test_clock),
     };
     await tx.customer.create({
       data: { ...row, address: json(row.address), shipping: json(row.shipping), metadata: json(row.metadata), accountId: caller.accountId },
@@ -176,8 +186,9 @@ export async function updateCustomer(ctx: RequestContext) {
       preferredLocales: fields.preferredLocales ?? before.preferredLocales,
       taxExempt: fields.taxExempt ?? before.taxExempt,
       defaultPaymentMethod,
+      testClockId: before.testClockId,
     };
-    const { id: _id, created: _created, ...data } = row;
+    const { id: _id, created: _created, testClockId: _clock, ...data } = row;
     await tx.customer.update({
       where: { id },
       data: { ...data, address: json(row.address), shipping: json(row.shipping), metadata: json(row.metadata) },

@@ -22,6 +22,11 @@ export interface DeletedCounts {
   tax_rates: number;
   coupons: number;
   promotion_codes: number;
+  subscriptions: number;
+  subscription_items: number;
+  invoices: number;
+  invoice_items: number;
+  test_clocks: number;
   idempotency_records: number;
   seed_runs: number;
   financial_connections_transactions: number;

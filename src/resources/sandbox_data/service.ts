@@ -23,6 +23,11 @@ export const RESET_TABLES = [
   ['login_links', 'login_links'],
   ['events', 'events'],
   ['webhook_endpoints', 'webhook_endpoints'],
+  ['invoice_items', 'invoice_items'],
+  // Their lines go with them by cascade.
+  ['invoices', 'invoices'],
+  ['subscription_items', 'subscription_items'],
+  ['subscriptions', 'subscriptions'],
   ['promotion_codes', 'promotion_codes'],
   ['coupons', 'coupons'],
   ['forwarding_requests', 'forwarding_requests'],
@@ -31,6 +36,7 @@ export const RESET_TABLES = [
   ['prices', 'prices'],
   ['products', 'products'],
   ['tax_rates', 'tax_rates'],
+  ['test_clocks', 'test_clocks'],
   ['idempotency_records', 'idempotency_records'],
   // What a seed applied is forgotten with it, so the next seed (SEED_FILE at a restart) applies it again.
   ['seed_runs', 'seed_runs'],
