@@ -528,6 +528,8 @@ export async function forwardingScenario(stack: Stack, fault: FaultName, options
   await destination.close();
   await finish(client, receivers);
   return judge(figures, options.recoveryBarMs ?? RECOVERY_BAR_MS);
+}
+
 /** Frozen times of the billing pipeline: 15 Jan 2027, and two months on. */
 const CLOCK_START = Date.UTC(2027, 0, 15, 9) / 1000;
 const CLOCK_TARGET = Date.UTC(2027, 2, 15, 9) / 1000;

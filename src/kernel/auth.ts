@@ -148,12 +148,12 @@ export class Authenticator {
   }
 
   /** The account the identified key acts as: its own, or the connected account `Stripe-Account` names. */
-  async actingAs(identity: KeyIdentity, headers: IncomingHttpHeaders): Promise<Caller> {
+  async actingAs(identity: KeyIdentity, headers: IncomingHttpHeaders, read = false): Promise<Caller> {
     const { platformAccountId, keyHint, defaultApiVersion } = identity;
     const requested = headers['stripe-account'];
     const target = Array.isArray(requested) ? requested[0] : requested;
     if (!target || target === platformAccountId) return { platformAccountId, accountId: platformAccountId, keyHint, defaultApiVersion };
-    await this.checkConnectedAccount(platformAccountId, target, keyHint);
+    await this.checkConnectedAccount(platformAccountId, target, keyHint, read);
     return { platformAccountId, accountId: target, keyHint, defaultApiVersion };
   }
 
@@ -209,11 +209,12 @@ export class Authenticator {
   }
 
   /**
-   * One primary-key lookup, cached while deletions are heard: a deleted connected account is
-   * refused at once by every API process.
+   * One primary-key lookup. Reads may take it from the cache, kept while deletions are heard (a
+   * deleted account is forgotten as its notification arrives, a millisecond or so after the
+   * commit); writes always ask, so none can write under an account deleted a moment ago.
    */
-  private async checkConnectedAccount(platformAccountId: string, accountId: string, keyHint: string): Promise<void> {
-    if (this.connected.get(accountId) === platformAccountId) return;
+  private async checkConnectedAccount(platformAccountId: string, accountId: string, keyHint: string, read: boolean): Promise<void> {
+    if (read && this.connected.get(accountId) === platformAccountId) return;
     // Read before asking, so a deletion heard while the lookup runs can't be overwritten by it.
     const trusted = this.notifications?.live === true;
     const resets = this.connected.generation;

@@ -215,7 +215,7 @@ async function runOperation({ route: r, validate, rateLimiter }: Mounted, kernel
     // up no connected account and never reaches the idempotency store, so a retry with its key runs.
     if (kernel.rateLimiter && !kernel.rateLimiter.take(identity.platformAccountId)) throw rateLimited('global-rate');
     if (rateLimiter && !rateLimiter.take(identity.platformAccountId)) throw rateLimited('endpoint-rate');
-    const caller = await kernel.authenticator.actingAs(identity, req.headers);
+    const caller = await kernel.authenticator.actingAs(identity, req.headers, r.method === 'get');
     const apiVersion = resolveApiVersion(header(req, 'stripe-version'), caller.defaultApiVersion);
     res.setHeader('Stripe-Version', apiVersion);
     const raw = await readParams(req, req.originalUrl, kernel.limits);

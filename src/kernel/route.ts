@@ -34,14 +34,14 @@ export interface Deps {
   readonly queues: JobAdder;
   /** Seals secrets at rest. */
   readonly encryption: Encryption;
+  /** PostgreSQL notifications (LISTEN on a connection of its own, opened on first use). */
+  readonly notifications: Notifications;
 }
 
 /** What a process (the API or a worker) holds: the shared clients, Redis and its producers. */
 export interface ProcessDeps extends Deps {
   readonly redis: Redis;
   readonly queues: JobQueues;
-  /** PostgreSQL notifications (LISTEN on a connection of its own, opened on first use). */
-  readonly notifications: Notifications;
 }
 
 /**

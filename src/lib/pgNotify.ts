@@ -37,6 +37,14 @@ export class Notifications {
     else void this.connect();
   }
 
+  /**
+   * Tells this process's listeners at once, before the commit whose NOTIFY tells every process
+   * (the same payload then arrives twice here, which listeners take in their stride).
+   */
+  announce(channel: string, payload: string): void {
+    for (const handler of this.handlers.get(channel) ?? []) handler(payload);
+  }
+
   /** Called whenever the connection is lost (notifications may have been missed). */
   onReset(handler: () => void): void {
     this.resets.add(handler);

@@ -309,7 +309,7 @@ describe('Stripe-Account', () => {
       expectError(await get(key, connected), 403, { code: 'account_invalid', message: PERMISSION(key, connected) });
     });
 
-    test('the cache answers without asking (a deletion nobody announced still passes), until its notification', async () => {
+    test('reads take the cache (a deletion nobody announced still passes a GET, not a write), until its notification', async () => {
       await t.runtime.notifications.ready();
       const key = newTestKey();
       await t.http().get(ENDPOINTS).set(bearer(key));
@@ -317,6 +317,8 @@ describe('Stripe-Account', () => {
       expect((await get(key, connected)).status).toBe(200);
       await deleteUnheard(connected);
       expect((await get(key, connected)).status).toBe(200);
+      // A write always asks: none can write under an account deleted a moment ago.
+      expectError(await createEndpoint(t, key, CREATE_BODY, { 'Stripe-Account': connected }), 403, { code: 'account_invalid' });
       await t.runtime.prisma.$executeRaw`SELECT pg_notify('account_revoked', ${connected})`;
       await eventually(async () => (await get(key, connected)).status === 403);
     });

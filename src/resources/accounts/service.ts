@@ -1,3 +1,4 @@
+import { ACCOUNT_REVOKED_CHANNEL } from '../../kernel/auth';
 import type { RequestContext } from '../../kernel/route';
 import type { Prisma } from '../../generated/prisma/client';
 import { unixSeconds } from '../../lib/clock';
@@ -650,6 +651,8 @@ export async function deleteAccount(ctx: RequestContext) {
   // Everything the account owns (keys, endpoints, events) goes with it by cascade.
   const deleted = await ctx.deps.prisma.account.deleteMany({ where: { id, parentAccountId: ctx.caller.accountId } });
   if (deleted.count === 0) throw resourceMissing(NAME, id);
+  // This process forgets it before answering; the others hear the trigger's NOTIFY on commit.
+  ctx.deps.notifications.announce(ACCOUNT_REVOKED_CHANNEL, id);
   return serializeDeletedAccount(id);
 }
 

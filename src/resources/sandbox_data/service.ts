@@ -1,3 +1,4 @@
+import { ACCOUNT_REVOKED_CHANNEL } from '../../kernel/auth';
 import type { RequestContext } from '../../kernel/route';
 import { serializeDataReset, type DeletedCounts } from './serializer';
 
@@ -59,6 +60,8 @@ export async function resetData(ctx: RequestContext) {
       deleted[name] = await tx.$executeRawUnsafe(`DELETE FROM "${table}" WHERE account_id = ANY($1)`, ids);
     }
     deleted.accounts = await tx.$executeRaw`DELETE FROM accounts WHERE id = ANY(${connected})`;
+    // This process forgets them before answering; the others hear the trigger's NOTIFY on commit.
+    for (const id of connected) ctx.deps.notifications.announce(ACCOUNT_REVOKED_CHANNEL, id);
     await tx.$executeRaw`UPDATE accounts SET webhook_endpoint_count = 0 WHERE id = ${platform}`;
     ctx.deps.logger.info({ account: platform, deleted }, 'sandbox data reset');
     return serializeDataReset(platform, deleted);
