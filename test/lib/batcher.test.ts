@@ -14,8 +14,11 @@ test('batches hold at most maxItems, and calls made while a batch runs wait for 
   const batches: number[][] = [];
   let running = 0;
   let maxRunning = 0;
+  let started!: () => void;
+  const firstStarted = new Promise<void>((resolve) => (started = resolve));
   const echo = createBatcher(
     async (items: number[]) => {
+      started();
       running++;
       maxRunning = Math.max(maxRunning, running);
       batches.push(items);
@@ -26,7 +29,8 @@ test('batches hold at most maxItems, and calls made while a batch runs wait for 
     { maxItems: 2 },
   );
   const first = echo(1);
-  await new Promise((r) => setTimeout(r, 2));
+  // The rest are called while the first batch runs (a timer could fire before it starts, on a busy machine).
+  await firstStarted;
   const rest = [2, 3, 4, 5, 6].map(echo);
   expect(await Promise.all([first, ...rest])).toEqual([1, 2, 3, 4, 5, 6]);
   expect(batches).toEqual([[1], [2, 3], [4, 5], [6]]);
