@@ -1,4 +1,5 @@
 import { newTestKey } from '../../helpers/app';
+import { payingCustomer, recurringPrice } from '../../helpers/billing';
 import { startEventsTestApp, type EventsTestApp } from '../../helpers/eventsApp';
 import { until } from '../../helpers/queues';
 import { expectError, requestsOf } from '../../helpers/requests';
@@ -166,10 +167,8 @@ test('a trial_end in the past (or now as a number) is refused in the public API 
 
 test('on the real clock the worker is due at the new trial end (its trial_will_end first) and at the new period end', async () => {
   const key = newTestKey();
-  const customer = (await post(key, '/v1/customers', { payment_method: 'pm_card_visa' })).body;
-  const pm = (await get(key, `/v1/payment_methods?customer=${customer.id}`)).body.data[0].id;
-  await post(key, `/v1/customers/${customer.id}`, { invoice_settings: { default_payment_method: pm } });
-  const price = (await post(key, '/v1/prices', { product_data: { name: 'Gold' }, currency: 'usd', unit_amount: 1000, recurring: { interval: 'month' } })).body;
+  const customer = await payingCustomer(e.t, key);
+  const price = await recurringPrice(e.t, key, 1000);
   const sub = (await post(key, '/v1/subscriptions', { customer: customer.id, items: [{ price: price.id }] })).body;
   const prisma = e.t.runtime.prisma;
   const nextAction = async () => (await prisma.subscription.findUniqueOrThrow({ where: { id: sub.id } })).nextActionAt;
