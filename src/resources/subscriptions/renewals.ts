@@ -2,7 +2,7 @@ import { accountApiVersion, automaticCause, type Tx } from '../../events/emit';
 import type { Deps } from '../../kernel/route';
 import { unixSeconds } from '../../lib/clock';
 import { nextPeriodEnd } from '../invoices/amounts';
-import { draftInvoice, emitIn, lockInvoice, type Scope } from '../invoices/billing';
+import { draftInvoice, emitIn, lockInvoice, type Charge, type MadeInvoice, type Scope } from '../invoices/billing';
 import { serializeInvoice } from '../invoices/serializer';
 import type { InvoiceRow } from '../invoices/serializer';
 import { appliedDiscounts, billSubscription, loadView, pendingItemLines, periodLines } from './billing';
@@ -99,15 +99,16 @@ async function runDueAction(scope: Scope, view: SubscriptionView, at: number): P
   if (at >= row.periodEnd) await renew(scope, view);
 }
 
-/** The period after the current one, and what its invoice bills: its lines, what is pending, the discounts then. */
-async function nextPeriodOf(scope: Scope, view: SubscriptionView) {
+/** The period after the current one (a renewal's). */
+const renewalPeriod = ({ row }: SubscriptionView) => ({ start: row.periodEnd, end: nextPeriodEnd(row.billingCycleAnchor, row.interval, row.intervalCount, row.periodEnd) });
+
+/** A period [start, end] and what its invoice bills: its lines, what is pending, the discounts then. */
+async function periodOf(scope: Scope, view: SubscriptionView, start: number, end: number, anchor = view.row.billingCycleAnchor) {
   const { row } = view;
-  const start = row.periodEnd;
-  const end = nextPeriodEnd(row.billingCycleAnchor, row.interval, row.intervalCount, start);
-  const next: SubscriptionView = { ...view, row: { ...row, periodStart: start, periodEnd: end } };
+  const next: SubscriptionView = { ...view, row: { ...row, periodStart: start, periodEnd: end, billingCycleAnchor: anchor } };
   const lines = [...(await periodLines(scope.tx, next, start, end)), ...(await pendingItemLines(scope.tx, scope.accountId, row.id))];
   const discounts = await appliedDiscounts(scope.tx, row.discounts as unknown as StoredDiscount[], start);
-  return { start, end, next, lines, discounts };
+  return { next, lines, discounts };
 }
 
 /**
@@ -116,7 +117,8 @@ async function nextPeriodOf(scope: Scope, view: SubscriptionView) {
  */
 async function emitUpcoming(scope: Scope, view: SubscriptionView): Promise<void> {
   const { row } = view;
-  const { start, end, lines, discounts } = await nextPeriodOf(scope, view);
+  const { start, end } = renewalPeriod(view);
+  const { lines, discounts } = await periodOf(scope, view, start, end);
   const customer = await scope.tx.customer.findUniqueOrThrow({ where: { id: row.customerId } });
   const spec = { customerId: row.customerId, subscription: row, currency: row.currency, billingReason: 'upcoming', periodStart: start, periodEnd: end, lines, discounts };
   const { row: draft, lines: drafted } = draftInvoice(spec, customer, scope.now, '');
@@ -129,9 +131,25 @@ async function emitUpcoming(scope: Scope, view: SubscriptionView): Promise<void>
  * subscription collects automatically. A trial ends; a decline makes the subscription `past_due`.
  */
 async function renew(scope: Scope, view: SubscriptionView): Promise<void> {
+  const { start, end } = renewalPeriod(view);
+  const { after } = await startPeriod(scope, view, { start, end, reason: 'subscription_cycle' });
+  await saveSubscriptionRow(scope, view, after);
+}
+
+/**
+ * Starts the period [start, end] (a renewal, or an update resetting the cycle at `start`): its
+ * invoice made, finalized and charged (unless `collect` is false); answers the subscription
+ * after it, not yet saved, and the charge.
+ */
+export async function startPeriod(
+  scope: Scope,
+  view: SubscriptionView,
+  period: { start: number; end: number; anchor?: number; reason: string; collect?: boolean },
+): Promise<{ after: SubscriptionView; invoice: MadeInvoice; charge: Charge | null }> {
   const { row } = view;
-  const { start, end, next, lines, discounts } = await nextPeriodOf(scope, view);
-  const { invoice, charge } = await billSubscription(scope, next, 'subscription_cycle', lines, { periodStart: start, periodEnd: end });
+  const { start, end } = period;
+  const { next, lines, discounts } = await periodOf(scope, view, start, end, period.anchor);
+  const { invoice, charge } = await billSubscription(scope, next, period.reason, lines, { periodStart: start, periodEnd: end, collect: period.collect });
   // Once-only discounts end with the invoice that applied them; repeating ones when their months are up.
   const used = new Set(invoice.row.discounts);
   const kept = (row.discounts as unknown as StoredDiscount[]).filter(
@@ -146,7 +164,7 @@ async function renew(scope: Scope, view: SubscriptionView): Promise<void> {
     items,
     row: { ...next.row, status, latestInvoice: invoice.row.id, discounts: kept as unknown as typeof row.discounts, trialWillEndSent: row.trialWillEndSent || row.status === 'trialing' },
   };
-  await saveSubscriptionRow(scope, view, after);
+  return { after, invoice, charge };
 }
 
 /**

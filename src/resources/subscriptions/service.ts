@@ -27,7 +27,7 @@ import {
   viewOf,
   type ItemChange,
 } from './billing';
-import { scheduleSubscriptions } from './renewals';
+import { scheduleSubscriptions, startPeriod } from './renewals';
 import {
   serializeDeletedItem,
   serializeItem,
@@ -82,6 +82,9 @@ export const upcomingDue = (row: SubscriptionRow): boolean =>
 
 /** How long a change parked by `pending_if_incomplete` waits for its invoice's payment. */
 export const PENDING_UPDATE_SECONDS = 23 * 3600;
+
+/** How the public API refuses a `trial_end` that is not in the future. */
+const PAST_TIMESTAMP = 'Invalid timestamp: must be an integer Unix timestamp in the future.';
 
 /** The public API takes at most 20 items on a subscription. */
 const MAX_ITEMS = 20;
@@ -268,7 +271,7 @@ export async function createSubscription(ctx: RequestContext) {
     let trialEnd: number | null = null;
     if (params.trial_period_days !== undefined && params.trial_period_days > 0) trialEnd = now + params.trial_period_days * 86_400;
     if (params.trial_end !== undefined && params.trial_end !== 'now') {
-      if (params.trial_end <= now) throw invalidRequest('Invalid timestamp: must be in the future.', 'parameter_invalid', 'trial_end');
+      if (params.trial_end <= now) throw invalidRequest(PAST_TIMESTAMP, 'parameter_invalid', 'trial_end');
       trialEnd = params.trial_end;
     }
     const anchorParam: number | undefined = params.billing_cycle_anchor;
@@ -516,6 +519,8 @@ async function applyChange(
   items: readonly ItemParam[],
   fields: Partial<SubscriptionRow>,
   options: ChangeOptions,
+  /** What else the change does to the subscription before it is saved (its period, for an update). */
+  finish: (after: SubscriptionView) => Promise<SubscriptionView> = async (after) => after,
 ): Promise<ChangeResult> {
   const { tx } = scope;
   const sub = view.row;
@@ -578,7 +583,7 @@ async function applyChange(
   }
   const rowAfter: SubscriptionRow = { ...sub, ...fields, status, latestInvoice, pendingUpdate: pendingUpdate as unknown as Prisma.JsonValue };
   const itemsAfter = parked ? view.items.map((i) => i.row) : await writeItems(scope, planned, prorating);
-  const after = await viewOf(tx, rowAfter, itemsAfter, scope.accountId);
+  const after = await finish(await viewOf(tx, rowAfter, itemsAfter, scope.accountId));
   await saveSubscriptionRow(scope, view, after);
   return { view: after, items: planned };
 }
@@ -692,6 +697,69 @@ async function fieldsOf(scope: Scope, ctx: RequestContext, view: SubscriptionVie
   return fields;
 }
 
+/** `trial_end` and `billing_cycle_anchor` of an update, checked before anything is written. */
+function checkPeriodParams(scope: Scope, sub: SubscriptionRow, params: Record<string, any>): void {
+  const { trial_end: trialEnd, billing_cycle_anchor: anchor } = params;
+  if (trialEnd === undefined && (anchor === undefined || anchor === 'unchanged')) return;
+  if (sub.status === 'incomplete') {
+    throw invalidRequest('A subscription whose first invoice is unpaid can only change its trial or billing cycle once it is paid.', 'parameter_invalid', trialEnd !== undefined ? 'trial_end' : 'billing_cycle_anchor');
+  }
+  if (typeof trialEnd === 'number') {
+    if (trialEnd <= scope.now) throw invalidRequest(PAST_TIMESTAMP, 'parameter_invalid', 'trial_end');
+    if (anchor === 'now') throw invalidRequest('`billing_cycle_anchor=now` can not be combined with a `trial_end` in the future.', 'parameter_invalid', 'billing_cycle_anchor');
+  }
+}
+
+/**
+ * An update's `trial_end` and `billing_cycle_anchor=now`, over the subscription after its other
+ * changes (saved by the caller). A future `trial_end` starts or extends a trial running to it
+ * (an active subscription's unused time credited, per `proration_behavior`); `trial_end=now`
+ * ends a trial and `billing_cycle_anchor=now` resets the cycle: a period starts now and its
+ * invoice is made and charged at once, per `payment_behavior`.
+ */
+async function changePeriod(scope: Scope, view: SubscriptionView, params: Record<string, any>, options: ChangeOptions): Promise<SubscriptionView> {
+  const { row } = view;
+  const prorating = options.prorationBehavior !== 'none' && row.status !== 'trialing';
+  const trialEnd: number | 'now' | undefined = params.trial_end;
+  if (typeof trialEnd === 'number') {
+    if (prorating) await creditUnused(scope, view, scope.now);
+    // A trial bills nothing, so there is nothing to credit until its end.
+    await scope.tx.$executeRaw`UPDATE subscription_items SET billed_price_id = NULL, billed_quantity = NULL WHERE subscription_id = ${row.id}`;
+    const trialing = row.status === 'trialing';
+    return {
+      ...view,
+      items: view.items.map((i) => ({ ...i, row: { ...i.row, billedPriceId: null, billedQuantity: null } })),
+      row: {
+        ...row,
+        status: 'trialing',
+        trialStart: trialing ? row.trialStart : scope.now,
+        trialEnd,
+        trialWillEndSent: false,
+        periodStart: trialing ? row.periodStart : scope.now,
+        periodEnd: trialEnd,
+        billingCycleAnchor: trialEnd,
+      },
+    };
+  }
+  const endsTrial = trialEnd === 'now' && row.status === 'trialing';
+  if (!endsTrial && params.billing_cycle_anchor !== 'now') return view;
+  if (prorating) await creditUnused(scope, view, scope.now);
+  const deferred = options.paymentBehavior === 'default_incomplete';
+  const start = scope.now;
+  const trialOver = row.status === 'trialing' ? { trialEnd: start } : {};
+  const { after, invoice, charge } = await startPeriod(scope, { ...view, row: { ...row, ...trialOver } }, {
+    start,
+    end: addInterval(start, row.interval, row.intervalCount),
+    anchor: start,
+    reason: 'subscription_update',
+    collect: !deferred,
+  });
+  if (options.paymentBehavior === 'error_if_incomplete' && charge !== null) failIfIncomplete(charge);
+  // An invoice left for the customer to confirm leaves the subscription `past_due` until it is paid.
+  if (deferred && row.collectionMethod === 'charge_automatically' && Number(invoice.row.amountDue) > 0) return { ...after, row: { ...after.row, status: 'past_due' } };
+  return after;
+}
+
 export async function updateSubscription(ctx: RequestContext) {
   const { params, deps } = ctx;
   if (params.payment_behavior === 'pending_if_incomplete') checkPendingParams(params);
@@ -708,7 +776,9 @@ export async function updateSubscription(ctx: RequestContext) {
       return { subscription: serializeSubscription(after), events: scope.events };
     }
     const fields = await fieldsOf(scope, ctx, view, params);
-    const { view: after } = await applyChange(scope, ctx, view, params.items ?? [], fields, changeOptionsOf(params, (i, name) => `items[${i}][${name}]`));
+    const options = changeOptionsOf(params, (i, name) => `items[${i}][${name}]`);
+    checkPeriodParams(scope, view.row, params);
+    const { view: after } = await applyChange(scope, ctx, view, params.items ?? [], fields, options, (changed) => changePeriod(scope, changed, params, options));
     return { subscription: serializeSubscription(after), events: scope.events };
   });
   await handOffEvents(deps.queues, result.events);
@@ -741,21 +811,25 @@ export async function cancelSubscription(ctx: RequestContext) {
   return result.subscription;
 }
 
+/** Credits the unused time, from `t` to the period's end, of what each item was last billed (pending invoice items). */
+async function creditUnused(scope: Scope, view: SubscriptionView, t: number): Promise<void> {
+  const sub = view.row;
+  const changes: ItemChange[] = [];
+  const billedPrices = await scope.tx.price.findMany({ where: { id: { in: view.items.flatMap((i) => (i.row.billedPriceId ? [i.row.billedPriceId] : [])) } } });
+  const byId = new Map(billedPrices.map(({ seq: _s, accountId: _a, ...p }) => [p.id, p]));
+  for (const item of view.items) {
+    if (!item.row.billedPriceId) continue;
+    changes.push({ itemId: item.row.id, before: { price: byId.get(item.row.billedPriceId)!, quantity: item.row.billedQuantity }, after: null, taxRates: ratesOf(item, view) });
+  }
+  const discounts = await appliedDiscounts(scope.tx, sub.discounts as unknown as StoredDiscount[], sub.periodStart);
+  await insertProrations(scope, sub, await prorationsOf(scope.tx, changes, discounts, t, sub.periodStart, sub.periodEnd), t);
+}
+
 /** Ends a subscription now (a cancel, or its time to end came): `customer.subscription.deleted`. */
 export async function endSubscription(scope: Scope, view: SubscriptionView, options: { prorate: boolean; invoiceNow: boolean; details: Record<string, unknown> }): Promise<void> {
   const sub = view.row;
   const t = Math.min(scope.now, sub.periodEnd);
-  if (options.prorate && sub.status !== 'trialing') {
-    const changes: ItemChange[] = [];
-    const billedPrices = await scope.tx.price.findMany({ where: { id: { in: view.items.flatMap((i) => (i.row.billedPriceId ? [i.row.billedPriceId] : [])) } } });
-    const byId = new Map(billedPrices.map(({ seq: _s, accountId: _a, ...p }) => [p.id, p]));
-    for (const item of view.items) {
-      if (!item.row.billedPriceId) continue;
-      changes.push({ itemId: item.row.id, before: { price: byId.get(item.row.billedPriceId)!, quantity: item.row.billedQuantity }, after: null, taxRates: ratesOf(item, view) });
-    }
-    const discounts = await appliedDiscounts(scope.tx, sub.discounts as unknown as StoredDiscount[], sub.periodStart);
-    await insertProrations(scope, sub, await prorationsOf(scope.tx, changes, discounts, t, sub.periodStart, sub.periodEnd), t);
-  }
+  if (options.prorate && sub.status !== 'trialing') await creditUnused(scope, view, t);
   let latestInvoice = sub.latestInvoice;
   if (options.invoiceNow) {
     const lines = await pendingItemLines(scope.tx, scope.accountId, sub.id);
