@@ -204,11 +204,17 @@ describe('npm start', () => {
     }
   };
 
+  /** Every process under `pid`, deepest first. */
+  const treeOf = (pid: number): number[] => childrenOf(pid).flatMap((child) => [...treeOf(child), child]);
+
   test('kill -TERM of the npm process stops the service (API_PROCESSES=2: a cluster): the port closes and no node stays behind', async () => {
     const port = await freePort();
     const base = `http://127.0.0.1:${port}`;
     // npm may need to build dist/ first (a fresh checkout).
     const p = startProcess('npm', ['start', '--silent'], { PORT: String(port), API_PROCESSES: '2' });
+    // A failing check must not leave the service running: killing npm alone would orphan it.
+    let tree: number[] = [];
+    const track = setInterval(() => (tree = [...new Set([...tree, ...treeOf(p.child.pid!)])]), 500);
     try {
       expect(await waitFor(() => answers(`${base}/readyz`), 150_000, 250)).toBe(true);
       const node = childrenOf(p.child.pid!);
@@ -237,6 +243,8 @@ describe('npm start', () => {
       await expect(fetch(`${base}/healthz`)).rejects.toThrow();
       expect(p.output()).toContain('"signal":"SIGTERM","msg":"shutting down"');
     } finally {
+      clearInterval(track);
+      for (const pid of tree) if (alive(pid)) process.kill(pid, 'SIGKILL');
       await stopProcess(p);
     }
   }, 180_000);
