@@ -75,7 +75,8 @@ function junkIds(real: string): string[] {
     '..',
     '%2F',
     '%27%20OR%201%3D1--',
-  ];
+    // An id with no lower-case letter (a random coupon id, say) is its own upper-case: not junk.
+  ].filter((junk) => junk !== real);
 }
 
 function buildRequest(op: OperationSpec, c: ParamsCase, pathValues: Record<string, string>, key: string): RawRequest {
