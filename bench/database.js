@@ -1,6 +1,7 @@
 'use strict';
-// The bench database of a benchmark that runs the built service (dist/): dropped, created and
-// migrated afresh, so every run starts empty. Only a database whose name contains "bench".
+// What a benchmark's service leaves behind: the bench database (dropped, created and migrated
+// afresh, so every run starts empty; only one whose name contains "bench") and its queue keys in
+// Redis (only a prefix that contains "bench").
 
 const path = require('node:path');
 const { Client } = require('pg');
@@ -19,4 +20,24 @@ async function resetBenchDatabase(databaseUrl) {
   await applyMigrations(databaseUrl, { log: () => undefined });
 }
 
-module.exports = { resetBenchDatabase };
+/** Deletes the keys of a bench queue prefix in Redis; answers how many. */
+async function clearBenchQueue(redisUrl, prefix) {
+  if (!/bench/i.test(prefix)) return 0;
+  const { Redis } = require('ioredis');
+  const redis = new Redis(redisUrl, { lazyConnect: true, maxRetriesPerRequest: 1 });
+  try {
+    await redis.connect();
+    let cursor = '0';
+    let deleted = 0;
+    do {
+      const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}:*`, 'COUNT', 1000);
+      if (keys.length > 0) deleted += await redis.del(...keys);
+      cursor = next;
+    } while (cursor !== '0');
+    return deleted;
+  } finally {
+    redis.disconnect();
+  }
+}
+
+module.exports = { resetBenchDatabase, clearBenchQueue };

@@ -36,6 +36,7 @@ const os = require('node:os');
 const path = require('node:path');
 const crypto = require('node:crypto');
 const autocannon = require('autocannon');
+const { clearBenchQueue: clearQueueKeys } = require('./database');
 
 const ROOT = path.resolve(__dirname, '..');
 const RESULTS_DIR = path.join(__dirname, 'results');
@@ -381,24 +382,7 @@ async function resetBenchDatabase() {
 }
 
 /** Deletes the bench queue's keys in Redis (the API enqueues every event it writes; no worker takes them here). */
-async function clearBenchQueue() {
-  if (!/bench/i.test(settings.queuePrefix)) return 0;
-  const { Redis } = require('ioredis');
-  const redis = new Redis(process.env.REDIS_URL || 'redis://127.0.0.1:6379', { lazyConnect: true, maxRetriesPerRequest: 1 });
-  try {
-    await redis.connect();
-    let cursor = '0';
-    let deleted = 0;
-    do {
-      const [next, keys] = await redis.scan(cursor, 'MATCH', `${settings.queuePrefix}:*`, 'COUNT', 1000);
-      if (keys.length > 0) deleted += await redis.del(...keys);
-      cursor = next;
-    } while (cursor !== '0');
-    return deleted;
-  } finally {
-    redis.disconnect();
-  }
-}
+const clearBenchQueue = () => clearQueueKeys(process.env.REDIS_URL || 'redis://127.0.0.1:6379', settings.queuePrefix);
 
 // ---------------------------------------------------------------------------------------------
 // CPU accounting (Linux /proc): how busy the server, PostgreSQL and this load generator were.

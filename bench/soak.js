@@ -18,7 +18,7 @@ const net = require('node:net');
 const os = require('node:os');
 const path = require('node:path');
 const autocannon = require('autocannon');
-const { resetBenchDatabase } = require('./database');
+const { clearBenchQueue, resetBenchDatabase } = require('./database');
 
 const ROOT = path.resolve(__dirname, '..');
 const dist = (p) => require(path.join(ROOT, 'dist', p));
@@ -161,6 +161,8 @@ async function main() {
   fs.mkdirSync(path.join(__dirname, 'results'), { recursive: true });
   fs.writeFileSync(path.join(__dirname, 'results', 'soak.json'), JSON.stringify(report, null, 2));
   receiver.close();
+  for (const child of children) child.kill('SIGKILL');
+  await clearBenchQueue(process.env.REDIS_URL || 'redis://127.0.0.1:6379', env.QUEUE_PREFIX);
   process.exit(report.api.flat && report.worker.flat && report.non2xx === 0 ? 0 : 1);
 }
 
