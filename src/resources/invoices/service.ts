@@ -16,7 +16,18 @@ const NAME = 'invoice';
 const ITEM_NAME = 'invoice item';
 
 async function linesOf(tx: Tx, invoiceId: string) {
-  return (await tx.invoiceLine.findMany({ where: { invoiceId }, orderBy: { seq: 'asc' } })).map(({ seq: _s, ...l }) => l);
+  return (await linesByInvoice(tx, [invoiceId])).get(invoiceId) ?? [];
+}
+
+/** The lines of several invoices in one query (a list page), by invoice, each in its order. */
+async function linesByInvoice(tx: Tx, invoiceIds: string[]) {
+  const byInvoice = new Map<string, Omit<Awaited<ReturnType<Tx['invoiceLine']['findMany']>>[number], 'seq'>[]>();
+  for (const { seq: _s, ...line } of await tx.invoiceLine.findMany({ where: { invoiceId: { in: invoiceIds } }, orderBy: { seq: 'asc' } })) {
+    const lines = byInvoice.get(line.invoiceId) ?? [];
+    lines.push(line);
+    byInvoice.set(line.invoiceId, lines);
+  }
+  return byInvoice;
 }
 
 const strip = <T extends { seq: bigint; accountId: string }>({ seq: _s, accountId: _a, ...row }: T) => row;
@@ -55,7 +66,10 @@ export async function listInvoices(ctx: RequestContext) {
     where: where as Record<string, unknown>,
     model: deps.prisma.invoice as any,
     objectName: NAME,
-    serializeAll: (rows) => Promise.all(rows.map(async (row) => serializeInvoice(strip(row), await linesOf(deps.prisma, row.id)))),
+    serializeAll: async (rows) => {
+      const lines = await linesByInvoice(deps.prisma, rows.map((row) => row.id));
+      return rows.map((row) => serializeInvoice(strip(row), lines.get(row.id) ?? []));
+    },
   });
 }
 
