@@ -35,12 +35,13 @@ export function buildApp(deps: AppDeps): BuiltApp {
   const kernel: Kernel = {
     deps,
     authenticator: new Authenticator(prisma, config.authMode, clock, config.apiKeyCacheSeconds, config.defaultApiVersion, deps.notifications),
-    idempotency: new IdempotencyStore(prisma, config.idempotencyTtlHours, deps.encryption),
+    idempotency: new IdempotencyStore(prisma, deps.sql, config.idempotencyTtlHours, deps.encryption),
     expand,
     versions,
     limits: { bodyLimitBytes: config.bodyLimitBytes, depthLimit: config.paramDepthLimit, countLimit: config.paramCountLimit },
     inFlight: new InFlight(),
     rateLimiter: config.apiRateLimit > 0 ? new RateLimiter(config.apiRateLimit, clock) : undefined,
+    oneStatementWrites: true,
   };
 
   const app = express();

@@ -2,7 +2,9 @@ import type { ProcessDeps } from './kernel/route';
 import { ConfigError, type Config } from './config';
 import { systemClock, type Clock } from './lib/clock';
 import { createLogger, type Logger } from './lib/logger';
-import { createPrisma } from './lib/prisma';
+import { createDatabase } from './lib/prisma';
+import { PoolSql } from './lib/sql';
+import { writeThrough } from './kernel/writes';
 import { createRedis } from './lib/redis';
 import { applyMigrations, ensureDatabase, MigrationError } from './db/migrate';
 import { explainDatabaseError } from './db/connectError';
@@ -19,7 +21,8 @@ export interface Runtime extends ProcessDeps {
 /** Opens the shared clients of one process. */
 export function openRuntime(config: Config, options: { logger?: Logger; clock?: Clock } = {}): Runtime {
   const logger = options.logger ?? createLogger(config.logLevel);
-  const prisma = createPrisma(config.databaseUrl, config.databasePoolSize, logger);
+  const { prisma, pool } = createDatabase(config.databaseUrl, config.databasePoolSize, logger);
+  const sql = new PoolSql(pool);
   const redis = createRedis(config.redisUrl);
   redis.on('error', (err) => logger.warn({ err: err.message }, 'redis connection error'));
   const queues = new JobQueues(config, logger);
@@ -30,6 +33,8 @@ export function openRuntime(config: Config, options: { logger?: Logger; clock?: 
     logger,
     clock: options.clock ?? systemClock,
     prisma,
+    sql,
+    write: writeThrough(sql),
     redis,
     queues,
     encryption,

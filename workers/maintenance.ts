@@ -24,7 +24,7 @@ const kernelSchedules: readonly Schedule[] = [
   {
     name: PRUNE_IDEMPOTENCY,
     everyMs: (config) => config.maintenanceIntervalMs,
-    run: async ({ prisma, config, encryption }) => ({ pruned: await new IdempotencyStore(prisma, config.idempotencyTtlHours, encryption).prune() }),
+    run: async ({ prisma, sql, config, encryption }) => ({ pruned: await new IdempotencyStore(prisma, sql, config.idempotencyTtlHours, encryption).prune() }),
   },
   {
     name: PRUNE_EVENTS,

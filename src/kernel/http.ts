@@ -10,7 +10,8 @@ import { isDatabaseUnavailable } from '../lib/prisma';
 import type { Authenticator } from './auth';
 import type { ExpandRegistry } from './expand';
 import { checkKey, ClaimLost, fingerprintOf, idempotencyKeyInUse, type HeldClaim, type IdempotencyStore } from './idempotency';
-import { inOperationTransaction } from './transaction';
+import { AfterCommit, inOperationTransaction } from './transaction';
+import { HeldWrites, isNotApplied, oneStatement } from './writes';
 import type { OperationSpec } from './openapi';
 import { readParams, type ParamLimits } from './params';
 import { RateLimiter } from './rateLimit';
@@ -32,6 +33,8 @@ export interface Kernel {
   readonly inFlight: InFlight;
   /** The API-wide limit per platform account; none when API_RATE_LIMIT is 0. */
   readonly rateLimiter?: RateLimiter;
+  /** Whether `oneStatement` routes run as one statement (tests of the ordinary path turn it off). */
+  oneStatementWrites: boolean;
 }
 
 /**
@@ -225,9 +228,30 @@ async function runOperation({ route: r, validate, rateLimiter }: Mounted, kernel
 
     // An empty key is no key: stored, it would tie every later keyless-looking POST to the first.
     const idempotencyKey = r.method === 'post' ? header(req, 'idempotency-key') || undefined : undefined;
+    if (idempotencyKey !== undefined) checkKey(idempotencyKey);
+    const ctx = (deps: Deps): RequestContext => ({
+      requestId,
+      caller,
+      apiVersion,
+      idempotencyKey,
+      params,
+      pathParams: req.params as Record<string, string>,
+      deps,
+    });
+    const renderResult = async (c: RequestContext, result: unknown) =>
+      JSON.stringify(kernel.versions.render(await kernel.expand.apply(result, expandPaths, c), c.apiVersion));
+
+    const fingerprint = () => fingerprintOf(r.method, req.path, raw);
+    // Expanding reads rows back, which a held write hasn't written yet.
+    if (kernel.oneStatementWrites && r.oneStatement?.(params) && expandPaths.length === 0) {
+      const body = await runAsOneStatement(r, kernel, ctx, renderResult, idempotencyKey === undefined ? undefined : { key: idempotencyKey, fingerprint: fingerprint() });
+      if (body !== undefined) {
+        send(res, 200, body);
+        return;
+      }
+    }
     if (idempotencyKey !== undefined) {
-      checkKey(idempotencyKey);
-      const claimed = await kernel.idempotency.claim(caller.accountId, idempotencyKey, fingerprintOf(r.method, req.path, raw));
+      const claimed = await kernel.idempotency.claim(caller.accountId, idempotencyKey, fingerprint());
       if (claimed.kind === 'replay') {
         res.setHeader('Idempotent-Replayed', 'true');
         send(res, claimed.status, claimed.body);
@@ -242,17 +266,6 @@ async function runOperation({ route: r, validate, rateLimiter }: Mounted, kernel
       heartbeat.unref();
     }
 
-    const ctx = (deps: Deps): RequestContext => ({
-      requestId,
-      caller,
-      apiVersion,
-      idempotencyKey,
-      params,
-      pathParams: req.params as Record<string, string>,
-      deps,
-    });
-    const renderResult = async (c: RequestContext, result: unknown) =>
-      JSON.stringify(kernel.versions.render(await kernel.expand.apply(result, expandPaths, c), c.apiVersion));
     const render = async (c: RequestContext) => renderResult(c, await r.handler(c));
     if (r.method === 'get') {
       send(res, 200, await render(ctx(deps)));
@@ -287,6 +300,36 @@ async function runOperation({ route: r, validate, rateLimiter }: Mounted, kernel
     await answerFailure(err, res, kernel, claim, requestId, committed);
   } finally {
     clearInterval(heartbeat);
+  }
+}
+
+/**
+ * Runs a `oneStatement` operation: the handler's writes are held, its answer rendered, and the
+ * writes, the key's claim and the answer sent as one statement. Answers the body, or undefined
+ * when nothing was written and the request must run the ordinary way (the statement didn't apply,
+ * or the handler refused: that way says why, and keeps the key as it should).
+ */
+async function runAsOneStatement(
+  r: Route,
+  kernel: Kernel,
+  ctx: (deps: Deps) => RequestContext,
+  renderResult: (c: RequestContext, result: unknown) => Promise<string>,
+  idempotency: { key: string; fingerprint: string } | undefined,
+): Promise<string | undefined> {
+  const { deps } = kernel;
+  const held = new HeldWrites();
+  const afterCommit = new AfterCommit(deps.queues);
+  try {
+    const c = ctx({ ...deps, write: held.run, queues: afterCommit });
+    const body = await renderResult(c, await r.handler(c));
+    const claim = idempotency && (await kernel.idempotency.completedClaim(c.caller.accountId, idempotency.key, idempotency.fingerprint, body, r.responseHasSecret ?? false));
+    const statement = oneStatement(held.writes, claim);
+    if (statement) await deps.sql.query(statement);
+    await afterCommit.flush();
+    return body;
+  } catch (err) {
+    if (isNotApplied(err) || err instanceof ApiError) return undefined;
+    throw err;
   }
 }
 

@@ -1,6 +1,7 @@
 import { createHash, randomUUID } from 'node:crypto';
 import type { PrismaClient, Tx } from '../lib/prisma';
 import { Encryption, SEALED_PREFIX } from '../lib/encryption';
+import { raw, sql, type Sql, type SqlClient } from '../lib/sql';
 import { ApiError, invalidRequest } from './errors';
 
 // Idempotent POSTs. The SDKs send a key on every POST, so the common path (a new key) is one
@@ -52,28 +53,46 @@ export const idempotencyKeyInUse = (key: string): ApiError =>
 export class IdempotencyStore {
   constructor(
     private readonly prisma: PrismaClient,
+    private readonly sql: SqlClient,
     private readonly ttlHours: number,
     private readonly encryption: Encryption,
     /** How often a running request refreshes its claim (shorter in tests). */
     readonly heartbeatMs = HEARTBEAT_MS,
   ) {}
 
+  /**
+   * The claim's INSERT: a new key, or one whose record expired or whose request looks abandoned, is
+   * taken; any other (in progress, or completed) is left alone and the INSERT returns no row.
+   * `completed` stores the answer with the claim, for an operation sent as one statement.
+   */
+  private claimInsert(accountId: string, key: string, fingerprint: string, claimId: string, when: Sql, completed?: { status: number; body: string }): Sql {
+    const [status, body, completedAt] = completed ? [completed.status, completed.body, raw('CURRENT_TIMESTAMP')] : [null, null, raw('NULL::timestamptz')];
+    return sql`
+      INSERT INTO idempotency_records (account_id, key, fingerprint, claim_id, heartbeat_at, status, response_body, completed_at)
+      SELECT ${accountId}, ${key}, ${fingerprint}, ${claimId}, CURRENT_TIMESTAMP, ${status}::int, ${body}::text, ${completedAt} WHERE ${when}
+      ON CONFLICT (account_id, key) DO UPDATE
+        SET fingerprint = EXCLUDED.fingerprint, status = EXCLUDED.status, response_body = EXCLUDED.response_body,
+            created_at = CURRENT_TIMESTAMP, completed_at = EXCLUDED.completed_at,
+            claim_id = EXCLUDED.claim_id, heartbeat_at = CURRENT_TIMESTAMP
+        WHERE idempotency_records.created_at < CURRENT_TIMESTAMP - ${`${this.ttlHours} hours`}::interval
+           OR (idempotency_records.completed_at IS NULL
+               AND COALESCE(idempotency_records.heartbeat_at, idempotency_records.created_at) < CURRENT_TIMESTAMP - ${`${ABANDONED_AFTER_SECONDS} seconds`}::interval)
+      RETURNING 1`;
+  }
+
+  /**
+   * The claim of a request sent as one statement (src/kernel/writes.ts), taken only `when` its
+   * writes applied and stored completed with its answer (sealed when `seal`).
+   */
+  async completedClaim(accountId: string, key: string, fingerprint: string, body: string, seal: boolean): Promise<(when: Sql) => Sql> {
+    const stored = seal ? await this.encryption.seal(body) : body;
+    return (when) => this.claimInsert(accountId, key, fingerprint, randomUUID(), when, { status: 200, body: stored });
+  }
+
   /** Claims the key for this request, or returns the stored result to replay, or throws 409/400. */
   async claim(accountId: string, key: string, fingerprint: string): Promise<Claim> {
-    const ttl = `${this.ttlHours} hours`;
-    const abandoned = `${ABANDONED_AFTER_SECONDS} seconds`;
     const claimId = randomUUID();
-    const claimed = await this.prisma.$queryRaw<{ key: string }[]>`
-      INSERT INTO idempotency_records (account_id, key, fingerprint, claim_id, heartbeat_at)
-      VALUES (${accountId}, ${key}, ${fingerprint}, ${claimId}, CURRENT_TIMESTAMP)
-      ON CONFLICT (account_id, key) DO UPDATE
-        SET fingerprint = EXCLUDED.fingerprint, status = NULL, response_body = NULL,
-            created_at = CURRENT_TIMESTAMP, completed_at = NULL,
-            claim_id = EXCLUDED.claim_id, heartbeat_at = CURRENT_TIMESTAMP
-        WHERE idempotency_records.created_at < CURRENT_TIMESTAMP - ${ttl}::interval
-           OR (idempotency_records.completed_at IS NULL
-               AND COALESCE(idempotency_records.heartbeat_at, idempotency_records.created_at) < CURRENT_TIMESTAMP - ${abandoned}::interval)
-      RETURNING key`;
+    const claimed = await this.sql.query(this.claimInsert(accountId, key, fingerprint, claimId, raw('TRUE')));
     if (claimed.length > 0) return { kind: 'claimed', claimId };
 
     const existing = await this.prisma.idempotencyRecord.findUnique({

@@ -6,7 +6,9 @@ import type { Encryption } from '../lib/encryption';
 import type { JobAdder, JobQueues, QueueDefinition } from '../lib/queue';
 import type { Redis } from '../lib/redis';
 import type { Notifications } from '../lib/pgNotify';
+import type { SqlClient } from '../lib/sql';
 import type { Caller } from './auth';
+import type { WriteRunner } from './writes';
 
 export type HttpMethod = 'get' | 'post' | 'delete';
 
@@ -25,6 +27,13 @@ export interface RequestContext {
 export interface Deps {
   readonly config: Config;
   readonly prisma: PrismaClient;
+  /** Hot-path statements (a resource's queries.ts): on the pool, or in the operation's transaction. */
+  readonly sql: SqlClient;
+  /**
+   * Runs one of the operation's writes (src/kernel/writes.ts): at once, in its transaction; in a
+   * `oneStatement` operation, held and sent with the others.
+   */
+  readonly write: WriteRunner;
   readonly logger: Logger;
   readonly clock: Clock;
   /**
@@ -98,6 +107,14 @@ export interface RouteOptions {
    * after it: a deliberate error it throws is kept whatever its status, since the change committed.
    */
   readonly afterCommit?: (ctx: RequestContext, committed: unknown) => Promise<unknown>;
+  /**
+   * Whether this request may run as one statement: its handler writes only through `deps.write`,
+   * its reads need no lock, and its answer doesn't read its writes back. The kernel then sends the
+   * writes, the idempotency claim and the stored answer together (one round trip, one commit). If
+   * that statement doesn't apply (a write changed no row, the key was taken) or the handler throws,
+   * nothing was written and the request runs again the ordinary way, which answers why.
+   */
+  readonly oneStatement?: (params: Record<string, any>) => boolean;
 }
 
 /** One operation of the public (or sandbox) API. `path` is written as in the OpenAPI document. */

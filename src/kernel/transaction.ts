@@ -1,6 +1,8 @@
 import type { PrismaClient, Tx } from '../lib/prisma';
 import type { JobAdder, JobSpec, QueueDefinition } from '../lib/queue';
+import { TxSql } from '../lib/sql';
 import type { Deps } from './route';
+import { writeThrough } from './writes';
 
 // A write operation runs in one transaction that the kernel opens: everything the handler
 // writes, its events (the outbox) and its idempotent result commit together or not at all.
@@ -27,7 +29,7 @@ function joined(tx: Tx): PrismaClient {
 }
 
 /** Collects the jobs an operation adds, to add them after its commit. */
-class AfterCommit implements JobAdder {
+export class AfterCommit implements JobAdder {
   private readonly pending: (() => Promise<boolean>)[] = [];
 
   constructor(private readonly queues: JobAdder) {}
@@ -55,7 +57,8 @@ export async function inOperationTransaction<T>(
   const afterCommit = new AfterCommit(deps.queues);
   const result = await deps.prisma.$transaction(
     async (tx) => {
-      const result = await work({ ...deps, prisma: joined(tx), queues: afterCommit });
+      const sql = new TxSql(tx);
+      const result = await work({ ...deps, prisma: joined(tx), sql, write: writeThrough(sql), queues: afterCommit });
       await beforeCommit(tx, result);
       return result;
     },

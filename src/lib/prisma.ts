@@ -14,13 +14,16 @@ const CONNECT_TIMEOUT_MS = 15_000;
  * restart ends idle connections with an error event, which unhandled would crash the process.
  * The pool drops such clients and opens new ones once the server is back.
  */
-export function createPrisma(databaseUrl: string, poolSize: number, logger?: Logger): PrismaClient {
+export function createDatabase(databaseUrl: string, poolSize: number, logger?: Logger): { prisma: PrismaClient; pool: Pool } {
   const pool = new Pool({ connectionString: databaseUrl, max: poolSize, connectionTimeoutMillis: CONNECT_TIMEOUT_MS });
   const report = (err: Error) => logger?.warn({ err: err.message }, 'postgresql connection error');
   pool.on('error', report);
   pool.on('connect', (client) => client.on('error', report));
-  return new PrismaClient({ adapter: new PrismaPg(pool, { disposeExternalPool: true }) });
+  // Prisma ends the pool on $disconnect; the hot paths (src/lib/sql.ts) share it meanwhile.
+  return { prisma: new PrismaClient({ adapter: new PrismaPg(pool, { disposeExternalPool: true }) }), pool };
 }
+
+export const createPrisma = (databaseUrl: string, poolSize: number, logger?: Logger): PrismaClient => createDatabase(databaseUrl, poolSize, logger).prisma;
 
 // PostgreSQL's "operator intervention" (57P01 admin shutdown, 57P02 crash shutdown, 57P03 cannot
 // connect now) and "connection exception" (08…) classes, and Prisma's unreachable/closed/pool codes.

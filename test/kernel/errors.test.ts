@@ -58,7 +58,7 @@ describe('unexpected failures', () => {
   test('become a 500 api_error without internals, and the log has the cause with the request id', async () => {
     const key = newTestKey();
     const created = await mustCreate(t, key);
-    jest.spyOn(t.runtime.prisma.webhookEndpoint, 'findUnique').mockRejectedValue(new Error('boom secret detail'));
+    jest.spyOn(t.runtime.sql, 'query').mockRejectedValue(new Error('boom secret detail'));
     const res = await t.http().get(`${ENDPOINTS}/${created.id}`).set(bearer(key));
     const error = expectError(res, 500, {
       type: 'api_error',
@@ -81,7 +81,7 @@ describe('unexpected failures', () => {
   test('a thrown non-Error value is handled the same way', async () => {
     const key = newTestKey();
     const created = await mustCreate(t, key);
-    jest.spyOn(t.runtime.prisma.webhookEndpoint, 'findUnique').mockRejectedValue({ status: 'weird', detail: 'internal' });
+    jest.spyOn(t.runtime.sql, 'query').mockRejectedValue({ status: 'weird', detail: 'internal' });
     const res = await t.http().get(`${ENDPOINTS}/${created.id}`).set(bearer(key));
     expectError(res, 500, { type: 'api_error' });
     expect(res.text).not.toContain('internal');
@@ -90,7 +90,7 @@ describe('unexpected failures', () => {
   test('an object with an HTTP-like status from deep inside is still a 500, not its status', async () => {
     const key = newTestKey();
     const created = await mustCreate(t, key);
-    jest.spyOn(t.runtime.prisma.webhookEndpoint, 'findUnique').mockRejectedValue(Object.assign(new Error('upstream said 404'), { status: 404 }));
+    jest.spyOn(t.runtime.sql, 'query').mockRejectedValue(Object.assign(new Error('upstream said 404'), { status: 404 }));
     const res = await t.http().get(`${ENDPOINTS}/${created.id}`).set(bearer(key));
     expectError(res, 500, { type: 'api_error' });
     expect(res.text).not.toContain('upstream');
@@ -99,7 +99,7 @@ describe('unexpected failures', () => {
   test('through the SDK a 500 is an API error', async () => {
     const key = newTestKey();
     const created = await mustCreate(t, key);
-    jest.spyOn(t.runtime.prisma.webhookEndpoint, 'findUnique').mockRejectedValue(new Error('boom'));
+    jest.spyOn(t.runtime.sql, 'query').mockRejectedValue(new Error('boom'));
     const err = await t.stripe(key).webhookEndpoints.retrieve(created.id).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(Stripe.errors.StripeAPIError);
     expect((err as Stripe.errors.StripeError).statusCode).toBe(500);

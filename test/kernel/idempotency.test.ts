@@ -120,7 +120,21 @@ async function claimed(idem: string): Promise<void> {
   for (let i = 0; i < 200 && (await records(idem)).length === 0; i++) await new Promise((r) => setTimeout(r, 10));
 }
 
+/**
+ * Runs the block's tests with webhook endpoint creates on the ordinary path (claim, then the
+ * operation's transaction), the path of every operation without `oneStatement`.
+ */
+function onTheOrdinaryPath(): void {
+  beforeEach(() => {
+    t.kernel.oneStatementWrites = false;
+  });
+  afterEach(() => {
+    t.kernel.oneStatementWrites = true;
+  });
+}
+
 describe('a request still running', () => {
+  onTheOrdinaryPath();
   test('another request with its key gets 409 idempotency_key_in_use; the first one then completes', async () => {
     const key = newTestKey();
     await mustCreate(t, key);
@@ -157,7 +171,7 @@ describe('a request still running', () => {
     const idem = newIdemKey();
     const kernel = t.kernel as { idempotency: IdempotencyStore };
     const original = kernel.idempotency;
-    kernel.idempotency = new IdempotencyStore(t.runtime.prisma, t.config.idempotencyTtlHours, t.runtime.encryption, 50);
+    kernel.idempotency = new IdempotencyStore(t.runtime.prisma, t.runtime.sql, t.config.idempotencyTtlHours, t.runtime.encryption, 50);
     const held = await holdAccountRow(account);
     try {
       const firstDone = createEndpoint(t, key, CREATE_BODY, { 'Idempotency-Key': idem }).then((r) => r);
@@ -246,6 +260,10 @@ describe('errors are results too', () => {
     expect(again.headers['idempotent-replayed']).toBe('true');
     expect(again.text).toBe(first.text);
   });
+});
+
+describe('a failure on the ordinary path', () => {
+  onTheOrdinaryPath();
 
   test('a 500 stores nothing (its transaction rolled back): the key is free, and the retry runs and succeeds once', async () => {
     const key = newTestKey();
@@ -261,6 +279,89 @@ describe('errors are results too', () => {
     expect(again.status).toBe(200);
     expect(again.headers['idempotent-replayed']).toBeUndefined();
     expect(await endpointCount(t, await accountOf(t, key))).toBe(2);
+  });
+});
+
+describe('an operation sent as one statement (webhook endpoint create)', () => {
+  test('its change, its claim and its answer go to PostgreSQL together, in one statement', async () => {
+    const key = newTestKey();
+    await mustCreate(t, key);
+    const idem = newIdemKey();
+    const statements = jest.spyOn(t.runtime.sql, 'query');
+    const transactions = jest.spyOn(t.runtime.prisma, '$transaction');
+    try {
+      const first = await createEndpoint(t, key, CREATE_BODY, { 'Idempotency-Key': idem });
+      expect(first.status).toBe(200);
+      expect(statements).toHaveBeenCalledTimes(1);
+      expect(transactions).not.toHaveBeenCalled();
+      const [record] = await records(idem);
+      expect(record).toMatchObject({ status: 200 });
+      expect(record.completedAt).not.toBeNull();
+      // The answer carries the signing secret: the stored copy is sealed.
+      expect(record.responseBody).not.toContain(first.body.secret);
+      const again = await createEndpoint(t, key, CREATE_BODY, { 'Idempotency-Key': idem });
+      expect(again.headers['idempotent-replayed']).toBe('true');
+      expect(again.text).toBe(first.text);
+    } finally {
+      statements.mockRestore();
+      transactions.mockRestore();
+    }
+    expect(await endpointCount(t, await accountOf(t, key))).toBe(2);
+  });
+
+  test('two requests with one key while the first waits: one creates, the other replays its answer', async () => {
+    const key = newTestKey();
+    await mustCreate(t, key);
+    const account = await accountOf(t, key);
+    const idem = newIdemKey();
+    const held = await holdAccountRow(account);
+    try {
+      const firstDone = createEndpoint(t, key, CREATE_BODY, { 'Idempotency-Key': idem }).then((r) => r);
+      const secondDone = createEndpoint(t, key, CREATE_BODY, { 'Idempotency-Key': idem }).then((r) => r);
+      await new Promise((r) => setTimeout(r, 200));
+      await held.release();
+      const answers = await Promise.all([firstDone, secondDone]);
+      expect(answers.map((a) => a.status)).toEqual([200, 200]);
+      expect(answers[0].body.id).toBe(answers[1].body.id);
+      expect(answers.filter((a) => a.headers['idempotent-replayed'] === 'true')).toHaveLength(1);
+    } finally {
+      await held.end();
+    }
+    expect(await endpointCount(t, account)).toBe(2);
+    expect(await records(idem)).toHaveLength(1);
+  });
+
+  test('a statement that fails stores nothing: the key is free, and the retry runs once', async () => {
+    const key = newTestKey();
+    await mustCreate(t, key);
+    const idem = newIdemKey();
+    const spy = jest.spyOn(t.runtime.sql, 'query').mockRejectedValueOnce(new Error('the statement failed'));
+    try {
+      const first = await createEndpoint(t, key, CREATE_BODY, { 'Idempotency-Key': idem });
+      expectError(first, 500, { type: 'api_error' });
+    } finally {
+      spy.mockRestore();
+    }
+    expect(await records(idem)).toEqual([]);
+    const again = await createEndpoint(t, key, CREATE_BODY, { 'Idempotency-Key': idem });
+    expect(again.status).toBe(200);
+    expect(again.headers['idempotent-replayed']).toBeUndefined();
+    expect(await endpointCount(t, await accountOf(t, key))).toBe(2);
+  });
+
+  test('without a key it is one statement too, and stores no record', async () => {
+    const key = newTestKey();
+    await mustCreate(t, key);
+    const statements = jest.spyOn(t.runtime.sql, 'query');
+    try {
+      expect((await createEndpoint(t, key)).status).toBe(200);
+      expect(statements).toHaveBeenCalledTimes(1);
+    } finally {
+      statements.mockRestore();
+    }
+    const account = await accountOf(t, key);
+    expect(await endpointCount(t, account)).toBe(2);
+    expect(await t.runtime.prisma.idempotencyRecord.count({ where: { accountId: account } })).toBe(0);
   });
 });
 
@@ -290,6 +391,7 @@ describe('the result commits with the change', () => {
   });
 
   test('a request whose claim was taken over while it ran rolls back: one of the two runs, never both', async () => {
+    t.kernel.oneStatementWrites = false;
     const key = newTestKey();
     await mustCreate(t, key);
     const account = await accountOf(t, key);
@@ -297,7 +399,7 @@ describe('the result commits with the change', () => {
     const kernel = t.kernel as { idempotency: IdempotencyStore };
     const original = kernel.idempotency;
     // A first request that sends no heartbeats, as if its process had stalled.
-    kernel.idempotency = new IdempotencyStore(t.runtime.prisma, t.config.idempotencyTtlHours, t.runtime.encryption, 3_600_000);
+    kernel.idempotency = new IdempotencyStore(t.runtime.prisma, t.runtime.sql, t.config.idempotencyTtlHours, t.runtime.encryption, 3_600_000);
     const held = await holdAccountRow(account);
     try {
       const firstDone = createEndpoint(t, key, CREATE_BODY, { 'Idempotency-Key': idem }).then((r) => r);
@@ -314,6 +416,7 @@ describe('the result commits with the change', () => {
       const replay = await createEndpoint(t, key, CREATE_BODY, { 'Idempotency-Key': idem });
       expect(replay.body.id).toBe(second.body.id);
     } finally {
+      t.kernel.oneStatementWrites = true;
       kernel.idempotency = original;
       await held.end();
     }

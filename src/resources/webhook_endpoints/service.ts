@@ -8,6 +8,7 @@ import { cancelPendingDeliveries } from '../../events/delivery';
 import { applyMetadata, type Metadata, type MetadataParam } from '../../kernel/metadata';
 import { sealStoredResponses } from '../../kernel/idempotency';
 import type { Deps, RequestContext } from '../../kernel/route';
+import { insertEndpoint, selectOwned, takeSlot } from './queries';
 import { serializeDeletedWebhookEndpoint, serializeWebhookEndpoint, type WebhookEndpointRow } from './serializer';
 
 const NAME = 'webhook endpoint';
@@ -41,8 +42,7 @@ const emptyToNull = (value: string | undefined): string | null | undefined => (v
 export async function findOwned(ctx: RequestContext, id: string, param?: string): Promise<WebhookEndpointRow & { connect: boolean }> {
   const missing = () => (param === undefined ? resourceMissing(NAME, id) : resourceMissing(NAME, id, param, 400));
   if (!hasIdShape('we', id)) throw missing();
-  // findUnique (by id, filtered by owner) costs Prisma a fraction of what findFirst does.
-  const row = await ctx.deps.prisma.webhookEndpoint.findUnique({ where: { id, accountId: ctx.caller.accountId }, select: ROW });
+  const [row] = await ctx.deps.sql.query<WebhookEndpointRow & { connect: boolean }>(selectOwned(id, ctx.caller.accountId));
   if (!row) throw missing();
   return row;
 }
@@ -62,24 +62,14 @@ export async function createWebhookEndpoint(ctx: RequestContext) {
   };
   const secret = `whsec_${randomBase62(32)}`;
   const sealed = await deps.encryption.seal(secret);
-  // One statement takes a slot under the account's limit and inserts, so concurrent creates can't exceed it.
-  const inserted = await deps.prisma.$queryRaw<{ seq: bigint }[]>`
-    WITH slot AS (
-      UPDATE accounts SET webhook_endpoint_count = webhook_endpoint_count + 1
-      WHERE id = ${caller.accountId} AND webhook_endpoint_count < ${deps.config.maxWebhookEndpoints}
-      RETURNING id
-    )
-    INSERT INTO webhook_endpoints (id, account_id, created, url, enabled_events, api_version, connect, description, metadata, status, secret, key_id)
-    SELECT ${row.id}, slot.id, ${row.created}, ${row.url}, ${row.enabledEvents}::text[], ${row.apiVersion}, ${params.connect ?? false},
-           ${row.description}, ${JSON.stringify(row.metadata)}::jsonb, ${row.status}, ${sealed}, ${Encryption.keyIdOf(sealed)}
-    FROM slot
-    RETURNING seq`;
-  if (inserted.length === 0) {
-    throw invalidRequest(
-      `You have reached the maximum of ${deps.config.maxWebhookEndpoints} test webhook endpoints on this account. Delete one before adding another.`,
-      'webhook_endpoint_limit_reached',
-    );
-  }
+  const limit = deps.config.maxWebhookEndpoints;
+  // The slot first: its row lock makes concurrent creates count one after another, never past the limit.
+  await deps.write(
+    takeSlot(caller.accountId, limit, () =>
+      invalidRequest(`You have reached the maximum of ${limit} test webhook endpoints on this account. Delete one before adding another.`, 'webhook_endpoint_limit_reached'),
+    ),
+  );
+  await deps.write(insertEndpoint(row, caller.accountId, params.connect ?? false, sealed, Encryption.keyIdOf(sealed)));
   return serializeWebhookEndpoint(row, { secret });
 }
 
