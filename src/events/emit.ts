@@ -1,5 +1,7 @@
 import type { Prisma } from '../generated/prisma/client';
 import { newId } from '../lib/ids';
+import { sql, TxSql } from '../lib/sql';
+import { writeThrough, type Write } from '../kernel/writes';
 import { eventsEmitted } from '../lib/metrics';
 import type { RequestContext } from '../kernel/route';
 import { embeddedOf } from '../kernel/versions';
@@ -50,30 +52,33 @@ export async function accountApiVersion(tx: Tx, accountId: string, fallback: str
 }
 
 /**
- * Writes the event in the caller's transaction, so it exists exactly when the change it reports
- * does (the outbox). Returns its id; hand it to the relay after the transaction commits.
+ * The event's INSERT, as one of an operation's writes (`deps.write`), so it commits exactly when
+ * the change it reports does (the outbox). Hand `id` to the relay once that commit happened.
  */
-export async function emit(tx: Tx, type: EventType, object: Record<string, unknown>, options: EmitOptions): Promise<string> {
+export function eventInsert(type: EventType, object: Record<string, unknown>, options: EmitOptions): { id: string; write: Write } {
   const id = newId('evt');
   const data: Record<string, unknown> = { object };
   if (options.previousAttributes) data.previous_attributes = options.previousAttributes;
   // What older versions show whole in the object (see `embed`), for rendering it at them later.
   const embedded = embeddedOf(object);
   if (embedded) data.embedded = embedded;
-  await tx.event.create({
-    data: {
-      id,
-      accountId: options.accountId,
-      created: options.created,
-      type,
-      apiVersion: options.apiVersion,
-      data: data as Prisma.InputJsonValue,
-      requestId: options.cause.requestId,
-      idempotencyKey: options.cause.idempotencyKey,
-    },
-    select: { id: true },
-  });
   eventsEmitted.inc({ type });
+  return {
+    id,
+    write: {
+      sql: sql`
+        INSERT INTO events (id, account_id, created, type, api_version, data, request_id, idempotency_key)
+        VALUES (${id}, ${options.accountId}, ${options.created}, ${type}, ${options.apiVersion}, ${JSON.stringify(data)}::jsonb,
+                ${options.cause.requestId}, ${options.cause.idempotencyKey})
+        RETURNING id`,
+    },
+  };
+}
+
+/** Writes the event in the caller's transaction (the outbox); returns its id for the relay. */
+export async function emit(tx: Tx, type: EventType, object: Record<string, unknown>, options: EmitOptions): Promise<string> {
+  const { id, write } = eventInsert(type, object, options);
+  await writeThrough(new TxSql(tx))(write);
   return id;
 }
 

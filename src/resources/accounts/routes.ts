@@ -8,7 +8,7 @@ const many = { object: OBJECT, list: true };
 export const routes = [
   route('get', '/v1/account', 'GetAccount', one, retrieveCallerAccount),
   route('get', '/v1/accounts', 'GetAccounts', many, listAccounts),
-  route('post', '/v1/accounts', 'PostAccounts', one, createAccount),
+  route('post', '/v1/accounts', 'PostAccounts', one, createAccount, { oneStatement: () => true }),
   route('get', '/v1/accounts/{account}', 'GetAccountsAccount', one, retrieveAccount),
   route('post', '/v1/accounts/{account}', 'PostAccountsAccount', one, updateAccount),
   route('delete', '/v1/accounts/{account}', 'DeleteAccountsAccount', one, deleteAccount),

@@ -6,6 +6,7 @@ import { hasIdShape, newId, randomBase62 } from '../../lib/ids';
 import { ApiError, invalidRequest, parametersExclusive, resourceMissing } from '../../kernel/errors';
 import { paginate, rangeWhere } from '../../kernel/list';
 import { applyMetadata, type Metadata, type MetadataParam } from '../../kernel/metadata';
+import { insertAccount } from './queries';
 import { causeOf, emit, previousAttributes, type EmitOptions, type EventCause, type Tx } from '../../events/emit';
 import { handOffEvents } from '../../events/jobs';
 import { isIsoCountry, isSupportedCountry, localCurrency, supportedCurrencies } from './countries';
@@ -368,21 +369,19 @@ export async function createAccount(ctx: RequestContext) {
   // Accounts with a dashboard get the usual pair when they ask for nothing.
   const capabilities = params.capabilities ?? (requested ? undefined : { card_payments: { requested: true }, transfers: { requested: true } });
   const details = applyDetails({ controller }, { ...params, capabilities }, id, now);
-  const row = await deps.prisma.account.create({
-    data: {
-      id,
-      parentAccountId: caller.accountId,
-      created: now,
-      type: typeOfController(controller),
-      country,
-      email: params.email ?? null,
-      businessType: params.business_type ?? null,
-      defaultCurrency: currencyOf(params.default_currency) ?? null,
-      metadata: applyMetadata({}, params.metadata as MetadataParam | undefined),
-      details: details as Prisma.InputJsonValue,
-    },
-    select: ACCOUNT_ROW,
-  });
+  const row: AccountRow = {
+    id,
+    parentAccountId: caller.accountId,
+    created: now,
+    type: typeOfController(controller),
+    country,
+    email: params.email ?? null,
+    businessType: params.business_type ?? null,
+    defaultCurrency: currencyOf(params.default_currency) ?? null,
+    metadata: applyMetadata({}, params.metadata as MetadataParam | undefined),
+    details: details as Prisma.JsonObject,
+  };
+  await deps.write(insertAccount(row));
   return serializeAccount(row);
 }
 

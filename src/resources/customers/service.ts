@@ -5,10 +5,11 @@ import { ApiError, resourceMissing } from '../../kernel/errors';
 import { paginate, rangeWhere } from '../../kernel/list';
 import { applyMetadata, type Metadata, type MetadataParam } from '../../kernel/metadata';
 import type { RequestContext } from '../../kernel/route';
-import { causeOf, emit, previousAttributes, type Tx } from '../../events/emit';
+import { causeOf, emit, eventInsert, previousAttributes, type EmitOptions, type Tx } from '../../events/emit';
 import type { EventType } from '../../events/types';
 import { handOffEvents } from '../../events/jobs';
 import { attachPaymentMethod, resolvePaymentMethod } from '../payment_methods/service';
+import { insertCustomer } from './queries';
 import { serializeCustomer, serializeDeletedCustomer, type CustomerRow } from './serializer';
 
 const NAME = 'customer';
@@ -61,14 +62,16 @@ function fieldsOf(params: Record<string, any>) {
 
 const json = (value: unknown) => (value === null ? (null as unknown as Prisma.InputJsonValue) : (value as Prisma.InputJsonValue));
 
+const customerEventOptions = (ctx: RequestContext, previous?: Record<string, unknown>): EmitOptions => ({
+  accountId: ctx.caller.accountId,
+  apiVersion: ctx.caller.defaultApiVersion,
+  created: unixSeconds(ctx.deps.clock),
+  cause: causeOf(ctx),
+  previousAttributes: previous,
+});
+
 const emitCustomer = (tx: Tx, ctx: RequestContext, type: EventType, row: CustomerRow, previous?: Record<string, unknown>) =>
-  emit(tx, type, serializeCustomer(row), {
-    accountId: ctx.caller.accountId,
-    apiVersion: ctx.caller.defaultApiVersion,
-    created: unixSeconds(ctx.deps.clock),
-    cause: causeOf(ctx),
-    previousAttributes: previous,
-  });
+  emit(tx, type, serializeCustomer(row), customerEventOptions(ctx, previous));
 
 /** One of the caller's customers, locked, deleted ones included; `resource_missing` otherwise. */
 async function lockOwned(tx: Tx, ctx: RequestContext, id: string): Promise<CustomerRow & { deleted: boolean }> {
@@ -102,49 +105,50 @@ async function testClockOf(tx: Tx, ctx: RequestContext, id: string | undefined):
   return clock.id;
 }
 
+/** A create with nothing to read or lock first: the route sends it as one statement. */
+export const createsAlone = (params: Record<string, any>): boolean =>
+  params.payment_method === undefined && params.test_clock === undefined && params.invoice_settings?.default_payment_method === undefined;
+
 export async function createCustomer(ctx: RequestContext) {
   const { params, deps, caller } = ctx;
   const fields = fieldsOf(params);
-  const { row, eventIds } = await deps.prisma.$transaction(async (tx) => {
-    let row: CustomerRow = {
-      id: newId('cus', 14),
-      created: unixSeconds(deps.clock),
-      email: fields.email ?? null,
-      name: fields.name ?? null,
-      phone: fields.phone ?? null,
-      description: fields.description ?? null,
-      address: fields.address ?? null,
-      shipping: fields.shipping ?? null,
-      metadata: applyMetadata({}, params.metadata as MetadataParam | undefined),
-      preferredLocales: fields.preferredLocales ?? [],
-      taxExempt: fields.taxExempt ?? 'none',
-      defaultPaymentMethod: null,
-      testClockId: await testClockOf(tx, ctx, params.test_clock),
-    };
-    await tx.customer.create({
-      data: { ...row, address: json(row.address), shipping: json(row.shipping), metadata: json(row.metadata), accountId: caller.accountId },
-      select: { id: true },
-    });
-    const attachedEvents: string[] = [];
-    let attached: string | undefined;
-    if (params.payment_method !== undefined) {
-      const pm = await resolvePaymentMethod(tx, ctx, params.payment_method, 'payment_method');
-      const result = await attachPaymentMethod(tx, ctx, pm, row.id);
-      attached = pm.id;
-      attachedEvents.push(...result.eventIds);
-    }
-    const defaultId: string | undefined = params.invoice_settings?.default_payment_method;
-    if (defaultId !== undefined && defaultId !== '') {
-      // Naming the payment method just attached (a test id makes a new one per use) means that one.
-      const id = defaultId === params.payment_method && attached ? attached : await checkDefaultPaymentMethod(tx, ctx, row.id, defaultId);
-      row = { ...row, defaultPaymentMethod: id };
-      await tx.customer.update({ where: { id: row.id }, data: { defaultPaymentMethod: id }, select: { id: true } });
-    }
-    // customer.created comes first, as the public API sends it.
-    const eventIds = [await emitCustomer(tx, ctx, 'customer.created', row), ...attachedEvents];
-    return { row, eventIds };
-  });
-  await handOffEvents(deps.queues, eventIds);
+  // In the operation's transaction (the ordinary path, as every create that isn't `createsAlone` takes).
+  const tx: Tx = deps.prisma;
+  let row: CustomerRow = {
+    id: newId('cus', 14),
+    created: unixSeconds(deps.clock),
+    email: fields.email ?? null,
+    name: fields.name ?? null,
+    phone: fields.phone ?? null,
+    description: fields.description ?? null,
+    address: fields.address ?? null,
+    shipping: fields.shipping ?? null,
+    metadata: applyMetadata({}, params.metadata as MetadataParam | undefined),
+    preferredLocales: fields.preferredLocales ?? [],
+    taxExempt: fields.taxExempt ?? 'none',
+    defaultPaymentMethod: null,
+    testClockId: await testClockOf(tx, ctx, params.test_clock),
+  };
+  await deps.write(insertCustomer(row, caller.accountId));
+  const attachedEvents: string[] = [];
+  let attached: string | undefined;
+  if (params.payment_method !== undefined) {
+    const pm = await resolvePaymentMethod(tx, ctx, params.payment_method, 'payment_method');
+    const result = await attachPaymentMethod(tx, ctx, pm, row.id);
+    attached = pm.id;
+    attachedEvents.push(...result.eventIds);
+  }
+  const defaultId: string | undefined = params.invoice_settings?.default_payment_method;
+  if (defaultId !== undefined && defaultId !== '') {
+    // Naming the payment method just attached (a test id makes a new one per use) means that one.
+    const id = defaultId === params.payment_method && attached ? attached : await checkDefaultPaymentMethod(tx, ctx, row.id, defaultId);
+    row = { ...row, defaultPaymentMethod: id };
+    await tx.customer.update({ where: { id: row.id }, data: { defaultPaymentMethod: id }, select: { id: true } });
+  }
+  // customer.created comes first, as the public API sends it.
+  const created = eventInsert('customer.created', serializeCustomer(row), customerEventOptions(ctx));
+  await deps.write(created.write);
+  await handOffEvents(deps.queues, [created.id, ...attachedEvents]);
   return serializeCustomer(row);
 }
 

@@ -1,0 +1,17 @@
+import { sql } from '../../lib/sql';
+import type { Write } from '../../kernel/writes';
+import type { CustomerRow } from './serializer';
+
+// The hot statements of customers, on the `pg` pool (src/lib/sql.ts). Prisma serves the rest.
+
+const jsonOrNull = (value: unknown): string | null => (value === null || value === undefined ? null : JSON.stringify(value));
+
+export const insertCustomer = (row: CustomerRow, accountId: string): Write => ({
+  sql: sql`
+    INSERT INTO customers (id, account_id, created, email, name, phone, description, address, shipping, metadata,
+                           preferred_locales, tax_exempt, default_payment_method, test_clock_id)
+    VALUES (${row.id}, ${accountId}, ${row.created}, ${row.email}, ${row.name}, ${row.phone}, ${row.description},
+            ${jsonOrNull(row.address)}::jsonb, ${jsonOrNull(row.shipping)}::jsonb, ${JSON.stringify(row.metadata)}::jsonb,
+            ${row.preferredLocales}::text[], ${row.taxExempt}, ${row.defaultPaymentMethod}, ${row.testClockId})
+    RETURNING id`,
+});
