@@ -52,5 +52,8 @@ export function oneStatement(writes: readonly Write[], claim?: (applied: Sql) =>
   const applied = raw(required.length > 0 ? required.join(' AND ') : 'TRUE');
   if (claim) ctes.push(sql`claim AS (${claim(applied)})`);
   if (ctes.length === 0) return undefined;
-  return sql`WITH ${join(ctes, ', ')} SELECT sandbank_assert(${claim ? raw('EXISTS (SELECT 1 FROM claim)') : applied})`;
+  // Each write is read in turn, so they run in the order given (events keep their order by seq);
+  // a write nothing reads would run at the end, in no promised order.
+  const inOrder = writes.map((_w, i) => `(SELECT count(*) FROM w${i}) >= 0 AND `).join('');
+  return sql`WITH ${join(ctes, ', ')} SELECT sandbank_assert(${raw(inOrder)}${claim ? raw('EXISTS (SELECT 1 FROM claim)') : applied})`;
 }

@@ -60,6 +60,8 @@ export function join(fragments: readonly Fragment[], separator: string): Fragmen
 /** Runs statements; rows come back with columns as the statement names them. */
 export interface SqlClient {
   query<R extends QueryResultRow>(statement: Sql): Promise<R[]>;
+  /** Inside a transaction a read may lock rows for it; on the pool a lock would end at once. */
+  readonly inTransaction: boolean;
 }
 
 // int8 as bigint, as Prisma's raw queries answer it, so a row reads the same through either client.
@@ -69,6 +71,7 @@ const TYPES = { getTypeParser: (oid: number, format?: 'text' | 'binary') => (oid
 /** Statements on the pool, each distinct text a named prepared statement. */
 export class PoolSql implements SqlClient {
   private readonly names = new Map<string, string>();
+  readonly inTransaction = false;
 
   constructor(readonly pool: Pool) {}
 
@@ -89,6 +92,8 @@ export class PoolSql implements SqlClient {
 
 /** Statements in a Prisma transaction (an operation's): the same SQL, on the transaction's connection. */
 export class TxSql implements SqlClient {
+  readonly inTransaction = true;
+
   constructor(private readonly tx: Pick<Tx, '$queryRawUnsafe'>) {}
 
   query<R extends QueryResultRow>(statement: Sql): Promise<R[]> {

@@ -4,7 +4,7 @@ import { unixSeconds } from '../../lib/clock';
 import { randomBase62 } from '../../lib/ids';
 import { html, htmlDocument, raw, type Html } from '../../hosted/html';
 import { messagePage, type PageRequest, type PageResult } from '../../hosted/pages';
-import { ACCOUNT_ROW, changeAccount, lockConnectedAccount } from '../accounts/service';
+import { ACCOUNT_ROW, changeAccount, inTransaction, lockConnectedAccount } from '../accounts/service';
 import { eventuallyDueRequirements, missingRequirements, type AccountDetails, type AccountRow } from '../accounts/serializer';
 import { hasRelationship, personsOf } from '../persons/serializer';
 import { applyPerson } from '../persons/service';
@@ -202,7 +202,8 @@ export async function submitOnboarding(req: PageRequest): Promise<PageResult> {
     // Completing uses the form up; a second submit (another tab) finds it done.
     const completed = await tx.accountLink.updateMany({ where: { tokenHash, completedAt: null }, data: { completedAt: now } });
     if (completed.count === 0) return null;
-    const locked = await lockConnectedAccount(tx, link.account.id, link.account.parentAccountId ?? '');
+    const db = inTransaction(tx);
+    const locked = await lockConnectedAccount(db, link.account.id, link.account.parentAccountId ?? '');
     if (!locked) return null;
     const apiVersion = await accountApiVersion(tx, link.account.id, deps.config.defaultApiVersion);
     const representative = read.representative;
@@ -214,7 +215,7 @@ export async function submitOnboarding(req: PageRequest): Promise<PageResult> {
           return details;
         }
       : undefined;
-    const change = await changeAccount(tx, locked.row, read.params, { now, apiVersion, cause: automaticCause }, edit);
+    const change = await changeAccount(db, locked, read.params, { now, apiVersion, cause: automaticCause }, edit);
     return change.eventIds;
   });
   if (eventIds === null) return spentLink(nonce, link.refreshUrl);

@@ -1,13 +1,16 @@
 import { ACCOUNT_REVOKED_CHANNEL } from '../../kernel/auth';
-import type { RequestContext } from '../../kernel/route';
+import type { Deps, RequestContext } from '../../kernel/route';
 import type { Prisma } from '../../generated/prisma/client';
 import { unixSeconds } from '../../lib/clock';
 import { hasIdShape, newId, randomBase62 } from '../../lib/ids';
 import { ApiError, invalidRequest, parametersExclusive, resourceMissing } from '../../kernel/errors';
 import { paginate, rangeWhere } from '../../kernel/list';
 import { applyMetadata, type Metadata, type MetadataParam } from '../../kernel/metadata';
-import { insertAccount } from './queries';
-import { causeOf, emit, previousAttributes, type EmitOptions, type EventCause, type Tx } from '../../events/emit';
+import { insertAccount, selectForChange, updateAccountRow } from './queries';
+import { TxSql } from '../../lib/sql';
+import { writeThrough } from '../../kernel/writes';
+import type { EventType } from '../../events/types';
+import { causeOf, eventInsert, previousAttributes, type EmitOptions, type EventCause, type Tx } from '../../events/emit';
 import { handOffEvents } from '../../events/jobs';
 import { isIsoCountry, isSupportedCountry, localCurrency, supportedCurrencies } from './countries';
 import { serializeAccount, serializeDeletedAccount, personRequirementsOf, type AccountDetails, type AccountRow } from './serializer';
@@ -438,18 +441,19 @@ export interface AccountChange {
 type Rendered = { id: string } & Record<string, unknown>;
 
 /** `<prefix>.created`, `.updated` (with previous_attributes) and `.deleted` for what differs between two sets of objects. */
-async function emitSetChanges(tx: Tx, prefix: 'account.external_account' | 'person', before: Rendered[], after: Rendered[], emitOptions: Omit<EmitOptions, 'previousAttributes'>) {
+async function emitSetChanges(db: AccountDb, prefix: 'account.external_account' | 'person', before: Rendered[], after: Rendered[], emitOptions: Omit<EmitOptions, 'previousAttributes'>) {
   const ids: string[] = [];
+  const emit = (type: EventType, object: Rendered, options: Omit<EmitOptions, 'previousAttributes'> & Partial<EmitOptions>) => emitTo(db, type, object, options);
   const old = new Map(before.map((o) => [o.id, o]));
   const now = new Map(after.map((o) => [o.id, o]));
   // What was made first, then what that changed (another default, another representative), then what went.
-  for (const object of after) if (!old.has(object.id)) ids.push(await emit(tx, `${prefix}.created` as const, object, emitOptions));
+  for (const object of after) if (!old.has(object.id)) ids.push(await emit(`${prefix}.created` as const, object, emitOptions));
   for (const object of after) {
     const was = old.get(object.id);
     const changed = was ? previousAttributes(was, object) : {};
-    if (Object.keys(changed).length > 0) ids.push(await emit(tx, `${prefix}.updated` as const, object, { ...emitOptions, previousAttributes: changed }));
+    if (Object.keys(changed).length > 0) ids.push(await emit(`${prefix}.updated` as const, object, { ...emitOptions, previousAttributes: changed }));
   }
-  for (const object of before) if (!now.has(object.id)) ids.push(await emit(tx, `${prefix}.deleted` as const, object, emitOptions));
+  for (const object of before) if (!now.has(object.id)) ids.push(await emit(`${prefix}.deleted` as const, object, emitOptions));
   return ids;
 }
 
@@ -464,67 +468,66 @@ function renderedPersons(row: AccountRow, withIndividual: boolean): Rendered[] {
 }
 
 /**
- * Writes a change to an account the caller has locked in `tx`, and emits an event for each
+ * Writes a change to an account read by lockConnectedAccount, and emits an event for each
  * thing it changed: its external accounts and persons (created, updated, deleted), the account
  * (account.updated), and each capability whose status or request changed (capability.updated),
  * all with previous_attributes. Returns the row as written, its public object and the events to
  * hand off after commit.
  */
-export async function commitAccountChange(tx: Tx, current: AccountRow, change: AccountChange, options: AccountChangeOptions) {
-  const row = await tx.account.update({
-    where: { id: current.id },
-    data: {
-      email: change.email,
-      businessType: change.businessType,
-      defaultCurrency: change.defaultCurrency,
-      metadata: change.metadata,
-      details: change.details as Prisma.InputJsonValue,
-    },
-    select: ACCOUNT_ROW,
-  });
-  const emitOptions = { accountId: current.id, apiVersion: options.apiVersion, created: options.now, cause: options.cause };
+export async function commitAccountChange(db: AccountDb, current: LockedAccount, change: AccountChange, options: AccountChangeOptions) {
+  const row: AccountRow = {
+    ...current.row,
+    email: change.email === undefined ? current.row.email : change.email,
+    businessType: change.businessType === undefined ? current.row.businessType : change.businessType,
+    defaultCurrency: change.defaultCurrency === undefined ? current.row.defaultCurrency : change.defaultCurrency,
+    metadata: change.metadata ?? current.row.metadata,
+    details: change.details as Prisma.JsonObject,
+  };
+  await db.write(updateAccountRow(row, current.version, () => resourceMissing(NAME, row.id)));
+  const emit = (type: EventType, object: Record<string, unknown>, options: EmitOptions) => emitTo(db, type, object, options);
+  const emitOptions = { accountId: current.row.id, apiVersion: options.apiVersion, created: options.now, cause: options.cause };
   const eventIds: string[] = [];
-  eventIds.push(...(await emitSetChanges(tx, 'account.external_account', renderedExternalAccounts(current), renderedExternalAccounts(row), emitOptions)));
+  eventIds.push(...(await emitSetChanges(db, 'account.external_account', renderedExternalAccounts(current.row), renderedExternalAccounts(row), emitOptions)));
   const individual = change.individualChanged === true;
-  eventIds.push(...(await emitSetChanges(tx, 'person', renderedPersons(current, individual), renderedPersons(row, individual), emitOptions)));
-  const before = serializeAccount(current);
+  eventIds.push(...(await emitSetChanges(db, 'person', renderedPersons(current.row, individual), renderedPersons(row, individual), emitOptions)));
+  const before = serializeAccount(current.row);
   const after = serializeAccount(row);
   const changed = previousAttributes(before, after);
   if (Object.keys(changed).length > 0) {
-    eventIds.push(await emit(tx, 'account.updated', after, { ...emitOptions, previousAttributes: changed }));
+    eventIds.push(await emit('account.updated', after, { ...emitOptions, previousAttributes: changed }));
   }
-  const names = new Set([...capabilitiesOf(current), ...capabilitiesOf(row)].map((c) => c.name));
+  const names = new Set([...capabilitiesOf(current.row), ...capabilitiesOf(row)].map((c) => c.name));
   for (const name of names) {
-    const was = serializeCapability(current, name);
+    const was = serializeCapability(current.row, name);
     const now = serializeCapability(row, name);
     if (was.status === now.status && was.requested === now.requested) continue;
-    eventIds.push(await emit(tx, 'capability.updated', now, { ...emitOptions, previousAttributes: previousAttributes(was, now) }));
+    eventIds.push(await emit('capability.updated', now, { ...emitOptions, previousAttributes: previousAttributes(was, now) }));
   }
   return { updated: row, row: after, eventIds };
 }
 
 /**
- * Applies `params` (the update parameters, already validated) to an account the caller has locked
- * in `tx` (see commitAccountChange). `edit` makes further changes to the new details (the
+ * Applies `params` (the update parameters, already validated) to an account read by
+ * lockConnectedAccount (see commitAccountChange). `edit` makes further changes to the new details (the
  * onboarding page's representative).
  */
 export async function changeAccount(
-  tx: Tx,
-  current: AccountRow,
+  db: AccountDb,
+  current: LockedAccount,
   params: Record<string, any>,
   options: AccountChangeOptions,
   edit?: (details: AccountDetails) => AccountDetails,
 ) {
-  const applied = applyDetails(current.details as AccountDetails, params, current.id, options.now);
+  const applied = applyDetails(current.row.details as AccountDetails, params, current.row.id, options.now);
   return commitAccountChange(
-    tx,
+    db,
     current,
     {
       details: edit ? edit(applied) : applied,
       email: params.email,
       businessType: params.business_type,
       defaultCurrency: currencyOf(params.default_currency),
-      metadata: params.metadata === undefined ? undefined : applyMetadata(current.metadata as Metadata, params.metadata),
+      metadata: params.metadata === undefined ? undefined : applyMetadata(current.row.metadata as Metadata, params.metadata),
     },
     options,
   );
@@ -534,15 +537,36 @@ export interface LockedAccount {
   readonly row: AccountRow;
   /** An account link or session exists (see checkHolderMayChange). */
   readonly onboardingStarted: boolean;
+  /** The row version read (`xmin`): the change is written over it only. */
+  readonly version: string;
 }
 
-/** Locks a connected account of `parentAccountId` for the rest of `tx`; null when there is none. */
-export async function lockConnectedAccount(tx: Tx, id: string, parentAccountId: string): Promise<LockedAccount | null> {
-  const locked = await tx.$queryRaw<{ session_created_at: number | null; link_created_at: number | null }[]>`
-    SELECT session_created_at, link_created_at FROM accounts WHERE id = ${id} AND parent_account_id = ${parentAccountId} FOR UPDATE`;
-  if (locked.length === 0) return null;
-  const row = await tx.account.findUniqueOrThrow({ where: { id }, select: ACCOUNT_ROW });
-  return { row, onboardingStarted: locked[0].session_created_at !== null || locked[0].link_created_at !== null };
+/** Where an account change is read and written: an operation's deps, or a transaction (`inTransaction`). */
+export type AccountDb = Pick<Deps, 'sql' | 'write'>;
+
+export function inTransaction(tx: Tx): AccountDb {
+  const sql = new TxSql(tx);
+  return { sql, write: writeThrough(sql) };
+}
+
+const emitTo = async (db: AccountDb, type: EventType, object: Record<string, unknown>, options: EmitOptions): Promise<string> => {
+  const event = eventInsert(type, object, options);
+  await db.write(event.write);
+  return event.id;
+};
+
+/**
+ * A connected account of `parentAccountId` about to change; null when there is none. In a
+ * transaction it stays locked for the rest of it; outside one (an operation sent as one
+ * statement) the change applies only if nothing changed the row meanwhile.
+ */
+export async function lockConnectedAccount(db: AccountDb, id: string, parentAccountId: string): Promise<LockedAccount | null> {
+  const [found] = await db.sql.query<AccountRow & { session_created_at: number | null; link_created_at: number | null; version: string }>(
+    selectForChange(id, parentAccountId, db.sql.inTransaction),
+  );
+  if (!found) return null;
+  const { session_created_at, link_created_at, version, ...row } = found;
+  return { row, onboardingStarted: session_created_at !== null || link_created_at !== null, version };
 }
 
 /** What a sub-resource's write does to its account: the new details, and its answer from the account as written. */
@@ -562,21 +586,18 @@ export async function editAccount<T>(ctx: RequestContext, edit: (locked: LockedA
   const id = ctx.pathParams.account;
   if (!hasIdShape('acct', id)) throw resourceMissing(NAME, id);
   const now = unixSeconds(deps.clock);
-  const { answer, eventIds } = await deps.prisma.$transaction(async (tx) => {
-    // The row stays locked, so concurrent writes to one account apply one after another.
-    const locked = await lockConnectedAccount(tx, id, caller.accountId);
-    if (!locked) throw resourceMissing(NAME, id);
-    const details = structuredClone(locked.row.details as AccountDetails);
-    const e = edit(locked, details, now);
-    const change = await commitAccountChange(tx, locked.row, { details: e.details, individualChanged: e.individualChanged }, {
-      now,
-      apiVersion: caller.defaultApiVersion,
-      cause: causeOf(ctx),
-    });
-    return { answer: e.answer(change.updated), eventIds: change.eventIds };
+  // In the operation's transaction: the row stays locked, so concurrent writes to one account apply one after another.
+  const locked = await lockConnectedAccount(deps, id, caller.accountId);
+  if (!locked) throw resourceMissing(NAME, id);
+  const details = structuredClone(locked.row.details as AccountDetails);
+  const e = edit(locked, details, now);
+  const change = await commitAccountChange(deps, locked, { details: e.details, individualChanged: e.individualChanged }, {
+    now,
+    apiVersion: caller.defaultApiVersion,
+    cause: causeOf(ctx),
   });
-  if (eventIds.length > 0) await handOffEvents(deps.queues, eventIds);
-  return answer;
+  if (change.eventIds.length > 0) await handOffEvents(deps.queues, change.eventIds);
+  return e.answer(change.updated);
 }
 
 export async function updateAccount(ctx: RequestContext) {
@@ -585,14 +606,13 @@ export async function updateAccount(ctx: RequestContext) {
   if (!hasIdShape('acct', id)) throw resourceMissing(NAME, id);
   refuseToken(params, 'account_token');
   const now = unixSeconds(deps.clock);
-  const { row, eventIds } = await deps.prisma.$transaction(async (tx) => {
-    // The row stays locked, so concurrent updates merge instead of overwriting each other.
-    const locked = await lockConnectedAccount(tx, id, caller.accountId);
-    if (!locked) throw resourceMissing(NAME, id);
-    checkHolderFields(params, locked.row, locked.onboardingStarted);
-    checkAccountParams(params, locked.row.country ?? 'US');
-    return changeAccount(tx, locked.row, params, { now, apiVersion: caller.defaultApiVersion, cause: causeOf(ctx) });
-  });
+  // Locked in the operation's transaction, or (sent as one statement) written only over the version read,
+  // so concurrent updates merge instead of overwriting each other.
+  const locked = await lockConnectedAccount(deps, id, caller.accountId);
+  if (!locked) throw resourceMissing(NAME, id);
+  checkHolderFields(params, locked.row, locked.onboardingStarted);
+  checkAccountParams(params, locked.row.country ?? 'US');
+  const { row, eventIds } = await changeAccount(deps, locked, params, { now, apiVersion: caller.defaultApiVersion, cause: causeOf(ctx) });
   if (eventIds.length > 0) await handOffEvents(deps.queues, eventIds);
   return row;
 }
