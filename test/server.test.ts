@@ -72,18 +72,18 @@ test('closing waits for an operation whose client hung up, so its idempotent res
   const key = newTestKey();
   expect((await get(port, '/v1/webhook_endpoints', key)).status).toBe(200);
 
-  const queryRaw = runtime.prisma.$queryRaw.bind(runtime.prisma);
+  const query = runtime.sql.query.bind(runtime.sql);
   let release!: () => void;
   const gate = new Promise<void>((r) => (release = r));
   let entered!: () => void;
   const inHandler = new Promise<void>((r) => (entered = r));
-  const spy = jest.spyOn(runtime.prisma, '$queryRaw').mockImplementation(((...args: any[]) => {
-    // The endpoint insert is the second raw query of the request (after the idempotency claim).
-    if (String(args[0]?.[0] ?? args[0]?.strings?.[0] ?? '').includes('WITH slot AS')) {
+  const spy = jest.spyOn(runtime.sql, 'query').mockImplementation(((statement: { text: string }) => {
+    // The create's one statement: the endpoint, its slot, the claim and the answer.
+    if (statement.text.includes('INSERT INTO webhook_endpoints')) {
       entered();
-      return gate.then(() => (queryRaw as any)(...args));
+      return gate.then(() => query(statement as any));
     }
-    return (queryRaw as any)(...args);
+    return query(statement as any);
   }) as any);
 
   const req = httpRequest({

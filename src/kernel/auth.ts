@@ -25,6 +25,8 @@ interface KeyOwner {
   accountId: string;
   /** The version the platform's first request pinned; null until one sends Stripe-Version. */
   pinnedApiVersion: string | null;
+  /** The masked key, made once per cached key. */
+  hint?: string;
 }
 
 const KEY_PATTERN = /^(sk|rk)_(test|live)_[A-Za-z0-9_]{1,240}$/;
@@ -144,7 +146,7 @@ export class Authenticator {
     }
     const owner = await this.ownerOf(key);
     if (owner.pinnedApiVersion === null) await this.pinApiVersion(owner, headers['stripe-version']);
-    return { platformAccountId: owner.accountId, defaultApiVersion: owner.pinnedApiVersion ?? this.defaultApiVersion, keyHint: maskKey(key) };
+    return { platformAccountId: owner.accountId, defaultApiVersion: owner.pinnedApiVersion ?? this.defaultApiVersion, keyHint: (owner.hint ??= maskKey(key)) };
   }
 
   /** The account the identified key acts as: its own, or the connected account `Stripe-Account` names. */

@@ -5,14 +5,14 @@ import type { NextFunction, Request, Response } from 'express';
 // The key travels in the Authorization header, never in a cookie, so `*` exposes nothing a
 // page could not already ask for with the key it holds.
 
-const HEADERS: Readonly<Record<string, string>> = {
+const HEADERS: readonly (readonly [string, string])[] = Object.entries({
   'Access-Control-Allow-Credentials': 'true',
   'Access-Control-Allow-Methods': 'GET, HEAD, PUT, PATCH, POST, DELETE',
   'Access-Control-Allow-Origin': '*',
   'Access-Control-Expose-Headers':
     'Request-Id, Stripe-Manage-Version, Stripe-Should-Retry, X-Stripe-External-Auth-Required, X-Stripe-Privileged-Session-Required',
   'Access-Control-Max-Age': '300',
-};
+});
 
 /** What a preflight may ask to send when it names nothing: what the SDKs and Stripe.js send. */
 const DEFAULT_ALLOWED_HEADERS = 'Authorization, Content-Type, Idempotency-Key, Stripe-Account, Stripe-Version';
@@ -28,7 +28,7 @@ const HEADER_LIST = /^[A-Za-z0-9!#$%&'*+.^_`|~-]+(\s*,\s*[A-Za-z0-9!#$%&'*+.^_`|
 export function cors(exceptPrefix: string) {
   return (req: Request, res: Response, next: NextFunction): void => {
     if (req.path === exceptPrefix || req.path.startsWith(`${exceptPrefix}/`)) return next();
-    for (const [name, value] of Object.entries(HEADERS)) res.setHeader(name, value);
+    for (const [name, value] of HEADERS) res.setHeader(name, value);
     if (req.method !== 'OPTIONS') return next();
     const requested = req.headers['access-control-request-headers'];
     res.setHeader('Access-Control-Allow-Headers', typeof requested === 'string' && HEADER_LIST.test(requested.trim()) ? requested.trim() : DEFAULT_ALLOWED_HEADERS);

@@ -421,32 +421,49 @@ const CLIENT_CLOSED_STATUS = 499;
  * operation went on to do, and kept out of the latency histogram.
  */
 export function accessLog(logger: Logger) {
+  const metrics = new RequestMetrics();
   return (req: Request, res: Response, next: NextFunction): void => {
     const started = process.hrtime.bigint();
-    const record = (clientClosed: boolean) => {
+    // One listener: 'close' comes after 'finish' too, or alone when the client hung up first.
+    res.once('close', () => {
+      const clientClosed = !res.writableFinished;
       const locals = res.locals as Locals;
       const seconds = Number(process.hrtime.bigint() - started) / 1e9;
       const status = clientClosed ? CLIENT_CLOSED_STATUS : res.statusCode;
       // Unmatched paths share one label, so probing random URLs can't grow the metric without bound.
-      const route = locals.route ?? 'unmatched';
-      httpRequests.inc({ route, method: req.method, status });
-      if (!clientClosed) httpDuration.observe({ route, method: req.method }, seconds);
-      logger.info(
-        {
-          request_id: locals.requestId,
-          method: req.method,
-          route: locals.route ?? null,
-          status,
-          duration_ms: seconds * 1000,
-          ...(clientClosed && { client_closed: true }),
-        },
-        'request',
-      );
-    };
-    res.on('finish', () => record(false));
-    res.on('close', () => {
-      if (!res.writableFinished) record(true);
+      metrics.record(locals.route ?? 'unmatched', req.method, status, clientClosed ? undefined : seconds);
+      if (logger.isLevelEnabled('info')) {
+        logger.info(
+          {
+            request_id: locals.requestId,
+            method: req.method,
+            route: locals.route ?? null,
+            status,
+            duration_ms: seconds * 1000,
+            ...(clientClosed && { client_closed: true }),
+          },
+          'request',
+        );
+      }
     });
     next();
   };
+}
+
+/** The request metrics' labelled children, looked up once per route, method and status rather than per request. */
+class RequestMetrics {
+  private readonly counters = new Map<string, ReturnType<typeof httpRequests.labels>>();
+  private readonly durations = new Map<string, ReturnType<typeof httpDuration.labels>>();
+
+  record(route: string, method: string, status: number, seconds: number | undefined): void {
+    const key = `${method} ${route}`;
+    const counterKey = `${key} ${status}`;
+    let counter = this.counters.get(counterKey);
+    if (!counter) this.counters.set(counterKey, (counter = httpRequests.labels({ route, method, status })));
+    counter.inc();
+    if (seconds === undefined) return;
+    let duration = this.durations.get(key);
+    if (!duration) this.durations.set(key, (duration = httpDuration.labels({ route, method })));
+    duration.observe(seconds);
+  }
 }
