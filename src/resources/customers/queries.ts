@@ -15,3 +15,9 @@ export const insertCustomer = (row: CustomerRow, accountId: string): Write => ({
             ${row.preferredLocales}::text[], ${row.taxExempt}, ${row.defaultPaymentMethod}, ${row.testClockId})
     RETURNING id`,
 });
+
+/** One of the account's customers, deleted ones included, in the row shape the serializer takes. */
+export const selectOwned = (id: string, accountId: string) => sql`
+  SELECT id, created, email, name, phone, description, address, shipping, metadata, preferred_locales AS "preferredLocales",
+         tax_exempt AS "taxExempt", default_payment_method AS "defaultPaymentMethod", test_clock_id AS "testClockId", deleted
+  FROM customers WHERE id = ${id} AND account_id = ${accountId}`;

@@ -9,7 +9,7 @@ import { causeOf, emit, eventInsert, previousAttributes, type EmitOptions, type 
 import type { EventType } from '../../events/types';
 import { handOffEvents } from '../../events/jobs';
 import { attachPaymentMethod, resolvePaymentMethod } from '../payment_methods/service';
-import { insertCustomer } from './queries';
+import { insertCustomer, selectOwned } from './queries';
 import { serializeCustomer, serializeDeletedCustomer, type CustomerRow } from './serializer';
 
 const NAME = 'customer';
@@ -155,14 +155,14 @@ export async function createCustomer(ctx: RequestContext) {
 export async function retrieveCustomer(ctx: RequestContext) {
   const id = ctx.pathParams.customer;
   if (!hasIdShape('cus', id)) throw resourceMissing(NAME, id);
-  const row = await ctx.deps.prisma.customer.findUnique({ where: { id, accountId: ctx.caller.accountId }, select: { ...ROW, deleted: true } });
-  if (!row) throw resourceMissing(NAME, id);
-  return row.deleted ? serializeDeletedCustomer(id) : serializeCustomer(row);
+  const customer = await retrieveCustomerObject(ctx, id);
+  if (!customer) throw resourceMissing(NAME, id);
+  return customer;
 }
 
 /** The public object of one of the caller's customers (for expansion), or null when it is gone. */
 export async function retrieveCustomerObject(ctx: RequestContext, id: string) {
-  const row = await ctx.deps.prisma.customer.findUnique({ where: { id, accountId: ctx.caller.accountId }, select: { ...ROW, deleted: true } });
+  const [row] = await ctx.deps.sql.query<CustomerRow & { deleted: boolean }>(selectOwned(id, ctx.caller.accountId));
   if (!row) return null;
   return row.deleted ? serializeDeletedCustomer(id) : serializeCustomer(row);
 }
