@@ -10,6 +10,9 @@
 // Every payload's signature is checked with the official SDK. Results go to
 // bench/results/deliveries.json. Loads only 127.0.0.1; the worker is stopped on every way out.
 // BENCH_WORKER_NODE_ARGS adds node flags to the worker (e.g. "--cpu-prof --cpu-prof-dir=…").
+// Each measurement reports CPU in % of one core: the worker, PostgreSQL, Redis, this process (the
+// receiver, which checks every signature, and the event writer) and every other program ("other":
+// the machine is shared, and above 25% the figures are disturbed).
 
 const { spawn } = require('node:child_process');
 const fs = require('node:fs');
@@ -17,6 +20,7 @@ const http = require('node:http');
 const os = require('node:os');
 const path = require('node:path');
 const { resetBenchDatabase } = require('./database');
+const { cpuSnapshot, cpuPercent, idleCheck, postgresOf } = require('./cpu');
 const Stripe = require('stripe');
 
 const ROOT = path.resolve(__dirname, '..');
@@ -37,6 +41,11 @@ const DATABASE_URL = process.env.BENCH_DATABASE_URL || 'postgresql://postgres@12
 if (!/bench/.test(new URL(DATABASE_URL).pathname)) throw new Error('BENCH_DATABASE_URL must name a database containing "bench" (it is dropped)');
 
 const webhooks = new Stripe('sk_test_bench').webhooks;
+/** Processes counted besides the worker and this one: Redis is shared, so others' use of it counts too. */
+const CPU_NAMES = [postgresOf(new URL(DATABASE_URL).pathname.slice(1)), 'redis-server'];
+/** Other programs' CPU (% of a core) above which a measurement is flagged as disturbed. */
+const DISTURBED_PCT = 25;
+const cpuTable = (c) => ({ worker: c.worker, postgres: c.postgres, redis: c['redis-server'], bench: c.self, other: c.other, machine: c.machine });
 let worker;
 process.on('exit', () => worker && worker.kill('SIGKILL'));
 for (const signal of ['SIGINT', 'SIGTERM']) process.on(signal, () => process.exit(130));
@@ -94,6 +103,7 @@ function startReceiver(secrets) {
 }
 
 async function main() {
+  const busyBefore = await idleCheck();
   await resetBenchDatabase(DATABASE_URL);
   const queuePrefix = `benchdeliveries${randomBase62(6)}`;
   // The bench process and its worker share a key file (secrets at rest), in a folder of their own.
@@ -157,9 +167,11 @@ async function main() {
     ids.push(...batch);
   }
   process.stdout.write('handing off… ');
+  const cpuBefore = cpuSnapshot({ worker: worker.pid }, CPU_NAMES);
   const handedOffAt = now();
   for (let i = 0; i < ids.length; i += 500) await handOffEvents(runtime.queues, ids.slice(i, i + 500));
   await receiver.waitFor(EVENTS * 2, 300_000);
+  const burstCpu = cpuPercent(cpuBefore, cpuSnapshot({ worker: worker.pid }, CPU_NAMES));
   const burstTimes = [...receiver.arrivals.values()];
   const burstSeconds = (Math.max(...burstTimes) - handedOffAt) / 1000;
   const burstLatencies = burstTimes.map((t) => t - handedOffAt).sort((a, b) => a - b);
@@ -170,6 +182,7 @@ async function main() {
   process.stdout.write(`paced: ${RATE} events/s for ${PACED_SECONDS} s… `);
   const committed = new Map();
   const total = RATE * PACED_SECONDS;
+  const pacedCpuBefore = cpuSnapshot({ worker: worker.pid }, CPU_NAMES);
   const started = now();
   const pending = [];
   for (let i = 0; i < total; i++) {
@@ -185,12 +198,14 @@ async function main() {
   }
   await Promise.all(pending);
   await receiver.waitFor(total * 2, 120_000);
+  const pacedCpu = cpuPercent(pacedCpuBefore, cpuSnapshot({ worker: worker.pid }, CPU_NAMES));
   const pacedLatencies = [...receiver.arrivals.entries()].map(([key, at]) => at - committed.get(key.split(' ')[1])).sort((a, b) => a - b);
   console.log('done');
 
   const results = {
     date: new Date().toISOString(),
     machine: `${require('node:os').cpus().length} cores, node ${process.version}`,
+    busy_before_percent: busyBefore,
     burst: {
       events: EVENTS,
       endpoints: 2,
@@ -198,17 +213,22 @@ async function main() {
       seconds: +burstSeconds.toFixed(2),
       deliveries_per_second: Math.round(burstTimes.length / burstSeconds),
       handoff_to_arrival_ms: { p50: +percentile(burstLatencies, 50).toFixed(1), p99: +percentile(burstLatencies, 99).toFixed(1) },
+      cpu_percent: cpuTable(burstCpu),
     },
     paced: {
       events_per_second: RATE,
       deliveries: pacedLatencies.length,
       commit_to_arrival_ms: { p50: +percentile(pacedLatencies, 50).toFixed(1), p99: +percentile(pacedLatencies, 99).toFixed(1) },
+      cpu_percent: cpuTable(pacedCpu),
     },
     receiver: receiver.stats(),
   };
   console.log(JSON.stringify(results, null, 2));
   fs.mkdirSync(path.join(__dirname, 'results'), { recursive: true });
   fs.writeFileSync(path.join(__dirname, 'results', 'deliveries.json'), JSON.stringify(results, null, 2) + '\n');
+  for (const [name, c] of [['burst', burstCpu], ['paced', pacedCpu]]) {
+    if (c.other !== null && c.other > DISTURBED_PCT) console.error(`!!! ${name}: other programs used ${c.other}% of a core: the figures are disturbed`);
+  }
   if (results.receiver.badSignatures > 0) console.error(`!!! ${results.receiver.badSignatures} payloads failed signature verification`);
 
   worker.kill('SIGTERM');

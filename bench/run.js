@@ -29,7 +29,7 @@
 //   REDIS_URL is passed through to the server. DATABASE_POOL_SIZE (default: src/config.ts's) is
 //   given to the server and to the read and write ceilings alike.
 
-const { spawn, execFileSync } = require('node:child_process');
+const { spawn } = require('node:child_process');
 const fs = require('node:fs');
 const net = require('node:net');
 const os = require('node:os');
@@ -37,6 +37,7 @@ const path = require('node:path');
 const crypto = require('node:crypto');
 const autocannon = require('autocannon');
 const { clearBenchQueue: clearQueueKeys } = require('./database');
+const cpuStats = require('./cpu');
 
 const ROOT = path.resolve(__dirname, '..');
 const RESULTS_DIR = path.join(__dirname, 'results');
@@ -386,110 +387,14 @@ async function resetBenchDatabase() {
 const clearBenchQueue = () => clearQueueKeys(process.env.REDIS_URL || 'redis://127.0.0.1:6379', settings.queuePrefix);
 
 // ---------------------------------------------------------------------------------------------
-// CPU accounting (Linux /proc): how busy the server, PostgreSQL and this load generator were.
+// CPU accounting (bench/cpu.js): how busy the server, PostgreSQL and this load generator were.
 
-let clockTicks = 100;
-try {
-  clockTicks = Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100;
-} catch {
-  /* keep 100 */
-}
+const cpuSnapshot = (serverPid) => cpuStats.cpuSnapshot({ server: serverPid }, ['postgres']);
 
-/** { user, total } CPU ticks of one process (utime, utime + stime). */
-function procTicks(pid) {
-  try {
-    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    const user = Number(fields[11]);
-    return { user, total: user + Number(fields[12]) };
-  } catch {
-    return null;
-  }
-}
-
-/** Ticks of every postgres process, by pid (backends may come and go during an interval). */
-function postgresTicks() {
-  let pids;
-  try {
-    pids = fs.readdirSync('/proc').filter((d) => /^\d+$/.test(d));
-  } catch {
-    return null;
-  }
-  const byPid = new Map();
-  for (const pid of pids) {
-    try {
-      if (fs.readFileSync(`/proc/${pid}/comm`, 'utf8').trim() !== 'postgres') continue;
-    } catch {
-      continue;
-    }
-    const t = procTicks(pid);
-    if (t !== null) byPid.set(pid, t);
-  }
-  return byPid;
-}
-
-/** { user, busy } ticks of the whole machine (all cores), from /proc/stat; idle and iowait are not busy. */
-function machineTicks() {
-  try {
-    const cpu = fs.readFileSync('/proc/stat', 'utf8').split('\n')[0].trim().split(/\s+/).slice(1).map(Number);
-    const [user, nice, system, , , irq, softirq, steal] = cpu;
-    return { user: user + nice, busy: user + nice + system + irq + softirq + steal };
-  } catch {
-    return null;
-  }
-}
-
-function cpuSnapshot(serverPid) {
-  return {
-    at: process.hrtime.bigint(),
-    server: serverPid ? procTicks(serverPid) : null,
-    postgres: postgresTicks(),
-    machine: machineTicks(),
-    self: process.cpuUsage(),
-  };
-}
-
-/**
- * CPU used during the interval, in % of one core: the loaded server, PostgreSQL (all its processes),
- * this load generator, and "other": user-space CPU of every other program on the machine (kernel
- * network time is left out of it). A high "other" means something else competed for the cores.
- */
+/** CPU of the loaded server, PostgreSQL, this load generator and other programs, in % of one core. */
 function cpuPercent(before, after) {
-  const seconds = Number(after.at - before.at) / 1e9;
-  const pct = (ticks) => Math.round((ticks / clockTicks / seconds) * 100);
-  const self = process.cpuUsage(before.self);
-  const loadgen = Math.round(((self.user + self.system) / 1e6 / seconds) * 100);
-  const loadgenUser = self.user / 1e6 / seconds * 100;
-  const server = before.server && after.server ? pct(after.server.total - before.server.total) : null;
-  const serverUser = before.server && after.server ? pct(after.server.user - before.server.user) : 0;
-  let postgres = null;
-  let postgresUser = 0;
-  if (before.postgres && after.postgres) {
-    let ticks = 0;
-    let user = 0;
-    for (const [pid, t] of after.postgres) {
-      const b = before.postgres.get(pid);
-      ticks += t.total - (b ? b.total : 0);
-      user += t.user - (b ? b.user : 0);
-    }
-    postgres = pct(ticks);
-    postgresUser = pct(user);
-  }
-  let machine = null;
-  let other = null;
-  if (before.machine && after.machine) {
-    machine = pct(after.machine.busy - before.machine.busy);
-    other = Math.max(0, Math.round(pct(after.machine.user - before.machine.user) - serverUser - postgresUser - loadgenUser));
-  }
-  return { server, postgres, loadgen, other, machine };
-}
-
-/** User-space CPU of the machine over one second before we start, in % of one core. */
-async function idleCheck() {
-  const a = machineTicks();
-  await new Promise((r) => setTimeout(r, 1000));
-  const b = machineTicks();
-  return a && b ? Math.round(((b.user - a.user) / clockTicks) * 100) : null;
+  const c = cpuStats.cpuPercent(before, after);
+  return { server: c.server, postgres: c.postgres, loadgen: c.self, other: c.other, machine: c.machine };
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -729,7 +634,7 @@ async function main() {
     `  MAX_WEBHOOK_ENDPOINTS=${settings.maxWebhookEndpoints} for the server (the public limit is 16; POST creates one endpoint per request)`,
   );
   console.log(`  DATABASE_POOL_SIZE=${poolSize} for the server and the read and write ceilings${fromSource ? '; server from src/ (--source)' : ''}`);
-  const busy = await idleCheck();
+  const busy = await cpuStats.idleCheck();
   if (busy !== null) {
     const note = busy > DISTURBED_PCT ? '  <-- OTHER PROGRAMS ARE BUSY: the numbers will be lower and noisier' : '';
     console.log(`  machine busy before the run: ${busy}% of one core${note}`);
