@@ -105,7 +105,7 @@ function cpuSnapshot(pids = {}, names = []) {
 }
 
 /**
- * CPU used during the interval, in % of one core, per label and name of the snapshots, `self` (this
+ * CPU used during the interval (`seconds` long), in % of one core, per label and name of the snapshots, `self` (this
  * process), `machine` (all of it, kernel included), and `other`: user-space CPU of every other
  * program on the machine (kernel network time is left out of it). A high `other` means something
  * else competed for the cores.
@@ -113,7 +113,7 @@ function cpuSnapshot(pids = {}, names = []) {
 function cpuPercent(before, after) {
   const seconds = Number(after.at - before.at) / 1e9;
   const pct = (ticks) => Math.round((ticks / clockTicks / seconds) * 100);
-  const out = {};
+  const out = { seconds };
   let counted = 0; // user ticks of what is measured, to leave out of `other`
   for (const label of Object.keys(before.pids)) {
     const b = before.pids[label];

@@ -46,6 +46,12 @@ const CPU_NAMES = [postgresOf(new URL(DATABASE_URL).pathname.slice(1)), 'redis-s
 /** Other programs' CPU (% of a core) above which a measurement is flagged as disturbed. */
 const DISTURBED_PCT = 25;
 const cpuTable = (c) => ({ worker: c.worker, postgres: c.postgres, redis: c['redis-server'], bench: c.self, other: c.other, machine: c.machine });
+/** CPU time per delivery, in µs: steadier than deliveries/s on a shared machine (others slow a run, not its work). */
+const cpuPerDelivery = (c, deliveries) => {
+  const us = (pct) => (pct === null || pct === undefined ? null : Math.round(((pct / 100) * c.seconds * 1e6) / deliveries));
+  const parts = { worker: us(c.worker), postgres: us(c.postgres), redis: us(c['redis-server']), bench: us(c.self) };
+  return { ...parts, total: Object.values(parts).reduce((a, b) => a + (b ?? 0), 0) };
+};
 let worker;
 process.on('exit', () => worker && worker.kill('SIGKILL'));
 for (const signal of ['SIGINT', 'SIGTERM']) process.on(signal, () => process.exit(130));
@@ -214,12 +220,14 @@ async function main() {
       deliveries_per_second: Math.round(burstTimes.length / burstSeconds),
       handoff_to_arrival_ms: { p50: +percentile(burstLatencies, 50).toFixed(1), p99: +percentile(burstLatencies, 99).toFixed(1) },
       cpu_percent: cpuTable(burstCpu),
+      cpu_us_per_delivery: cpuPerDelivery(burstCpu, burstTimes.length),
     },
     paced: {
       events_per_second: RATE,
       deliveries: pacedLatencies.length,
       commit_to_arrival_ms: { p50: +percentile(pacedLatencies, 50).toFixed(1), p99: +percentile(pacedLatencies, 99).toFixed(1) },
       cpu_percent: cpuTable(pacedCpu),
+      cpu_us_per_delivery: cpuPerDelivery(pacedCpu, pacedLatencies.length),
     },
     receiver: receiver.stats(),
   };
