@@ -2,11 +2,13 @@ import { randomUUID } from 'node:crypto';
 import { Agent, request } from 'undici';
 import { Prisma } from '../generated/prisma/client';
 import type { PrismaClient } from '../lib/prisma';
+import type { SqlClient } from '../lib/sql';
 import type { Deps } from '../kernel/route';
 import { createBatcher } from '../lib/batcher';
 import { Encryption } from '../lib/encryption';
 import { newId } from '../lib/ids';
 import { checkHost, DestinationRefusedError, findRefusal, guardedLookup, type DestinationPolicy } from '../lib/netguard';
+import { claimDeliveries, completeAttempts, type Claim, type Completion } from './queries';
 import { renderDelivery, type EventRow } from './render';
 import { signatureHeader } from './signature';
 
@@ -57,6 +59,8 @@ interface ClaimedDelivery {
   secret: string | null;
   endpoint_api_version: string | null;
   endpoint_status: string | null;
+  /** What the deliveries claimed in one batch share. */
+  batch: ClaimBatch;
 }
 
 /**
@@ -80,40 +84,37 @@ export function retryDelayMs(schedule: readonly number[], attemptsMade: number, 
   return Math.max(0, Math.round(base * (1 + (random() * 2 - 1) * jitter)));
 }
 
-/**
- * `takeOver`: the job ran before and its worker stopped renewing its lock (killed, say), so the
- * row's lease is that dead worker's and is taken over instead of waited out.
- */
+/** Which attempt of which delivery a job makes, and as whom. */
+export interface AttemptRequest {
+  deliveryId: string;
+  /** The attempt the job was made for (0 for the first). */
+  attempt: number;
+  /** The job making it: the lease's holder. */
+  holder: string;
+  /**
+   * The job ran before and its worker stopped renewing its lock (killed, say), so a lease this job
+   * holds is that dead run's and is taken over instead of waited out. Another job's lease never is.
+   */
+  takeOver?: boolean;
+}
+
 export async function attemptDelivery(
-  { prisma, clock, encryption }: Pick<Deps, 'prisma' | 'clock' | 'encryption'>,
+  { prisma, sql, clock, encryption }: Pick<Deps, 'prisma' | 'sql' | 'clock' | 'encryption'>,
   settings: DeliverySettings,
-  deliveryId: string,
-  attempt: number,
-  takeOver = false,
+  { deliveryId, attempt, holder, takeOver = false }: AttemptRequest,
 ): Promise<AttemptOutcome> {
   // Claim: only the attempt the job was made for, only while pending, only if nobody holds it.
   // The lease outlasts the request (bounded by the timeout) and the recording of its outcome.
   const lockSeconds = Math.ceil(settings.timeoutMs / 1000) + 5;
-  const d = await batchersOf(prisma).claim({ id: deliveryId, attempt, lockSeconds, takeOver });
+  const d = await batchersOf(sql).claim({ id: deliveryId, attempt, lockSeconds, holder, takeOver });
   if (!d) return { kind: 'skipped' };
   if (d.endpoint_status !== 'enabled' || !d.url || !d.secret) {
     await cancelPendingDeliveries(prisma, { deliveryIds: [d.id] });
     return { kind: 'canceled' };
   }
-  const secret = Encryption.isSealed(d.secret) ? await encryption.open(d.secret) : d.secret;
+  const secret = await secretOf(d, d.secret, encryption);
 
-  const row: EventRow = {
-    id: d.event_id,
-    accountId: d.account_id,
-    created: d.created,
-    type: d.type,
-    apiVersion: d.api_version,
-    data: d.data as EventRow['data'],
-    requestId: d.request_id,
-    idempotencyKey: d.idempotency_key,
-    pendingWebhooks: d.pending_webhooks,
-  };
-  const payload = JSON.stringify(renderDelivery(row, { connected: d.parent_account_id !== null, apiVersion: d.endpoint_api_version }));
+  const payload = payloadOf(d);
   const started = clock.nowMs();
   let statusCode: number | null = null;
   let error: string | null = null;
@@ -151,7 +152,7 @@ export async function attemptDelivery(
   const delayMs = retryable ? retryDelayMs(settings.retrySchedule, attemptsMade, settings.jitter ?? 0.1) : 0;
   const status = succeeded ? 'succeeded' : retryable ? 'pending' : 'failed';
 
-  const stillPending = await batchersOf(prisma).complete({
+  const stillPending = await batchersOf(sql).complete({
     attemptId: newId('whatt'),
     deliveryId: d.id,
     endpointId: d.endpoint_id,
@@ -173,29 +174,6 @@ export async function attemptDelivery(
   return { kind: 'failed', statusCode, error, durationMs };
 }
 
-interface ClaimRequest {
-  id: string;
-  attempt: number;
-  lockSeconds: number;
-  takeOver: boolean;
-}
-
-interface Completion {
-  attemptId: string;
-  deliveryId: string;
-  endpointId: string;
-  eventId: string;
-  attempt: number;
-  attemptedAtMs: number;
-  durationMs: number;
-  statusCode: number | null;
-  error: string | null;
-  excerpt: string | null;
-  succeeded: boolean;
-  status: 'succeeded' | 'pending' | 'failed';
-  delaySeconds: number;
-}
-
 const isDeadlock = (err: unknown): boolean => /deadlock detected|40P01/.test(String((err as Error)?.message ?? err));
 
 /** Each batch is one autocommit statement, so running it again after a deadlock is safe. */
@@ -209,29 +187,56 @@ async function retryingDeadlocks<T>(statement: () => Promise<T>): Promise<T> {
   }
 }
 
+/** Kept only while the batch's attempts run: nothing outlives them. */
+interface ClaimBatch {
+  /** Payloads by event and version: an event's endpoints share them. */
+  payloads: Map<string, string>;
+  /** Endpoints' secrets, opened once per batch, by their sealed value. */
+  secrets: Map<string, Promise<string>>;
+}
+
+/** The endpoint's signing secret, opened (a secret an earlier version stored in plain text is used as it is). */
+function secretOf(d: ClaimedDelivery, stored: string, encryption: Encryption): Promise<string> {
+  if (!Encryption.isSealed(stored)) return Promise.resolve(stored);
+  let opened = d.batch.secrets.get(stored);
+  if (!opened) {
+    opened = encryption.open(stored);
+    d.batch.secrets.set(stored, opened);
+  }
+  return opened;
+}
+
+/**
+ * The payload as the delivery's endpoint reads it, rendered once per event and version in a batch:
+ * the endpoints of one event (claimed together when fan-out made their jobs together) share it.
+ */
+function payloadOf(d: ClaimedDelivery): string {
+  const version = d.endpoint_api_version ?? d.api_version;
+  const key = `${d.event_id} ${version}`;
+  let payload = d.batch.payloads.get(key);
+  if (payload === undefined) {
+    const row: EventRow = {
+      id: d.event_id,
+      accountId: d.account_id,
+      created: d.created,
+      type: d.type,
+      apiVersion: d.api_version,
+      data: d.data as EventRow['data'],
+      requestId: d.request_id,
+      idempotencyKey: d.idempotency_key,
+      pendingWebhooks: d.pending_webhooks,
+    };
+    payload = JSON.stringify(renderDelivery(row, { connected: d.parent_account_id !== null, apiVersion: version }));
+    d.batch.payloads.set(key, payload);
+  }
+  return payload;
+}
+
 /** Claims many deliveries in one statement; a delivery asked for twice in a batch goes to the first asker. */
-async function claimBatch(prisma: PrismaClient, items: ClaimRequest[]): Promise<(ClaimedDelivery | undefined)[]> {
-  const rows = await retryingDeadlocks(() => prisma.$queryRaw<ClaimedDelivery[]>`
-    WITH wanted AS (
-      SELECT * FROM unnest(${items.map((i) => i.id)}::text[], ${items.map((i) => i.attempt)}::int[],
-                           ${items.map((i) => i.lockSeconds)}::float8[], ${items.map((i) => i.takeOver)}::bool[])
-        AS t(id, attempt, lock_seconds, take_over)
-    ),
-    claimed AS (
-      UPDATE webhook_deliveries d SET locked_until = CURRENT_TIMESTAMP + make_interval(secs => wanted.lock_seconds)
-      FROM wanted
-      WHERE d.id = wanted.id AND d.status = 'pending' AND d.attempts = wanted.attempt
-        AND (d.locked_until IS NULL OR d.locked_until < CURRENT_TIMESTAMP OR wanted.take_over)
-      RETURNING d.id, d.endpoint_id, d.event_id, d.attempts
-    )
-    SELECT c.id, c.endpoint_id, c.event_id, c.attempts, e.account_id, e.created, e.type, e.api_version, e.data,
-           e.request_id, e.idempotency_key, e.pending_webhooks, a.parent_account_id,
-           w.url, w.secret, w.api_version AS endpoint_api_version, w.status AS endpoint_status
-    FROM claimed c
-    JOIN events e ON e.id = c.event_id
-    JOIN accounts a ON a.id = e.account_id
-    LEFT JOIN webhook_endpoints w ON w.id = c.endpoint_id`);
-  const byId = new Map(rows.map((r) => [r.id, r]));
+async function claimBatch(sql: SqlClient, items: Claim[]): Promise<(ClaimedDelivery | undefined)[]> {
+  const rows = await retryingDeadlocks(() => sql.query<Omit<ClaimedDelivery, 'batch'>>(claimDeliveries(items)));
+  const batch: ClaimBatch = { payloads: new Map(), secrets: new Map() };
+  const byId = new Map(rows.map((r) => [r.id, { ...r, batch }]));
   return items.map((i) => {
     const row = byId.get(i.id);
     if (!row || row.attempts !== i.attempt) return undefined;
@@ -245,54 +250,23 @@ async function claimBatch(prisma: PrismaClient, items: ClaimRequest[]): Promise<
  * changes while still pending: an endpoint disabled or deleted during the request canceled it
  * (and counted it off pending_webhooks). Each event loses one pending webhook per delivery finished.
  */
-async function completeBatch(prisma: PrismaClient, items: Completion[]): Promise<boolean[]> {
-  const col = <K extends keyof Completion>(k: K) => items.map((i) => i[k]);
-  const rows = await retryingDeadlocks(() => prisma.$queryRaw<{ id: string }[]>`
-    WITH done AS (
-      SELECT * FROM unnest(${col('attemptId')}::text[], ${col('deliveryId')}::text[], ${col('endpointId')}::text[],
-                           ${col('eventId')}::text[], ${col('attempt')}::int[], ${col('attemptedAtMs')}::float8[],
-                           ${col('durationMs')}::int[], ${col('statusCode')}::int[], ${col('error')}::text[],
-                           ${col('excerpt')}::text[], ${col('succeeded')}::bool[], ${col('status')}::text[],
-                           ${col('delaySeconds')}::float8[])
-        AS t(attempt_id, delivery_id, endpoint_id, event_id, attempt, attempted_at_ms, duration_ms, status_code, error,
-             excerpt, succeeded, status, delay_seconds)
-    ),
-    attempt AS (
-      INSERT INTO webhook_attempts (id, delivery_id, endpoint_id, event_id, attempt, attempted_at, duration_ms, status_code, error, response_excerpt, succeeded)
-      SELECT attempt_id, delivery_id, endpoint_id, event_id, attempt, to_timestamp(attempted_at_ms / 1000), duration_ms,
-             status_code, error, excerpt, succeeded
-      FROM done
-    ),
-    delivery AS (
-      UPDATE webhook_deliveries d
-      SET status = done.status, attempts = done.attempt, locked_until = NULL,
-          next_attempt_at = CASE WHEN done.status = 'pending' THEN CURRENT_TIMESTAMP + make_interval(secs => done.delay_seconds) END,
-          completed_at = CASE WHEN done.status = 'pending' THEN NULL ELSE CURRENT_TIMESTAMP END
-      FROM done
-      WHERE d.id = done.delivery_id AND d.status = 'pending'
-      RETURNING d.id, d.event_id, d.status
-    ),
-    per_event AS (SELECT event_id, count(*) AS n FROM delivery WHERE status <> 'pending' GROUP BY event_id),
-    counted AS (
-      UPDATE events SET pending_webhooks = GREATEST(pending_webhooks - per_event.n, 0)
-      FROM per_event WHERE events.id = per_event.event_id
-    )
-    SELECT id FROM delivery`);
+async function completeBatch(sql: SqlClient, items: Completion[]): Promise<boolean[]> {
+  const rows = await retryingDeadlocks(() => sql.query<{ id: string }>(completeAttempts(items)));
   const updated = new Set(rows.map((r) => r.id));
   return items.map((i) => updated.has(i.deliveryId));
 }
 
 // Per client, so each database (tests run several) gets its own batches.
-const batchers = new WeakMap<PrismaClient, { claim: (r: ClaimRequest) => Promise<ClaimedDelivery | undefined>; complete: (c: Completion) => Promise<boolean> }>();
+const batchers = new WeakMap<SqlClient, { claim: (r: Claim) => Promise<ClaimedDelivery | undefined>; complete: (c: Completion) => Promise<boolean> }>();
 
-function batchersOf(prisma: PrismaClient) {
-  let b = batchers.get(prisma);
+function batchersOf(sql: SqlClient) {
+  let b = batchers.get(sql);
   if (!b) {
     b = {
-      claim: createBatcher((items: ClaimRequest[]) => claimBatch(prisma, items), { maxItems: 200, maxConcurrent: 2 }),
-      complete: createBatcher((items: Completion[]) => completeBatch(prisma, items), { maxItems: 200, maxConcurrent: 1 }),
+      claim: createBatcher((items: Claim[]) => claimBatch(sql, items), { maxItems: 200, maxConcurrent: 2 }),
+      complete: createBatcher((items: Completion[]) => completeBatch(sql, items), { maxItems: 200, maxConcurrent: 1 }),
     };
-    batchers.set(prisma, b);
+    batchers.set(sql, b);
   }
   return b;
 }
@@ -308,7 +282,7 @@ export async function cancelPendingDeliveries(
   const which = 'endpointId' in target ? Prisma.sql`endpoint_id = ${target.endpointId}` : Prisma.sql`id = ANY (${target.deliveryIds}::text[])`;
   return prisma.$executeRaw`
     WITH canceled AS (
-      UPDATE webhook_deliveries SET status = 'canceled', locked_until = NULL, next_attempt_at = NULL, completed_at = CURRENT_TIMESTAMP
+      UPDATE webhook_deliveries SET status = 'canceled', locked_until = NULL, locked_by = NULL, next_attempt_at = NULL, completed_at = CURRENT_TIMESTAMP
       WHERE ${which} AND status = 'pending'
       RETURNING event_id
     ),

@@ -1,3 +1,6 @@
+import { attemptDelivery, type DeliverySettings } from '../../src/events/delivery';
+import { fanOutEvent } from '../../src/events/fanout';
+import { claimDeliveries } from '../../src/events/queries';
 import { LATEST_API_VERSION } from '../../src/kernel/versions';
 import { randomBase62 } from '../../src/lib/ids';
 import { prepareSecrets } from '../../src/runtime';
@@ -297,4 +300,73 @@ test('the deliveries list is the caller\'s own: unknown, malformed and other acc
   }
   const empty = await attemptsOf(key, endpoint.id);
   expect(empty).toEqual({ object: 'list', data: [], has_more: false, url: `/sandbox/v1/webhook_endpoints/${endpoint.id}/deliveries` });
+});
+
+describe('attempts claimed together', () => {
+  const settings = (): DeliverySettings => ({
+    timeoutMs: TIMEOUT_MS,
+    retrySchedule: [0, 0],
+    destinations: { allowPrivateNetwork: true, allowedHosts: [], loopbackOnly: true },
+  });
+
+  /** An event fanned out to the endpoints, with no job queued: the test makes its attempts itself. */
+  async function fannedOut(account: string): Promise<string[]> {
+    const eventId = await emitTestEvent(e.t.runtime, account, 'account.updated', undefined, { handOff: false });
+    return fanOutEvent(e.t.runtime.sql, eventId);
+  }
+
+  test('two attempts in one claim batch, one for an endpoint disabled meanwhile: one arrives, the other is canceled', async () => {
+    const key = newTestKey();
+    const live = await createReceivingEndpoint(e.t, e.receiver, key, '/d/batch-live');
+    const off = await createReceivingEndpoint(e.t, e.receiver, key, '/d/batch-off');
+    const prisma = e.t.runtime.prisma;
+    const deliveryIds = await fannedOut(await accountOfKey(e.t.runtime, key));
+    expect(deliveryIds).toHaveLength(2);
+    // Disabled behind the API's back, so its delivery is still pending when it is claimed.
+    await prisma.webhookEndpoint.update({ where: { id: off.id }, data: { status: 'disabled' } });
+    const rows = await prisma.webhookDelivery.findMany({ where: { id: { in: deliveryIds } } });
+    const idOf = (endpointId: string) => rows.find((r) => r.endpointId === endpointId)!.id;
+
+    const query = jest.spyOn(e.t.runtime.sql, 'query');
+    try {
+      const outcomes = await Promise.all(
+        [idOf(live.id), idOf(off.id)].map((deliveryId) => attemptDelivery(e.t.runtime, settings(), { deliveryId, attempt: 0, holder: 'test-batch' })),
+      );
+      expect(outcomes.map((o) => o.kind)).toEqual(['succeeded', 'canceled']);
+      // Both were claimed by one statement.
+      const claimText = claimDeliveries([]).text;
+      const claims = query.mock.calls.map(([statement]) => statement).filter((statement) => statement.text === claimText);
+      expect(claims.filter((c) => deliveryIds.every((id) => (c.values[0] as string[]).includes(id)))).toHaveLength(1);
+    } finally {
+      query.mockRestore();
+    }
+    expect(verifyAll(e.receiver.on(live.path), live.secret)).toHaveLength(1);
+    expect(e.receiver.on(off.path)).toEqual([]);
+    expect(await prisma.webhookDelivery.findUniqueOrThrow({ where: { id: idOf(live.id) } })).toMatchObject({ status: 'succeeded', attempts: 1, lockedUntil: null });
+    expect(await prisma.webhookDelivery.findUniqueOrThrow({ where: { id: idOf(off.id) } })).toMatchObject({ status: 'canceled', attempts: 0 });
+    expect(await prisma.webhookAttempt.count({ where: { deliveryId: { in: deliveryIds } } })).toBe(1);
+    expect(await prisma.event.findUniqueOrThrow({ where: { id: rows[0].eventId } })).toMatchObject({ pendingWebhooks: 0 });
+
+    // Made again (a job run twice), neither attempt does anything.
+    const again = await Promise.all(deliveryIds.map((deliveryId) => attemptDelivery(e.t.runtime, settings(), { deliveryId, attempt: 0, holder: 'test-batch' })));
+    expect(again.map((o) => o.kind)).toEqual(['skipped', 'skipped']);
+    expect(e.receiver.on(live.path)).toHaveLength(1);
+  });
+
+  test("a job run again takes over its own lease, never another job's", async () => {
+    const { account, endpoint } = await setup('/d/lease');
+    const [deliveryId] = await fannedOut(account);
+    const prisma = e.t.runtime.prisma;
+    // Another job holds the lease (its request in flight, say).
+    await prisma.webhookDelivery.update({ where: { id: deliveryId }, data: { lockedUntil: new Date(Date.now() + 3600_000), lockedBy: 'other-job' } });
+    const attempt = (holder: string, takeOver: boolean) => attemptDelivery(e.t.runtime, settings(), { deliveryId, attempt: 0, holder, takeOver });
+    expect((await attempt('this-job', true)).kind).toBe('skipped');
+    expect((await attempt('this-job', false)).kind).toBe('skipped');
+    expect((await attempt('other-job', false)).kind).toBe('skipped');
+    expect(e.receiver.on(endpoint.path)).toEqual([]);
+    // The holder's own run again (its worker died) does take it over.
+    expect((await attempt('other-job', true)).kind).toBe('succeeded');
+    expect(verifyAll(e.receiver.on(endpoint.path), endpoint.secret)).toHaveLength(1);
+    expect(await prisma.webhookDelivery.findUniqueOrThrow({ where: { id: deliveryId } })).toMatchObject({ status: 'succeeded', lockedBy: null });
+  });
 });

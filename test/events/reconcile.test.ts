@@ -98,7 +98,7 @@ test('deliveries fanned out whose jobs Redis lost are made by the reconciler', a
   const { account, endpoints } = await accountWithEndpoints(['/fanned/a', '/fanned/b']);
   const id = await emitTestEvent(e.t.runtime, account, 'account.updated', undefined, { handOff: false });
   // Fan-out made the rows; their jobs never reached Redis (or Redis lost them).
-  expect(await fanOutEvent(prisma(), id)).toHaveLength(2);
+  expect(await fanOutEvent(e.t.runtime.sql, id)).toHaveLength(2);
   expect((await e.queues.deliveryQueue.getJobCounts('waiting')).waiting).toBe(0);
   await wipeRedis();
 
@@ -164,8 +164,8 @@ test('relay, fan-out and reconciler running twice at once still make one deliver
     handOffEvents(e.t.runtime.queues, ids),
     reconcile(prisma(), producer),
     reconcile(prisma(), e.t.runtime.queues),
-    fanOutEvent(prisma(), ids[0]),
-    fanOutEvent(prisma(), ids[0]),
+    fanOutEvent(e.t.runtime.sql, ids[0]),
+    fanOutEvent(e.t.runtime.sql, ids[0]),
   ]);
   // Whoever fanned the first event out, it was fanned out once.
   expect(fanA.length + fanB.length).toBeLessThanOrEqual(3);
@@ -184,7 +184,7 @@ test('a job that failed (its worker crashed or threw) does not keep the reconcil
   await failNextJob(eventFanoutQueue.name, handedOff);
   // …and a delivery job that failed.
   const fannedOut = await emitTestEvent(e.t.runtime, account, 'account.updated', undefined, { handOff: false });
-  const [deliveryId] = await fanOutEvent(prisma(), fannedOut);
+  const [deliveryId] = await fanOutEvent(e.t.runtime.sql, fannedOut);
   await queueDeliveries(e.t.runtime.queues, [{ id: deliveryId, attempts: 0 }]);
   await failNextJob(webhookDeliveryQueue.name, deliveryJobId(deliveryId, 0));
 
@@ -197,9 +197,12 @@ test('a delivery whose worker was killed mid-attempt is taken over once the stal
   await e.startWorkers();
   const { account, endpoints } = await accountWithEndpoints(['/stalled/a']);
   const eventId = await emitTestEvent(e.t.runtime, account, 'account.updated', undefined, { handOff: false });
-  const [deliveryId] = await fanOutEvent(prisma(), eventId);
-  // A worker took the job, leased the row for an hour and died: it never renews its job lock.
-  await prisma().webhookDelivery.update({ where: { id: deliveryId }, data: { lockedUntil: new Date(Date.now() + 3600_000) } });
+  const [deliveryId] = await fanOutEvent(e.t.runtime.sql, eventId);
+  // A worker took the job, leased the row for an hour (as that job) and died: it never renews its job lock.
+  await prisma().webhookDelivery.update({
+    where: { id: deliveryId },
+    data: { lockedUntil: new Date(Date.now() + 3600_000), lockedBy: deliveryJobId(deliveryId, 0) },
+  });
   const dead = new Worker(webhookDeliveryQueue.name, undefined, {
     connection: { url: e.t.config.redisUrl, maxRetriesPerRequest: null },
     prefix: e.t.config.queuePrefix,

@@ -94,7 +94,7 @@ test('a resend before fan-out is counted in pending_webhooks, and fan-out does n
   expect(res.status).toBe(200);
   expect(await pendingWebhooks(key, eventId)).toBe(1);
 
-  expect(await fanOutEvent(prisma(), eventId)).toEqual([]);
+  expect(await fanOutEvent(e.t.runtime.sql, eventId)).toEqual([]);
   expect(await prisma().webhookDelivery.count({ where: { eventId } })).toBe(1);
   expect((await prisma().webhookDelivery.findUniqueOrThrow({ where: { id: res.body.id } })).status).toBe('pending');
   expect(await pendingWebhooks(key, eventId)).toBe(1);
