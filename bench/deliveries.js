@@ -20,7 +20,7 @@ const fs = require('node:fs');
 const http = require('node:http');
 const os = require('node:os');
 const path = require('node:path');
-const { resetBenchDatabase } = require('./database');
+const { clearBenchQueue, resetBenchDatabase } = require('./database');
 const { cpuSnapshot, cpuPercent, idleCheck, postgresOf } = require('./cpu');
 const Stripe = require('stripe');
 
@@ -251,6 +251,8 @@ async function main() {
   worker = undefined;
   await receiver.close();
   await runtime.close();
+  // The worker's queues and schedules under this run's prefix (jobs are removed when done; these stay).
+  await clearBenchQueue(config.redisUrl, queuePrefix);
 }
 
 main().then(
