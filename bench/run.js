@@ -110,6 +110,7 @@ const SCENARIOS = [
   { name: 'events-type', label: 'GET /v1/events?type=customer.created', target: 'sandbank', ceiling: 'read' },
   { name: 'events-type-empty', label: `GET /v1/events?type=${EMPTY_EVENT_TYPE} (none)`, target: 'sandbank', ceiling: 'read' },
   { name: 'customer-get', label: 'GET /v1/customers/{id}', target: 'sandbank', ceiling: 'read' },
+  { name: 'customer-email', label: 'GET /v1/customers?email=<none>', target: 'sandbank', ceiling: 'read' },
   { name: 'price-list', label: 'GET /v1/prices?limit=10', target: 'sandbank', ceiling: 'read' },
   { name: 'peer-mock', label: 'stripe-stateful-mock GET /v1/customers/{id}', target: 'mock' },
   { name: 'customer-get-2proc', label: `GET /v1/customers/{id}, API_PROCESSES=${CLUSTER_PROCESSES}`, target: 'sandbank2', ceiling: 'peer-mock' },
@@ -720,6 +721,8 @@ function sandbankLoads(base, auth, data) {
     'events-type': get('/v1/events?type=customer.created&limit=10'),
     'events-type-empty': get(`/v1/events?type=${EMPTY_EVENT_TYPE}&limit=10`),
     'customer-get': get(`/v1/customers/${data.customers[0]}`),
+    // An address no customer has (bench/fill.js writes customer<n>@example.com): the whole filter, no match.
+    'customer-email': get('/v1/customers?email=nobody%40example.com&limit=10'),
     'price-list': get('/v1/prices?limit=10'),
     post: post('/v1/webhook_endpoints', form({ url: `${CLOSED_ORIGIN}/bench/hooks`, 'enabled_events[0]': 'charge.succeeded' })),
     'account-create': post('/v1/accounts', form(ACCOUNT_PARAMS)),

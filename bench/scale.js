@@ -24,6 +24,7 @@ const DEFAULT_ONLY = [
   'events-type',
   'events-type-empty',
   'customer-get',
+  'customer-email',
   'price-list',
   'write',
   'post',
