@@ -4,6 +4,7 @@
 //   node bench/ceiling.js node      a bare node:http server: the same fixed JSON (the runtime's ceiling)
 //   node bench/ceiling.js read      Express + one `pg` SELECT by primary key per request (the read ceiling)
 //   node bench/ceiling.js write     Express + one single-statement INSERT, committed, per request (the write ceiling)
+//   node bench/ceiling.js mock      stripe-stateful-mock (npm): a peer, the in-memory Express 4 Stripe mock
 // Each listens on 127.0.0.1 on a free port and reports the port to its parent over IPC. read and
 // write use DATABASE_URL with a pool of DATABASE_POOL_SIZE, as Sandbank does, and a table of their
 // own (schema bench_ceiling) shaped and indexed like webhook_endpoints.
@@ -142,6 +143,13 @@ async function databaseCeiling(kind) {
   return http.createServer(app);
 }
 
+/** stripe-stateful-mock's own app (its CLI listens on every interface; this one on 127.0.0.1 only). */
+function statefulMock() {
+  require('loglevel').setLevel('warn');
+  const { createExpressApp } = require('stripe-stateful-mock');
+  return http.createServer(createExpressApp());
+}
+
 let server = null;
 
 async function main() {
@@ -149,8 +157,9 @@ async function main() {
   if (kind === 'express') server = bareExpress();
   else if (kind === 'node') server = bareNode();
   else if (kind === 'read' || kind === 'write') server = await databaseCeiling(kind);
+  else if (kind === 'mock') server = statefulMock();
   else {
-    console.error('usage: node bench/ceiling.js express|node|read|write');
+    console.error('usage: node bench/ceiling.js express|node|read|write|mock');
     process.exit(2);
   }
   server.keepAliveTimeout = 65_000;

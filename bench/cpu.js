@@ -25,6 +25,26 @@ function procTicks(pid) {
   }
 }
 
+/** Ticks of a process and its children (a cluster's API processes), summed. */
+function treeTicks(pid) {
+  const own = procTicks(pid);
+  if (own === null) return null;
+  let children = [];
+  try {
+    children = fs.readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim().split(/\s+/).filter(Boolean);
+  } catch {
+    /* no children listed: the process alone */
+  }
+  for (const child of children) {
+    const t = procTicks(child);
+    if (t !== null) {
+      own.user += t.user;
+      own.total += t.total;
+    }
+  }
+  return own;
+}
+
 /**
  * Ticks of every process a spec matches, by spec label then pid (backends come and go). A spec is
  * a command name ('postgres'), or { label, comm, keep(cmdline) } to count only some of its processes.
@@ -97,7 +117,7 @@ function machineTicks() {
 function cpuSnapshot(pids = {}, names = []) {
   return {
     at: process.hrtime.bigint(),
-    pids: Object.fromEntries(Object.entries(pids).map(([label, pid]) => [label, pid ? procTicks(pid) : null])),
+    pids: Object.fromEntries(Object.entries(pids).map(([label, pid]) => [label, pid ? treeTicks(pid) : null])),
     named: namedTicks(names.map((n) => (typeof n === 'string' ? { label: n, comm: n } : n))),
     machine: machineTicks(),
     self: process.cpuUsage(),

@@ -3,6 +3,9 @@
 // server and the read and write ceilings): `node -r ./bench/pgcount.js …`. It counts, in this
 // process only, the HTTP requests received and what they asked of PostgreSQL, and answers the
 // counters as JSON on http://127.0.0.1:$BENCH_COUNTER_PORT/. Nothing in src/ knows about it.
+// In a cluster (API_PROCESSES > 1; the children inherit `-r`), API process n answers on
+// $BENCH_COUNTER_PORT + n (its cluster worker id) and the primary on $BENCH_COUNTER_PORT: each
+// listens exclusively, or the cluster would share one port among them all.
 //
 // - queries: every `pg` Client#query call, i.e. one round trip to PostgreSQL each (the pool's,
 //   Prisma's adapter's and raw queries all end there);
@@ -14,8 +17,9 @@
 
 const http = require('node:http');
 const diagnostics = require('node:diagnostics_channel');
+const cluster = require('node:cluster');
 
-const port = Number(process.env.BENCH_COUNTER_PORT);
+const port = Number(process.env.BENCH_COUNTER_PORT) + (cluster.isWorker ? cluster.worker.id : 0);
 const counters = { requests: 0, queries: 0, commits: 0, readOnlyCommits: 0, rollbacks: 0 };
 
 // INSERT/UPDATE/DELETE/MERGE anywhere (CTEs, ON CONFLICT, SELECT … FOR UPDATE) or a share lock:
@@ -70,7 +74,7 @@ if (Number.isInteger(port) && port > 0) {
     res.end(JSON.stringify(counters));
   });
   counterServer.on('error', (err) => console.error(`bench/pgcount.js: counter port ${port}: ${err.message}`));
-  counterServer.listen(port, '127.0.0.1');
+  counterServer.listen({ port, host: '127.0.0.1', exclusive: true });
   // The counters must never keep the process alive past its own shutdown.
   counterServer.unref();
 }

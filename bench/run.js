@@ -16,6 +16,8 @@
 //   --out=FILE       BENCH_OUT=FILE         where the JSON report goes (default bench/results/latest.json)
 //   --source         BENCH_SOURCE=1         run the server from src/ through scripts/swc-register.js
 //                                          instead of dist/ (the smoke test's way: no build needed)
+//   --rows=N         BENCH_ROWS=N           after the preparation, fill every hot table up to N rows
+//                                          (bench/fill.js), so the scenarios run on a used database
 //   BENCH_DATABASE_URL=…       default postgresql://postgres@127.0.0.1:5432/sandbank_bench; a database
 //                              whose name contains "bench" is dropped and recreated at each run
 //   BENCH_KEEP_DB=1            keep the bench database instead of recreating it
@@ -38,6 +40,7 @@ const crypto = require('node:crypto');
 const autocannon = require('autocannon');
 const { clearBenchQueue: clearQueueKeys } = require('./database');
 const cpuStats = require('./cpu');
+const { fillRows } = require('./fill');
 
 const ROOT = path.resolve(__dirname, '..');
 const RESULTS_DIR = path.join(__dirname, 'results');
@@ -51,7 +54,7 @@ const DISTURBED_PCT = 25;
 // ---------------------------------------------------------------------------------------------
 // Settings
 
-const FLAGS = { duration: 'BENCH_DURATION', warmup: 'BENCH_WARMUP', connections: 'BENCH_CONNECTIONS', only: 'BENCH_ONLY', out: 'BENCH_OUT', source: 'BENCH_SOURCE' };
+const FLAGS = { duration: 'BENCH_DURATION', warmup: 'BENCH_WARMUP', connections: 'BENCH_CONNECTIONS', only: 'BENCH_ONLY', out: 'BENCH_OUT', source: 'BENCH_SOURCE', rows: 'BENCH_ROWS' };
 for (const arg of process.argv.slice(2)) {
   const m = /^--([a-z]+)(?:=(.*))?$/.exec(arg);
   if (!m || !FLAGS[m[1]]) throw new Error(`unknown option "${arg}" (known: ${Object.keys(FLAGS).map((f) => `--${f}`).join(', ')})`);
@@ -78,6 +81,7 @@ const settings = {
   duration: intEnv('BENCH_DURATION', 10, 1),
   warmup: intEnv('BENCH_WARMUP', 3, 0),
   connections: intEnv('BENCH_CONNECTIONS', 32, 1),
+  rows: intEnv('BENCH_ROWS', 0, 0),
   maxWebhookEndpoints: intEnv('BENCH_MAX_WEBHOOK_ENDPOINTS', 10_000_000, 1),
   databaseUrl: process.env.BENCH_DATABASE_URL || 'postgresql://postgres@127.0.0.1:5432/sandbank_bench',
   keepDb: process.env.BENCH_KEEP_DB === '1',
@@ -87,6 +91,11 @@ const settings = {
   serverLogLevel: process.env.BENCH_SERVER_LOG_LEVEL || 'warn',
   serverNodeArgs: (process.env.BENCH_SERVER_NODE_ARGS || '').split(/\s+/).filter(Boolean),
 };
+
+/** An event type nothing in the benchmark emits (nor bench/fill.js copies): its list is empty. */
+const EMPTY_EVENT_TYPE = 'charge.succeeded';
+/** API processes of the Sandbank compared with stripe-stateful-mock (a second server, src/cluster.ts). */
+const CLUSTER_PROCESSES = 2;
 
 /**
  * Every scenario, in the order they run: each ceiling just before the scenarios measured against
@@ -100,8 +109,12 @@ const SCENARIOS = [
   { name: 'list', label: 'GET /v1/webhook_endpoints?limit=10', target: 'sandbank', ceiling: 'read' },
   { name: 'list-cursor', label: 'GET /v1/webhook_endpoints?limit=10&starting_after', target: 'sandbank', ceiling: 'read' },
   { name: 'events-type', label: 'GET /v1/events?type=customer.created', target: 'sandbank', ceiling: 'read' },
+  { name: 'events-type-empty', label: `GET /v1/events?type=${EMPTY_EVENT_TYPE} (none)`, target: 'sandbank', ceiling: 'read' },
   { name: 'customer-get', label: 'GET /v1/customers/{id}', target: 'sandbank', ceiling: 'read' },
+  { name: 'customer-email', label: 'GET /v1/customers?email=<none>', target: 'sandbank', ceiling: 'read' },
   { name: 'price-list', label: 'GET /v1/prices?limit=10', target: 'sandbank', ceiling: 'read' },
+  { name: 'peer-mock', label: 'stripe-stateful-mock GET /v1/customers/{id}', target: 'mock' },
+  { name: 'customer-get-2proc', label: `GET /v1/customers/{id}, API_PROCESSES=${CLUSTER_PROCESSES}`, target: 'sandbank2', ceiling: 'peer-mock' },
   { name: 'write', label: 'ceiling: Express + pg INSERT', target: 'write' },
   { name: 'post', label: 'POST /v1/webhook_endpoints', target: 'sandbank', ceiling: 'write' },
   { name: 'post-spread', label: 'POST /v1/webhook_endpoints, 8 accounts', target: 'sandbank', ceiling: 'write' },
@@ -118,6 +131,8 @@ for (const name of settings.only) {
 }
 const wanted = (name) => settings.only.length === 0 || settings.only.includes(name);
 const wantedTarget = (target) => SCENARIOS.some((s) => s.target === target && wanted(s.name));
+/** The cluster's scenario reads what the single server prepares. */
+const needSandbank = () => wantedTarget('sandbank') || wantedTarget('sandbank2');
 
 // ---------------------------------------------------------------------------------------------
 // Child processes: every one is tracked here and stopped on the way out, whatever the way out is.
@@ -218,10 +233,28 @@ function describeExit(entry) {
   return `${entry.name} exited (code ${entry.code}, signal ${entry.signal}); last output:\n  ${entry.tail.join('\n  ') || '(none)'}`;
 }
 
-/** Where bench/pgcount.js answers its counters in a child: a free port of its own. */
-async function counterEnv() {
-  const port = await freePort();
-  return { counterUrl: `http://${HOST}:${port}/`, env: { BENCH_COUNTER_PORT: String(port) } };
+/** Whether nothing listens on this port of HOST. */
+function portIsFree(port) {
+  return new Promise((resolve) => {
+    const srv = net.createServer();
+    srv.unref();
+    srv.once('error', () => resolve(false));
+    srv.listen(port, HOST, () => srv.close(() => resolve(true)));
+  });
+}
+
+/**
+ * Where bench/pgcount.js answers its counters in a child: a free port of its own, and with
+ * `apiProcesses` > 1 (a cluster) the next ones too, one per API process (pgcount.js adds the
+ * cluster worker id). Each URL's counters are summed.
+ */
+async function counterEnv(apiProcesses = 1) {
+  for (;;) {
+    const port = await freePort();
+    const ports = Array.from({ length: apiProcesses > 1 ? apiProcesses + 1 : 1 }, (_, i) => port + i);
+    if (port + ports.length > 65535 || !(await Promise.all(ports.slice(1).map(portIsFree))).every(Boolean)) continue;
+    return { counterUrls: ports.map((p) => `http://${HOST}:${p}/`), env: { BENCH_COUNTER_PORT: String(port) } };
+  }
 }
 
 /**
@@ -230,7 +263,7 @@ async function counterEnv() {
  */
 async function startCeiling(kind, poolSize) {
   const database = kind === 'read' || kind === 'write';
-  const counters = database ? await counterEnv() : { counterUrl: null, env: {} };
+  const counters = database ? await counterEnv() : { counterUrls: null, env: {} };
   const args = [...(database ? ['-r', path.join(__dirname, 'pgcount.js')] : []), path.join(__dirname, 'ceiling.js'), kind];
   const child = spawn(process.execPath, args, {
     cwd: ROOT,
@@ -242,13 +275,13 @@ async function startCeiling(kind, poolSize) {
       ...(database ? { DATABASE_URL: settings.databaseUrl, DATABASE_POOL_SIZE: String(poolSize) } : {}),
     },
   });
-  const name = database ? `${kind} ceiling` : `bare ${kind}`;
+  const name = database ? `${kind} ceiling` : kind === 'mock' ? 'stripe-stateful-mock' : `bare ${kind}`;
   const entry = track(name, child);
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`${name} did not start within 15 s`)), 15_000);
     child.once('message', (msg) => {
       clearTimeout(timer);
-      resolve({ entry, port: msg.port, counterUrl: counters.counterUrl });
+      resolve({ entry, port: msg.port, counterUrls: counters.counterUrls });
     });
     entry.exitedPromise.then(() => {
       clearTimeout(timer);
@@ -257,10 +290,14 @@ async function startCeiling(kind, poolSize) {
   });
 }
 
-/** Starts the real API (`node dist/src/server.js`, or src/server.ts with --source) on a free port, against the bench database. */
-async function startSandbank(poolSize) {
+/**
+ * Starts the real API (`node dist/src/server.js`, or src/server.ts with --source) on a free port,
+ * against the bench database; with `apiProcesses` > 1, as a cluster of that many API processes
+ * (src/cluster.ts), each counted on a port of its own.
+ */
+async function startSandbank(poolSize, apiProcesses = 1) {
   const port = await freePort();
-  const counters = await counterEnv();
+  const counters = await counterEnv(apiProcesses);
   const env = {
     ...process.env,
     ...counters.env,
@@ -281,8 +318,8 @@ async function startSandbank(poolSize) {
     // an error benchmark after 16 requests.
     MAX_WEBHOOK_ENDPOINTS: String(settings.maxWebhookEndpoints),
     SHUTDOWN_TIMEOUT_MS: '3000',
-    // One process: the counters (bench/pgcount.js) and the ceilings are per process.
-    API_PROCESSES: '1',
+    // One process unless asked: the ceilings are one process each.
+    API_PROCESSES: String(apiProcesses),
     // Deliveries (none are expected here) may only reach this machine.
     WEBHOOK_LOOPBACK_ONLY: 'true',
   };
@@ -300,44 +337,48 @@ async function startSandbank(poolSize) {
   }
   const child = spawn(process.execPath, args, { cwd: ROOT, stdio: ['ignore', stdout, 'pipe', 'ipc'], env });
   if (typeof stdout === 'number') fs.closeSync(stdout);
-  const entry = track('sandbank', child);
-  sandbankEntry = entry;
-  return { entry, port, counterUrl: counters.counterUrl };
+  const entry = track(apiProcesses > 1 ? `sandbank (${apiProcesses} API processes)` : 'sandbank', child);
+  if (apiProcesses === 1) sandbankEntry = entry;
+  return { entry, port, counterUrls: counters.counterUrls };
 }
 
-/** The counters bench/pgcount.js keeps in a child (requests, queries, commits, …). */
-async function readCounters(counterUrl) {
-  const res = await fetch(counterUrl, { signal: AbortSignal.timeout(5000) });
-  if (!res.ok) throw new Error(`${counterUrl} answered ${res.status}`);
-  return res.json();
+/** The counters bench/pgcount.js keeps in a child (requests, queries, commits, …), summed over its processes. */
+async function readCounters(counterUrls) {
+  const sum = {};
+  for (const url of counterUrls) {
+    const res = await fetch(url, { signal: AbortSignal.timeout(5000) });
+    if (!res.ok) throw new Error(`${url} answered ${res.status}`);
+    for (const [key, value] of Object.entries(await res.json())) sum[key] = (sum[key] ?? 0) + value;
+  }
+  return sum;
 }
 
 /**
  * Waits until a child has finished what it was doing (its counters stop moving for 200 ms, at
  * most 5 s), so requests autocannon hung up on land in the interval they belong to.
  */
-async function settle(counterUrl) {
-  if (!counterUrl) {
+async function settle(counterUrls) {
+  if (!counterUrls) {
     await new Promise((r) => setTimeout(r, 500));
     return null;
   }
   const deadline = Date.now() + 5000;
-  let last = await readCounters(counterUrl);
+  let last = await readCounters(counterUrls);
   for (;;) {
     await new Promise((r) => setTimeout(r, 200));
-    const now = await readCounters(counterUrl);
+    const now = await readCounters(counterUrls);
     if ((now.queries === last.queries && now.requests === last.requests) || Date.now() > deadline) return now;
     last = now;
   }
 }
 
-async function waitUntilAnswers(entry, url, timeoutMs) {
+async function waitUntilAnswers(entry, url, timeoutMs, headers = {}) {
   const deadline = Date.now() + timeoutMs;
   let last = 'no answer';
   while (Date.now() < deadline) {
     if (entry.exited) throw new Error(describeExit(entry));
     try {
-      const res = await fetch(url, { signal: AbortSignal.timeout(2000) });
+      const res = await fetch(url, { headers, signal: AbortSignal.timeout(2000) });
       await res.arrayBuffer();
       if (res.ok) return;
       last = `HTTP ${res.status}`;
@@ -435,12 +476,12 @@ async function runScenario(scenario, target) {
   if (interrupted) throw new Error('interrupted');
   // autocannon hangs up on requests still in flight when its time is up; the server finishes
   // them before the counters are read, on both sides of the measured interval.
-  const countersBefore = await settle(target.counterUrl);
+  const countersBefore = await settle(target.counterUrls);
   process.stdout.write(`measuring ${settings.duration} s… `);
   const before = cpuSnapshot(pid);
   const r = await load({ ...scenario.opts, duration: settings.duration });
   const cpu = cpuPercent(before, cpuSnapshot(pid));
-  const countersAfter = await settle(target.counterUrl);
+  const countersAfter = await settle(target.counterUrls);
   const statusCodes = Object.fromEntries(Object.entries(r.statusCodeStats || {}).map(([code, s]) => [code, s.count]));
   const row = {
     name: scenario.name,
@@ -512,7 +553,32 @@ async function prepare(base, auth) {
     if (res.status !== 200) throw new Error(`preparing data: a spread key answered ${res.status}`);
     spreadAuth.push(headers);
   }
-  return { endpoints, accounts, accountEndpoint, customers, spreadAuth };
+  return { endpoints, accounts, accountEndpoint, customers, spreadAuth, product, call };
+}
+
+/** --rows=N: the hot tables filled up to N rows each, copying rows the preparation made (bench/fill.js). */
+async function fill(data) {
+  const { Client } = require('pg');
+  const client = new Client({ connectionString: settings.databaseUrl });
+  await client.connect();
+  let bench;
+  let idempotencyKey;
+  let price;
+  try {
+    bench = (await client.query('SELECT account_id FROM webhook_endpoints WHERE id = $1', [data.endpoints[0]])).rows[0].account_id;
+    idempotencyKey = (await client.query('SELECT key FROM idempotency_records WHERE account_id = $1 AND status = 200 LIMIT 1', [bench])).rows[0].key;
+    price = (await client.query('SELECT id FROM prices WHERE product_id = $1 LIMIT 1', [data.product])).rows[0].id;
+  } finally {
+    await client.end();
+  }
+  const templates = { connectedAccount: data.accounts[1], endpoint: data.endpoints[0], customer: data.customers[0], product: data.product, price, idempotencyKey };
+  const result = await fillRows(settings.databaseUrl, settings.rows, bench, templates, (line) => console.log(`    ${line}`));
+  const counts = Object.entries(result.counts).map(([table, n]) => `${table} ${n}`).join(', ');
+  console.log(`  filled to ${settings.rows} rows per hot table in ${result.seconds.toFixed(1)} s: ${counts}`);
+  // The scenarios' lists still answer as they should: the empty type stays empty.
+  const empty = await data.call('GET', `/v1/events?type=${EMPTY_EVENT_TYPE}&limit=10`);
+  if (empty.data.length !== 0) throw new Error(`bench/fill.js: ${EMPTY_EVENT_TYPE} events exist`);
+  return result;
 }
 
 /** autocannon options of each Sandbank scenario, by name. */
@@ -547,7 +613,10 @@ function sandbankLoads(base, auth, data) {
     list: get('/v1/webhook_endpoints?limit=10'),
     'list-cursor': get(`/v1/webhook_endpoints?limit=10&starting_after=${data.endpoints[PREPARED.endpoints - 11]}`),
     'events-type': get('/v1/events?type=customer.created&limit=10'),
+    'events-type-empty': get(`/v1/events?type=${EMPTY_EVENT_TYPE}&limit=10`),
     'customer-get': get(`/v1/customers/${data.customers[0]}`),
+    // An address no customer has (bench/fill.js writes customer<n>@example.com): the whole filter, no match.
+    'customer-email': get('/v1/customers?email=nobody%40example.com&limit=10'),
     'price-list': get('/v1/prices?limit=10'),
     post: post('/v1/webhook_endpoints', form({ url: `${CLOSED_ORIGIN}/bench/hooks`, 'enabled_events[0]': 'charge.succeeded' })),
     // Every create on one account takes a slot under its endpoint count, so they queue on that row
@@ -613,6 +682,7 @@ const TARGETS = [
   ['POST create, 8 accounts, ≥ 75% of the write ceiling', 'post-spread', 'write', 0.75],
   ['POST create (connected account) ≥ 75% of the write ceiling', 'account-create', 'write', 0.75],
   ['POST update with an event ≥ 50% of POST create', 'account-update', 'post', 0.5],
+  [`GET with API_PROCESSES=${CLUSTER_PROCESSES} ≥ 1.0x stripe-stateful-mock`, 'customer-get-2proc', 'peer-mock', 1.0],
 ];
 
 // ---------------------------------------------------------------------------------------------
@@ -634,14 +704,15 @@ async function main() {
     `  MAX_WEBHOOK_ENDPOINTS=${settings.maxWebhookEndpoints} for the server (the public limit is 16; POST creates one endpoint per request)`,
   );
   console.log(`  DATABASE_POOL_SIZE=${poolSize} for the server and the read and write ceilings${fromSource ? '; server from src/ (--source)' : ''}`);
+  if (settings.rows > 0) console.log(`  --rows=${settings.rows}: every hot table filled up to ${settings.rows} rows after the preparation`);
   const busy = await cpuStats.idleCheck();
   if (busy !== null) {
     const note = busy > DISTURBED_PCT ? '  <-- OTHER PROGRAMS ARE BUSY: the numbers will be lower and noisier' : '';
     console.log(`  machine busy before the run: ${busy}% of one core${note}`);
   }
-  const needDatabase = ['sandbank', 'read', 'write'].some(wantedTarget);
+  const needDatabase = needSandbank() || ['read', 'write'].some(wantedTarget);
   if (needDatabase) console.log(`  ${await resetBenchDatabase()}`);
-  if (wantedTarget('sandbank')) {
+  if (needSandbank()) {
     const cleared = await clearBenchQueue();
     if (cleared > 0) console.log(`  deleted ${cleared} Redis key(s) of the queue prefix ${settings.queuePrefix}`);
   }
@@ -649,15 +720,16 @@ async function main() {
   if (settings.serverLogLevel !== 'warn') console.log(`  server LOG_LEVEL=${settings.serverLogLevel} (stdout to bench/results/server.log below warn)`);
 
   const targets = {};
-  const kinds = ['read', 'write', 'express', 'node'].filter(wantedTarget);
+  const kinds = ['read', 'write', 'express', 'node', 'mock'].filter(wantedTarget);
   const started = await Promise.all([
-    wantedTarget('sandbank') ? startSandbank(poolSize) : null,
+    needSandbank() ? startSandbank(poolSize) : null,
     ...kinds.map((kind) => startCeiling(kind, poolSize)),
   ]);
   if (started[0]) targets.sandbank = started[0];
   kinds.forEach((kind, i) => (targets[kind] = started[i + 1]));
 
   const loads = {};
+  let filled = null;
   if (targets.sandbank) {
     const base = `http://${HOST}:${targets.sandbank.port}`;
     await waitUntilAnswers(targets.sandbank.entry, `${base}/readyz`, 90_000);
@@ -669,9 +741,31 @@ async function main() {
       `  prepared: key sk_test_bench…, ${data.endpoints.length} webhook endpoints, ${data.accounts.length} connected accounts ` +
         `(one with an endpoint), ${data.customers.length} customers, ${PREPARED.prices} prices`,
     );
+    if (settings.rows > 0) filled = await fill(data);
     Object.assign(loads, sandbankLoads(base, auth, data));
+    if (wantedTarget('sandbank2')) {
+      // Started once the first has migrated the database; the same key and rows serve both.
+      targets.sandbank2 = await startSandbank(poolSize, CLUSTER_PROCESSES);
+      const base2 = `http://${HOST}:${targets.sandbank2.port}`;
+      await waitUntilAnswers(targets.sandbank2.entry, `${base2}/readyz`, 90_000);
+      loads['customer-get-2proc'] = { url: `${base2}/v1/customers/${data.customers[0]}`, headers: auth };
+    }
   }
-  for (const kind of kinds) {
+  for (const kind of kinds.filter((k) => k === 'mock')) {
+    // The peer keeps its objects in memory: one customer made there, read by id as on Sandbank.
+    const base = `http://${HOST}:${targets.mock.port}`;
+    const auth = { authorization: `Bearer sk_test_bench${crypto.randomBytes(12).toString('hex')}` };
+    const res = await fetch(`${base}/v1/customers`, {
+      method: 'POST',
+      headers: { ...auth, 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ name: 'Bench customer 0' }).toString(),
+    });
+    const customer = await res.json();
+    if (res.status !== 200) throw new Error(`stripe-stateful-mock: POST /v1/customers answered ${res.status}: ${JSON.stringify(customer).slice(0, 300)}`);
+    await waitUntilAnswers(targets[kind].entry, `${base}/v1/customers/${customer.id}`, 15_000, auth);
+    loads['peer-mock'] = { url: `${base}/v1/customers/${customer.id}`, headers: auth };
+  }
+  for (const kind of kinds.filter((k) => k !== 'mock')) {
     const base = `http://${HOST}:${targets[kind].port}`;
     // The write ceiling answers only POST; it reported its port once its table was ready.
     if (kind !== 'write') await waitUntilAnswers(targets[kind].entry, `${base}/v1/things/we_1BenchCeilingReadRow000`, 15_000);
@@ -784,7 +878,9 @@ async function main() {
       serverNodeArgs: settings.serverNodeArgs,
       database: new URL(settings.databaseUrl).pathname.slice(1),
       machineBusyBeforePct: busy,
+      rows: settings.rows,
     },
+    filled,
     scenarios: rows,
     targets: targetResults,
     ratios,
@@ -801,7 +897,7 @@ async function main() {
 
 /** After the children stopped: the events the run enqueued have no worker to take them. */
 async function cleanUp() {
-  if (!wantedTarget('sandbank')) return;
+  if (!needSandbank()) return;
   try {
     await clearBenchQueue();
   } catch (err) {

@@ -6,8 +6,9 @@ import { Client } from 'pg';
 import { TEST_DATABASE_NAME } from '../helpers/services';
 
 // `npm run bench` for a second per scenario: proves the harness starts the server (from the
-// sources, so no build is needed) and every ceiling, prepares its data, loads every scenario
-// cleanly and counts PostgreSQL's work. It asserts counts, never timings: this machine is shared.
+// sources, so no build is needed), a second one as a 2-process cluster, every ceiling and
+// stripe-stateful-mock, prepares its data, fills the hot tables (--rows, small here), loads every
+// scenario cleanly and counts PostgreSQL's work. It asserts counts, never timings: this machine is shared.
 
 const ROOT = path.resolve(__dirname, '..', '..');
 // A database and queue prefix of its own; "bench" in both lets the harness drop and clear them.
@@ -19,13 +20,15 @@ const benchDatabaseUrl = (): string => {
   return url.toString();
 };
 
-const READS = ['get', 'get-account', 'list', 'list-cursor', 'events-type', 'customer-get', 'price-list'];
-const WRITES = ['post', 'account-create', 'account-update', 'customer-create', 'pm-attach'];
+const READS = ['get', 'get-account', 'list', 'list-cursor', 'events-type', 'events-type-empty', 'customer-get', 'customer-email', 'price-list'];
+const ROWS = 2000;
+const WRITES = ['post', 'post-spread', 'account-create', 'account-update', 'customer-create', 'pm-attach'];
 
 interface Row {
   name: string;
   ceiling: string | null;
   requestsPerSec: number;
+  totalRequests: number;
   non2xx: number;
   errors: number;
   ratioToCeiling: number | null;
@@ -34,7 +37,7 @@ interface Row {
 
 function runBench(out: string): Promise<{ code: number | null; output: string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['bench/run.js', '--source', '--duration=1', '--warmup=0', '--connections=4', `--out=${out}`], {
+    const child = spawn(process.execPath, ['bench/run.js', '--source', '--duration=1', '--warmup=0', '--connections=4', `--rows=${ROWS}`, `--out=${out}`], {
       cwd: ROOT,
       env: { ...process.env, BENCH_DATABASE_URL: benchDatabaseUrl(), BENCH_QUEUE_PREFIX: `${TEST_DATABASE_NAME}benchsmoke` },
       stdio: ['ignore', 'pipe', 'pipe'],
@@ -64,11 +67,19 @@ test('the benchmark produces a clean row for every scenario, with PostgreSQL rou
   const out = path.join(dir, 'report.json');
   const { code, output } = await runBench(out);
   if (code !== 0) throw new Error(`bench/run.js exited with ${code}:\n${output}`);
-  const report = JSON.parse(readFileSync(out, 'utf8')) as { scenarios: Row[]; settings: { poolSize: number } };
+  const report = JSON.parse(readFileSync(out, 'utf8')) as {
+    scenarios: Row[];
+    settings: { poolSize: number; rows: number };
+    filled: { counts: Record<string, number> };
+  };
   const rows = Object.fromEntries(report.scenarios.map((r) => [r.name, r]));
 
-  expect(Object.keys(rows).sort()).toEqual([...READS, ...WRITES, 'read', 'write', 'express', 'node'].sort());
+  expect(Object.keys(rows).sort()).toEqual([...READS, ...WRITES, 'read', 'write', 'express', 'node', 'peer-mock', 'customer-get-2proc'].sort());
   expect(report.settings.poolSize).toBeGreaterThan(0);
+  // Every hot table was filled up to --rows before the load.
+  expect(report.settings.rows).toBe(ROWS);
+  expect(Object.keys(report.filled.counts).length).toBeGreaterThanOrEqual(8);
+  for (const [table, count] of Object.entries(report.filled.counts)) expect({ table, count }).toEqual({ table, count: ROWS });
   for (const row of report.scenarios) {
     expect({ name: row.name, non2xx: row.non2xx, errors: row.errors }).toEqual({ name: row.name, non2xx: 0, errors: 0 });
     expect(row.requestsPerSec).toBeGreaterThan(0);
@@ -86,6 +97,12 @@ test('the benchmark produces a clean row for every scenario, with PostgreSQL rou
     expect(row.postgres!.roundTrips).toBeGreaterThan(0);
     if (WRITES.includes(name)) expect(row.postgres!.commits).toBeGreaterThanOrEqual(1);
   }
-  // The bare ceilings don't talk to PostgreSQL: nothing is counted there.
+  // The cluster's API processes are counted each on its own port, and summed.
+  expect(rows['customer-get-2proc'].ceiling).toBe('peer-mock');
+  // (every answered request was counted: with one process's counters, about half would be)
+  expect(rows['customer-get-2proc'].postgres!.requests).toBeGreaterThanOrEqual(rows['customer-get-2proc'].totalRequests);
+  expect(rows['customer-get-2proc'].postgres!.roundTrips).toBeGreaterThan(0);
+  // The bare ceilings and the in-memory peer don't talk to PostgreSQL: nothing is counted there.
   expect(rows.express.postgres).toBeNull();
+  expect(rows['peer-mock'].postgres).toBeNull();
 }, 240_000);
