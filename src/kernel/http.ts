@@ -289,10 +289,12 @@ async function runOperation({ route: r, validate, rateLimiter }: Mounted, kernel
           if (err instanceof ApiError && err.keepsWrites) return renderError(err, res, deps.logger, false);
           throw err;
         }),
-      async (tx, result) => {
+      async (sql, result) => {
         const [status, body] = typeof result === 'string' ? [200, result] : [result.status, result.body];
-        if (claim && !(await kernel.idempotency.complete(claim, status, body, r.responseHasSecret, tx))) throw new ClaimLost();
+        if (claim && !(await kernel.idempotency.complete(claim, status, body, r.responseHasSecret, sql))) throw new ClaimLost();
       },
+      // Expanding may read through Prisma.
+      { sqlOnly: r.sqlOnly === true && expandPaths.length === 0 },
     );
     if (typeof outcome === 'string') send(res, 200, outcome);
     else writeError(res, outcome);

@@ -125,12 +125,13 @@ export class IdempotencyStore {
    * looked abandoned), in which case the other request's result stands. `seal`: the body carries
    * a secret, so the stored copy is encrypted.
    */
-  async complete(claim: HeldClaim, status: number, response: string, seal = false, db: Tx = this.prisma): Promise<boolean> {
+  async complete(claim: HeldClaim, status: number, response: string, seal = false, db: SqlClient = this.sql): Promise<boolean> {
     const body = seal ? await this.encryption.seal(response) : response;
-    const updated = await db.$executeRaw`
+    const updated = await db.query(sql`
       UPDATE idempotency_records SET status = ${status}, response_body = ${body}, completed_at = CURRENT_TIMESTAMP
-      WHERE account_id = ${claim.accountId} AND key = ${claim.key} AND claim_id = ${claim.claimId} AND completed_at IS NULL`;
-    return updated > 0;
+      WHERE account_id = ${claim.accountId} AND key = ${claim.key} AND claim_id = ${claim.claimId} AND completed_at IS NULL
+      RETURNING 1`);
+    return updated.length > 0;
   }
 
   /**

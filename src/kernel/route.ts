@@ -115,6 +115,11 @@ export interface RouteOptions {
    * nothing was written and the request runs again the ordinary way, which answers why.
    */
   readonly oneStatement?: (params: Record<string, any>) => boolean;
+  /**
+   * Every statement of the handler goes through `deps.sql` / `deps.write` (none through Prisma):
+   * its transaction is then one on a pooled connection, without Prisma's per-query cost.
+   */
+  readonly sqlOnly?: boolean;
 }
 
 /** One operation of the public (or sandbox) API. `path` is written as in the OpenAPI document. */

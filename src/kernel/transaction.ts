@@ -1,6 +1,6 @@
 import type { PrismaClient, Tx } from '../lib/prisma';
 import type { JobAdder, JobSpec, QueueDefinition } from '../lib/queue';
-import { TxSql } from '../lib/sql';
+import { TxSql, type SqlClient } from '../lib/sql';
 import type { Deps } from './route';
 import { writeThrough } from './writes';
 
@@ -45,25 +45,33 @@ export class AfterCommit implements JobAdder {
   }
 }
 
+/** `deps.prisma` of a `sqlOnly` operation: its statements go through `deps.sql`, so any Prisma call is a mistake. */
+const NO_PRISMA = new Proxy({} as PrismaClient, {
+  get(_target, prop) {
+    throw new Error(`a sqlOnly operation used deps.prisma (${String(prop)}): its statements go through deps.sql`);
+  },
+});
+
 /**
  * Runs `work` with deps whose database calls go to one transaction; `beforeCommit` runs last in
- * it (storing the idempotent result). Jobs are added after the commit.
+ * it (storing the idempotent result). Jobs are added after the commit. A `sqlOnly` operation's
+ * transaction is on one pooled connection without Prisma (its statements are all `deps.sql`).
  */
 export async function inOperationTransaction<T>(
   deps: Deps,
   work: (deps: Deps) => Promise<T>,
-  beforeCommit: (tx: Tx, result: T) => Promise<void>,
+  beforeCommit: (sql: SqlClient, result: T) => Promise<void>,
+  options: { sqlOnly?: boolean } = {},
 ): Promise<T> {
   const afterCommit = new AfterCommit(deps.queues);
-  const result = await deps.prisma.$transaction(
-    async (tx) => {
-      const sql = new TxSql(tx);
-      const result = await work({ ...deps, prisma: joined(tx), sql, write: writeThrough(sql), queues: afterCommit });
-      await beforeCommit(tx, result);
-      return result;
-    },
-    { maxWait: TRANSACTION_MAX_WAIT_MS, timeout: TRANSACTION_TIMEOUT_MS },
-  );
+  const run = async (sql: SqlClient, prisma: PrismaClient) => {
+    const result = await work({ ...deps, prisma, sql, write: writeThrough(sql), queues: afterCommit });
+    await beforeCommit(sql, result);
+    return result;
+  };
+  const result = options.sqlOnly
+    ? await deps.sql.transaction((sql) => run(sql, NO_PRISMA))
+    : await deps.prisma.$transaction((tx) => run(new TxSql(tx), joined(tx)), { maxWait: TRANSACTION_MAX_WAIT_MS, timeout: TRANSACTION_TIMEOUT_MS });
   await afterCommit.flush();
   return result;
 }

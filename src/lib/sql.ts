@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { Pool, QueryResultRow } from 'pg';
+import type { Pool, PoolClient, QueryResultRow } from 'pg';
 import { types } from 'pg';
 import type { Tx } from './prisma';
 
@@ -62,31 +62,68 @@ export interface SqlClient {
   query<R extends QueryResultRow>(statement: Sql): Promise<R[]>;
   /** Inside a transaction a read may lock rows for it; on the pool a lock would end at once. */
   readonly inTransaction: boolean;
+  /** Runs `work` in a transaction (inside one already, in that one). */
+  transaction<T>(work: (sql: SqlClient) => Promise<T>): Promise<T>;
 }
 
 // int8 as bigint, as Prisma's raw queries answer it, so a row reads the same through either client.
 const parseInt8 = (value: string): bigint => BigInt(value);
 const TYPES = { getTypeParser: (oid: number, format?: 'text' | 'binary') => (oid === 20 ? parseInt8 : types.getTypeParser(oid, format)) };
 
-/** Statements on the pool, each distinct text a named prepared statement. */
-export class PoolSql implements SqlClient {
+/** Names each distinct text once: the name of its prepared statement on every connection. */
+class StatementNames {
   private readonly names = new Map<string, string>();
-  readonly inTransaction = false;
 
-  constructor(readonly pool: Pool) {}
-
-  async query<R extends QueryResultRow>(statement: Sql): Promise<R[]> {
-    const result = await this.pool.query<R>({ name: this.nameOf(statement.text), text: statement.text, values: statement.values as unknown[], types: TYPES });
-    return result.rows;
-  }
-
-  private nameOf(text: string): string {
+  of(text: string): string {
     let name = this.names.get(text);
     if (name === undefined) {
       name = `sb_${createHash('sha1').update(text).digest('hex').slice(0, 20)}`;
       this.names.set(text, name);
     }
     return name;
+  }
+}
+
+async function runNamed<R extends QueryResultRow>(on: Pool | PoolClient, names: StatementNames, statement: Sql): Promise<R[]> {
+  const result = await on.query<R>({ name: names.of(statement.text), text: statement.text, values: statement.values as unknown[], types: TYPES });
+  return result.rows;
+}
+
+/** Statements on the pool, each distinct text a named prepared statement. */
+export class PoolSql implements SqlClient {
+  private readonly names = new StatementNames();
+  readonly inTransaction = false;
+
+  constructor(readonly pool: Pool) {}
+
+  query<R extends QueryResultRow>(statement: Sql): Promise<R[]> {
+    return runNamed<R>(this.pool, this.names, statement);
+  }
+
+  /**
+   * Runs `work` in a transaction on one pooled connection, without Prisma: for operations whose
+   * statements are all SQL. Commits when `work` resolves, rolls back when it throws.
+   */
+  async transaction<T>(work: (sql: SqlClient) => Promise<T>): Promise<T> {
+    const client = await this.pool.connect();
+    const sql: SqlClient = {
+      inTransaction: true,
+      query: (statement) => runNamed(client, this.names, statement),
+      transaction: (inner) => inner(sql),
+    };
+    let broken: Error | undefined;
+    try {
+      await client.query('BEGIN');
+      const result = await work(sql);
+      await client.query('COMMIT');
+      return result;
+    } catch (err) {
+      await client.query('ROLLBACK').catch((e: Error) => (broken = e));
+      throw err;
+    } finally {
+      // A connection that couldn't roll back is dropped, never handed to the next request.
+      client.release(broken);
+    }
   }
 }
 
@@ -98,5 +135,9 @@ export class TxSql implements SqlClient {
 
   query<R extends QueryResultRow>(statement: Sql): Promise<R[]> {
     return this.tx.$queryRawUnsafe<R[]>(statement.text, ...statement.values);
+  }
+
+  transaction<T>(work: (sql: SqlClient) => Promise<T>): Promise<T> {
+    return work(this);
   }
 }

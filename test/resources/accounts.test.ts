@@ -369,7 +369,14 @@ describe('retrieve, update, delete', () => {
     const key = newTestKey();
     const stripe = t.stripe(key);
     const account = await stripe.accounts.create({ type: 'custom', country: 'US', capabilities: CAPS });
-    await stripe.accounts.update(account.id, { metadata: { first: '1' } });
+    // A sqlOnly operation: its transaction is on a pooled connection, not Prisma's.
+    const transactions = jest.spyOn(t.runtime.prisma, '$transaction');
+    try {
+      await stripe.accounts.update(account.id, { metadata: { first: '1' } });
+      expect(transactions).not.toHaveBeenCalled();
+    } finally {
+      transactions.mockRestore();
+    }
     // Each locks the row in turn, so each merges into what the ones before it wrote.
     await Promise.all(Array.from({ length: 8 }, (_, i) => stripe.accounts.update(account.id, { metadata: { [`k${i}`]: String(i) } })));
     const final = await stripe.accounts.retrieve(account.id);
