@@ -10,7 +10,8 @@ import { isDatabaseUnavailable } from '../lib/prisma';
 import type { Authenticator } from './auth';
 import type { ExpandRegistry } from './expand';
 import { checkKey, ClaimLost, fingerprintOf, idempotencyKeyInUse, type HeldClaim, type IdempotencyStore } from './idempotency';
-import { AfterCommit, inOperationTransaction } from './transaction';
+import { AfterCommit, inOperationTransaction, NO_PRISMA } from './transaction';
+import type { SqlClient } from '../lib/sql';
 import { HeldWrites, isNotApplied, oneStatement } from './writes';
 import type { OperationSpec } from './openapi';
 import { readParams, type ParamLimits } from './params';
@@ -307,9 +308,11 @@ async function runOperation({ route: r, validate, rateLimiter }: Mounted, kernel
 
 /**
  * Runs a `oneStatement` operation: the handler's writes are held, its answer rendered, and the
- * writes, the key's claim and the answer sent as one statement. Answers the body, or undefined
- * when nothing was written and the request must run the ordinary way (the statement didn't apply,
- * or the handler refused: that way says why, and keeps the key as it should).
+ * writes, the key's claim and the answer sent as one statement. A `sqlOnly` one runs in a
+ * transaction on a pooled connection, so its reads may lock rows; the statement then commits with
+ * it (four round trips, one commit). Answers the body, or undefined when nothing was written and
+ * the request must run the ordinary way (the statement didn't apply, or the handler refused: that
+ * way says why, and keeps the key as it should).
  */
 async function runAsOneStatement(
   r: Route,
@@ -319,14 +322,18 @@ async function runAsOneStatement(
   idempotency: { key: string; fingerprint: string } | undefined,
 ): Promise<string | undefined> {
   const { deps } = kernel;
-  const held = new HeldWrites();
   const afterCommit = new AfterCommit(deps.queues);
-  try {
-    const c = ctx({ ...deps, write: held.run, queues: afterCommit });
+  const attempt = async (sql: SqlClient, prisma: Deps['prisma']): Promise<string> => {
+    const held = new HeldWrites();
+    const c = ctx({ ...deps, sql, prisma, write: held.run, queues: afterCommit });
     const body = await renderResult(c, await r.handler(c));
     const claim = idempotency && (await kernel.idempotency.completedClaim(c.caller.accountId, idempotency.key, idempotency.fingerprint, body, r.responseHasSecret ?? false));
     const statement = oneStatement(held.writes, claim);
-    if (statement) await deps.sql.query(statement);
+    if (statement) await sql.query(statement);
+    return body;
+  };
+  try {
+    const body = r.sqlOnly ? await deps.sql.transaction((sql) => attempt(sql, NO_PRISMA)) : await attempt(deps.sql, deps.prisma);
     await afterCommit.flush();
     return body;
   } catch (err) {

@@ -109,15 +109,18 @@ export interface RouteOptions {
   readonly afterCommit?: (ctx: RequestContext, committed: unknown) => Promise<unknown>;
   /**
    * Whether this request may run as one statement: its handler writes only through `deps.write`,
-   * its reads need no lock, and its answer doesn't read its writes back. The kernel then sends the
-   * writes, the idempotency claim and the stored answer together (one round trip, one commit). If
+   * its reads need no lock (or it is also `sqlOnly`), and its answer doesn't read its writes back.
+   * The kernel then sends the writes, the idempotency claim and the stored answer together (one
+   * round trip, one commit). If
    * that statement doesn't apply (a write changed no row, the key was taken) or the handler throws,
    * nothing was written and the request runs again the ordinary way, which answers why.
    */
   readonly oneStatement?: (params: Record<string, any>) => boolean;
   /**
    * Every statement of the handler goes through `deps.sql` / `deps.write` (none through Prisma):
-   * its transaction is then one on a pooled connection, without Prisma's per-query cost.
+   * its transaction is then one on a pooled connection, without Prisma's per-query cost. With
+   * `oneStatement`, its reads run in that transaction (so they may lock rows) and its held writes,
+   * claim and answer are sent as one statement before the commit.
    */
   readonly sqlOnly?: boolean;
 }

@@ -46,7 +46,7 @@ export class AfterCommit implements JobAdder {
 }
 
 /** `deps.prisma` of a `sqlOnly` operation: its statements go through `deps.sql`, so any Prisma call is a mistake. */
-const NO_PRISMA = new Proxy({} as PrismaClient, {
+export const NO_PRISMA = new Proxy({} as PrismaClient, {
   get(_target, prop) {
     throw new Error(`a sqlOnly operation used deps.prisma (${String(prop)}): its statements go through deps.sql`);
   },

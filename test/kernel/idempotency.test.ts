@@ -365,6 +365,65 @@ describe('an operation sent as one statement (webhook endpoint create)', () => {
   });
 });
 
+describe('an operation that locks, sent as one statement (connected account update)', () => {
+  const createConnected = async (key: string) =>
+    (await t.http().post('/v1/accounts').set(bearer(key)).type('form').send('type=custom&country=US&capabilities[transfers][requested]=true')).body.id as string;
+  const update = (key: string, id: string, body: string, idem: string) =>
+    t.http().post(`/v1/accounts/${id}`).set(bearer(key)).set('Idempotency-Key', idem).type('form').send(body);
+  const updatedEvents = (id: string) => t.runtime.prisma.event.count({ where: { accountId: id, type: 'account.updated' } });
+
+  test('it reads under a lock in its own transaction; the change, its event, the claim and the answer go as one statement', async () => {
+    const key = newTestKey();
+    const id = await createConnected(key);
+    const idem = newIdemKey();
+    // Every statement of the operation's transaction, as sent.
+    const texts: string[] = [];
+    const transaction = t.runtime.sql.transaction.bind(t.runtime.sql);
+    const transactions = jest.spyOn(t.runtime.sql, 'transaction').mockImplementation((work) =>
+      transaction((sql) => work({ ...sql, query: (statement) => (texts.push(statement.text), sql.query(statement)) })),
+    );
+    const prismaTransactions = jest.spyOn(t.runtime.prisma, '$transaction');
+    try {
+      const first = await update(key, id, 'metadata[a]=1', idem);
+      expect(first.status).toBe(200);
+      expect(transactions).toHaveBeenCalledTimes(1);
+      expect(prismaTransactions).not.toHaveBeenCalled();
+      // The locked read, then one statement with the update, its event and the completed claim.
+      expect(texts).toHaveLength(2);
+      expect(texts[0]).toContain('FOR UPDATE');
+      expect(texts[1]).toMatch(/UPDATE accounts[\s\S]*INSERT INTO events[\s\S]*INSERT INTO idempotency_records/);
+    } finally {
+      transactions.mockRestore();
+      prismaTransactions.mockRestore();
+    }
+    const [record] = await records(idem);
+    expect(record).toMatchObject({ status: 200 });
+    expect(record.completedAt).not.toBeNull();
+    expect(await updatedEvents(id)).toBe(1);
+    const again = await update(key, id, 'metadata[a]=1', idem);
+    expect(again.headers['idempotent-replayed']).toBe('true');
+    expect(await updatedEvents(id)).toBe(1);
+    const mismatch = await update(key, id, 'metadata[a]=2', idem);
+    expectError(mismatch, 400, { type: 'idempotency_error' });
+    expect(await updatedEvents(id)).toBe(1);
+  });
+
+  test('a key held by a running request: the statement does not apply, nothing is written, and the answer is 409', async () => {
+    const key = newTestKey();
+    const id = await createConnected(key);
+    const idem = newIdemKey();
+    // The key claimed by a request still running (a fresh heartbeat) with these very parameters.
+    await t.runtime.prisma.idempotencyRecord.create({
+      data: { accountId: await accountOf(t, key), key: idem, fingerprint: fingerprintOf('post', `/v1/accounts/${id}`, { metadata: { a: '1' } }), claimId: 'held', heartbeatAt: new Date() },
+    });
+    expectError(await update(key, id, 'metadata[a]=1', idem), 409, { code: 'idempotency_key_in_use' });
+    expect(await updatedEvents(id)).toBe(0);
+    const other = await update(key, id, 'metadata[b]=1', newIdemKey());
+    expect(other.body.metadata).toEqual({ b: '1' });
+    expect(await updatedEvents(id)).toBe(1);
+  });
+});
+
 describe('the result commits with the change', () => {
   test('once the change committed, a retry replays it even if the first answer never left the process', async () => {
     const key = newTestKey();

@@ -10,7 +10,7 @@ export const routes = [
   route('get', '/v1/accounts', 'GetAccounts', many, listAccounts),
   route('post', '/v1/accounts', 'PostAccounts', one, createAccount, { oneStatement: () => true }),
   route('get', '/v1/accounts/{account}', 'GetAccountsAccount', one, retrieveAccount),
-  route('post', '/v1/accounts/{account}', 'PostAccountsAccount', one, updateAccount, { sqlOnly: true }),
+  route('post', '/v1/accounts/{account}', 'PostAccountsAccount', one, updateAccount, { sqlOnly: true, oneStatement: () => true }),
   route('delete', '/v1/accounts/{account}', 'DeleteAccountsAccount', one, deleteAccount),
   route('post', '/v1/accounts/{account}/reject', 'PostAccountsAccountReject', one, rejectAccount),
 ];

@@ -606,7 +606,7 @@ export async function updateAccount(ctx: RequestContext) {
   if (!hasIdShape('acct', id)) throw resourceMissing(NAME, id);
   refuseToken(params, 'account_token');
   const now = unixSeconds(deps.clock);
-  // Locked in the operation's transaction, or (sent as one statement) written only over the version read,
+  // Locked in the operation's transaction (its writes then go as one statement before the commit),
   // so concurrent updates merge instead of overwriting each other.
   const locked = await lockConnectedAccount(deps, id, caller.accountId);
   if (!locked) throw resourceMissing(NAME, id);
