@@ -55,6 +55,8 @@ export function buildApp(deps: AppDeps): BuiltApp {
   app.use(requestIdentity(config.defaultApiVersion, requestLog));
   app.use(accessLog(logger));
   app.use(cors(HOSTED_PREFIX));
+  // Operations first: their table answers without walking the routes below.
+  mountRoutes(app, routes, operations, kernel);
   // The service endpoints name their route in the access log and metrics, as operations do.
   for (const path of ['/openapi.json', '/metrics', '/healthz', '/readyz']) {
     app.get(path, (_req, res, next) => {
@@ -85,7 +87,6 @@ export function buildApp(deps: AppDeps): BuiltApp {
 
   mountPages(app, resources.flatMap((r) => r.pages ?? []), deps, kernel.limits, kernel.inFlight);
   mountPages(app, [requestLogPage(requestLog)], deps, kernel.limits, kernel.inFlight, REQUEST_LOG_PATH);
-  mountRoutes(app, routes, operations, kernel);
   app.use(notFound(logger));
   app.use(errorMiddleware(logger));
   return { app, kernel };

@@ -16,6 +16,7 @@ import { HeldWrites, isNotApplied, oneStatement } from './writes';
 import type { OperationSpec } from './openapi';
 import { readParams, type ParamLimits } from './params';
 import { RateLimiter } from './rateLimit';
+import { RouteTable, type Match } from './routeTable';
 import type { Deps, RequestContext, Route } from './route';
 import { compileParamsValidator } from './validate';
 import { isApiVersion, type VersionRenderer } from './versions';
@@ -170,33 +171,32 @@ function writeError(res: Response, rendered: RenderedError): void {
   if (!res.headersSent) send(res, rendered.status, rendered.body);
 }
 
-const toExpressPath = (path: string): string => path.replace(/\{([^}]+)\}/g, ':$1');
-
-/** Static segments before `{param}` ones, so `/v1/apps/secrets/find` wins over `/v1/apps/secrets/{id}`. */
-function specificity(path: string): string {
-  return path
-    .split('/')
-    .map((s) => (s.startsWith('{') ? '1' : '0'))
-    .join('');
-}
-
+/**
+ * Mounts every operation as one middleware over a route table (src/kernel/routeTable.ts); a
+ * request that names no operation goes on to the rest of the app.
+ */
 export function mountRoutes(app: Express, routes: readonly Route[], operations: readonly OperationSpec[], kernel: Kernel): void {
   const byId = new Map(operations.map((o) => [o.operationId, o]));
-  const ordered = [...routes].sort((a, b) => specificity(a.path).localeCompare(specificity(b.path)));
-  for (const r of ordered) {
+  const table = new RouteTable<Mounted>();
+  for (const r of routes) {
     const validate = compileParamsValidator(byId.get(r.operationId)!.paramsSchema);
     const perSecond = r.rateLimit?.(kernel.deps.config) ?? 0;
-    const mounted: Mounted = { route: r, validate, rateLimiter: perSecond > 0 ? new RateLimiter(perSecond, kernel.deps.clock) : undefined };
-    app[r.method](toExpressPath(r.path), async (req: Request, res: Response) => {
-      (res.locals as Locals).route = r.path;
-      kernel.inFlight.enter();
-      try {
-        await runOperation(mounted, kernel, req, res);
-      } finally {
-        kernel.inFlight.leave();
-      }
-    });
+    table.add(r.method, r.path, { route: r, validate, rateLimiter: perSecond > 0 ? new RateLimiter(perSecond, kernel.deps.clock) : undefined });
   }
+  app.use((req: Request, res: Response, next: NextFunction) => {
+    let found: Match<Mounted> | undefined;
+    try {
+      found = table.match(req.method, req.path);
+    } catch (err) {
+      return next(err);
+    }
+    if (!found) return next();
+    (res.locals as Locals).route = found.value.route.path;
+    kernel.inFlight.enter();
+    runOperation(found.value, found.params, kernel, req, res)
+      .catch(next)
+      .finally(() => kernel.inFlight.leave());
+  });
 }
 
 /** A route as mounted: its compiled validator and its own rate limiter, if it declares one. */
@@ -206,7 +206,7 @@ interface Mounted {
   readonly rateLimiter?: RateLimiter;
 }
 
-async function runOperation({ route: r, validate, rateLimiter }: Mounted, kernel: Kernel, req: Request, res: Response): Promise<void> {
+async function runOperation({ route: r, validate, rateLimiter }: Mounted, pathParams: Record<string, string>, kernel: Kernel, req: Request, res: Response): Promise<void> {
   const { deps } = kernel;
   const requestId = (res.locals as Locals).requestId;
   let claim: HeldClaim | undefined;
@@ -236,7 +236,7 @@ async function runOperation({ route: r, validate, rateLimiter }: Mounted, kernel
       apiVersion,
       idempotencyKey,
       params,
-      pathParams: req.params as Record<string, string>,
+      pathParams,
       deps,
     });
     const renderResult = async (c: RequestContext, result: unknown) =>

@@ -2,6 +2,7 @@ import { createCipheriv, createDecipheriv, createHash, randomBytes } from 'node:
 import fs from 'node:fs';
 import path from 'node:path';
 import { ConfigError, type Config } from '../config';
+import { pooledRandomBytes } from './ids';
 import type { Logger } from './logger';
 import type { PrismaClient } from './prisma';
 
@@ -53,7 +54,7 @@ export class Encryption {
 
   async seal(plaintext: string): Promise<string> {
     const { current, all } = await this.loadKeys();
-    const iv = randomBytes(12);
+    const iv = pooledRandomBytes(12);
     const cipher = createCipheriv('aes-256-gcm', all.get(current)!, iv);
     const sealed = Buffer.concat([cipher.update(plaintext, 'utf8'), cipher.final()]);
     return SEALED_PREFIX + [current, iv.toString('base64'), cipher.getAuthTag().toString('base64'), sealed.toString('base64')].join(':');

@@ -17,6 +17,16 @@ function nextByte(): number {
   return pool[offset++];
 }
 
+/**
+ * `length` bytes from the pool, each handed out once (AES-GCM's IVs: a randomBytes(12) per seal
+ * cost ~20 µs under load, more than the seal).
+ */
+export function pooledRandomBytes(length: number): Buffer {
+  const out = Buffer.allocUnsafe(length);
+  for (let i = 0; i < length; i++) out[i] = nextByte();
+  return out;
+}
+
 /** Uniform random base62 string, for ids and secrets. */
 export function randomBase62(length: number): string {
   let out = '';

@@ -14,47 +14,73 @@ export interface Sql {
 }
 
 const SQL = Symbol('sql');
-interface Fragment extends Sql {
-  readonly [SQL]: true;
+
+/**
+ * A statement kept as its literal parts around its values (`parts.length === values.length + 1`):
+ * nesting concatenates parts, and the `$n` text is written once, when first read, rather than
+ * renumbered by a regex at every level (the one-statement writes nest a dozen fragments).
+ */
+class Fragment implements Sql {
+  readonly [SQL] = true;
+  private written: string | undefined;
+
+  constructor(
+    readonly parts: readonly string[],
+    readonly values: readonly unknown[],
+  ) {}
+
+  get text(): string {
+    if (this.written === undefined) {
+      let text = this.parts[0];
+      for (let i = 1; i < this.parts.length; i++) text += `$${i}${this.parts[i]}`;
+      this.written = text;
+    }
+    return this.written;
+  }
 }
 
-const isFragment = (value: unknown): value is Fragment => typeof value === 'object' && value !== null && (value as Fragment)[SQL] === true;
+const isFragment = (value: unknown): value is Fragment => value instanceof Fragment;
 
-/** A fragment's `$n` placeholders, shifted past the `offset` parameters before it. */
-const renumbered = (text: string, offset: number): string => (offset === 0 ? text : text.replace(/\$(\d+)/g, (_m, n: string) => `$${Number(n) + offset}`));
+/** Appends `fragment` to the statement being built (`parts` ends with the text so far). */
+function append(parts: string[], values: unknown[], fragment: Fragment): void {
+  parts[parts.length - 1] += fragment.parts[0];
+  for (let i = 1; i < fragment.parts.length; i++) {
+    values.push(fragment.values[i - 1]);
+    parts.push(fragment.parts[i]);
+  }
+}
 
 /**
  * `sql\`… ${value} …\``: every value becomes a parameter; a nested `sql` fragment (or `raw`) is
- * spliced in with its parameters renumbered.
+ * spliced in, its parameters numbered after the ones before it.
  */
 export function sql(strings: TemplateStringsArray, ...values: unknown[]): Fragment {
-  let text = strings[0];
+  const parts = [strings[0]];
   const params: unknown[] = [];
-  values.forEach((value, i) => {
-    if (isFragment(value)) {
-      text += renumbered(value.text, params.length);
-      params.push(...value.values);
-    } else {
+  for (let i = 0; i < values.length; i++) {
+    const value = values[i];
+    if (isFragment(value)) append(parts, params, value);
+    else {
       params.push(value);
-      text += `$${params.length}`;
+      parts.push('');
     }
-    text += strings[i + 1];
-  });
-  return { text, values: params, [SQL]: true };
+    parts[parts.length - 1] += strings[i + 1];
+  }
+  return new Fragment(parts, params);
 }
 
 /** Text spliced in as it is: only ever a constant of the code, never a value from a request. */
-export const raw = (text: string): Fragment => ({ text, values: [], [SQL]: true });
+export const raw = (text: string): Fragment => new Fragment([text], []);
 
-/** Fragments joined by `separator`, parameters renumbered. */
+/** Fragments joined by `separator`. */
 export function join(fragments: readonly Fragment[], separator: string): Fragment {
-  let text = '';
+  const parts = [''];
   const values: unknown[] = [];
   fragments.forEach((f, i) => {
-    text += (i === 0 ? '' : separator) + renumbered(f.text, values.length);
-    values.push(...f.values);
+    if (i > 0) parts[parts.length - 1] += separator;
+    append(parts, values, f);
   });
-  return { text, values, [SQL]: true };
+  return new Fragment(parts, values);
 }
 
 /** Runs statements; rows come back with columns as the statement names them. */
