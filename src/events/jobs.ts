@@ -1,4 +1,4 @@
-import { defineQueue, type JobAdder } from '../lib/queue';
+import { defineQueue, type JobAdder, type JobSpec } from '../lib/queue';
 
 // The events area's queues. Both jobs are safe to repeat and safe to lose: the event row (not
 // yet fanned out) and the delivery row (pending) are the truth, and the reconciler re-adds them.
@@ -17,7 +17,8 @@ export interface FanoutJob {
   more?: string[];
 }
 
-export const eventFanoutQueue = defineQueue<FanoutJob>('event-fanout', { concurrency: 64 });
+/** Concurrent hand-offs (one per request under load) become jobs of up to EVENTS_PER_FANOUT_JOB events. */
+export const eventFanoutQueue = defineQueue<FanoutJob>('event-fanout', { concurrency: 64 }, (jobs) => fanoutJobs(jobs.flatMap((j) => eventsOf(j.data))));
 
 /** Events handed off together share a job, up to this many: one job for Redis and the worker instead of one each. */
 export const EVENTS_PER_FANOUT_JOB = 50;
@@ -54,10 +55,13 @@ export const deliveriesOf = (job: DeliveryJob): string[] => [job.deliveryId, ...
 
 /** Hands committed events to fan-out (after their transaction commits), EVENTS_PER_FANOUT_JOB to a job. */
 export function handOffEvents(queues: JobAdder, eventIds: readonly string[]): Promise<boolean> {
-  const jobs = inGroups(eventIds, EVENTS_PER_FANOUT_JOB, (eventId, more) =>
+  return queues.add(eventFanoutQueue, fanoutJobs(eventIds));
+}
+
+function fanoutJobs(eventIds: readonly string[]): JobSpec<FanoutJob>[] {
+  return inGroups(eventIds, EVENTS_PER_FANOUT_JOB, (eventId, more) =>
     more.length === 0 ? { id: eventId, data: { eventId } } : { id: `${eventId}-x${more.length + 1}`, data: { eventId, more } },
   );
-  return queues.add(eventFanoutQueue, jobs);
 }
 
 /** `ids` cut into groups of up to `size`, each made into a job by `job(first, rest)`. */

@@ -2,6 +2,7 @@ import { Queue, Worker, type ConnectionOptions, type Processor, type WorkerOptio
 import type { Config } from '../config';
 import type { Logger } from './logger';
 import { isDatabaseUnavailable } from './prisma';
+import { createBatcher } from './batcher';
 
 // A queue is defined once (name, payload type, options) and used by both producer and consumer.
 // Payloads carry ids only; processors re-read the database, which is the source of truth.
@@ -9,6 +10,11 @@ import { isDatabaseUnavailable } from './prisma';
 export interface QueueDefinition<Payload> {
   readonly name: string;
   readonly workerOptions?: Omit<WorkerOptions, 'connection' | 'prefix'>;
+  /**
+   * How the jobs of adds made together (by concurrent requests, say) combine into fewer jobs: one
+   * job costs Redis and the worker about what a statement costs, whatever it carries.
+   */
+  readonly merge?: (jobs: readonly JobSpec<Payload>[]) => JobSpec<Payload>[];
   /** Phantom member that ties the payload type to the definition. */
   readonly payload?: Payload;
 }
@@ -20,9 +26,13 @@ export interface QueueDefinition<Payload> {
  */
 const WORKER_DEFAULTS = { lockDuration: 8_000, stalledInterval: 4_000, maxStalledCount: 2 } as const;
 
-export const defineQueue = <Payload>(name: string, workerOptions?: QueueDefinition<Payload>['workerOptions']): QueueDefinition<Payload> => {
+export const defineQueue = <Payload>(
+  name: string,
+  workerOptions?: QueueDefinition<Payload>['workerOptions'],
+  merge?: QueueDefinition<Payload>['merge'],
+): QueueDefinition<Payload> => {
   if (name.includes(':')) throw new Error(`Queue names may not contain ':' (${name})`);
-  return { name, workerOptions };
+  return { name, workerOptions, merge };
 };
 
 /** One job to add: its id makes adding it twice harmless. */
@@ -125,9 +135,17 @@ const RETRIES = { attempts: 6, backoff: { type: 'exponential', delay: 500 } } as
 /** Longest an add waits for Redis (a first connection that never comes, say) before giving up. */
 const ADD_BOUND_MS = 500;
 
-/** The process's producers: one queue per definition, opened on first use. */
+/** Adds waiting for the same turn of the event loop, or for the adds in flight, go to Redis together. */
+const ADDS_IN_FLIGHT = 2;
+
+/**
+ * The process's producers: one queue per definition, opened on first use. Adds to one queue made
+ * together (concurrent requests handing off their events, say) go as one bulk add, their jobs
+ * merged where the queue says how: one round trip to Redis instead of one per request.
+ */
 export class JobQueues implements JobAdder {
   private readonly opened = new Map<string, Queue>();
+  private readonly batched = new Map<string, (jobs: readonly JobSpec<unknown>[]) => Promise<boolean>>();
 
   constructor(
     readonly config: Config,
@@ -143,8 +161,22 @@ export class JobQueues implements JobAdder {
     return queue as Queue<P>;
   }
 
-  async add<P>(definition: QueueDefinition<P>, jobs: readonly JobSpec<P>[]): Promise<boolean> {
-    if (jobs.length === 0) return true;
+  add<P>(definition: QueueDefinition<P>, jobs: readonly JobSpec<P>[]): Promise<boolean> {
+    if (jobs.length === 0) return Promise.resolve(true);
+    let add = this.batched.get(definition.name);
+    if (!add) {
+      const merge = (definition.merge ?? ((all) => [...all])) as (jobs: readonly JobSpec<unknown>[]) => JobSpec<unknown>[];
+      const run = async (adds: (readonly JobSpec<unknown>[])[]): Promise<boolean[]> => {
+        const added = await this.addNow(definition as QueueDefinition<unknown>, merge(adds.flat()));
+        return adds.map(() => added);
+      };
+      add = createBatcher(run, { maxItems: 256, maxConcurrent: ADDS_IN_FLIGHT });
+      this.batched.set(definition.name, add);
+    }
+    return add(jobs);
+  }
+
+  private async addNow<P>(definition: QueueDefinition<P>, jobs: readonly JobSpec<P>[]): Promise<boolean> {
     const queue = this.of(definition) as Queue;
     const added = queue.addBulk(
       jobs.map((j) => ({

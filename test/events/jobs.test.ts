@@ -102,3 +102,22 @@ test('a group job and the single jobs the reconciler adds for the same deliverie
   expectEachOnce(endpoints, ids);
   expect(await prisma().webhookAttempt.count({ where: { deliveryId: { in: deliveryIds } } })).toBe(deliveryIds.length);
 });
+
+test('hand-offs made at once (one per request under load) go to Redis as one add, their events sharing fan-out jobs', async () => {
+  const { account, endpoints } = await accountWithEndpoints(['/jobs/merged/a']);
+  const ids = await emitMany(account, EVENTS_PER_FANOUT_JOB + 5);
+  const bulk = jest.spyOn(e.queues.fanoutQueue.constructor.prototype as { addBulk: () => unknown }, 'addBulk');
+  try {
+    // Each request hands off its own event, in the same turn of the event loop.
+    expect(await Promise.all(ids.map((id) => handOffEvents(e.queues.producer, [id])))).toEqual(ids.map(() => true));
+    expect(bulk).toHaveBeenCalledTimes(1);
+  } finally {
+    bulk.mockRestore();
+  }
+  const jobs = await e.queues.fanoutQueue.getJobs(['waiting']);
+  expect(jobs.map((j) => j.id).sort()).toEqual([`${ids[0]}-x${EVENTS_PER_FANOUT_JOB}`, `${ids[EVENTS_PER_FANOUT_JOB]}-x5`].sort());
+
+  await e.startWorkers();
+  await delivered(ids);
+  expectEachOnce(endpoints, ids);
+});
