@@ -432,12 +432,13 @@ const CLIENT_CLOSED_STATUS = 499;
 export function accessLog(logger: Logger) {
   const metrics = new RequestMetrics();
   return (req: Request, res: Response, next: NextFunction): void => {
-    const started = process.hrtime.bigint();
-    // One listener: 'close' comes after 'finish' too, or alone when the client hung up first.
-    res.once('close', () => {
+    const started = performance.now();
+    // One listener: 'close' comes after 'finish' too, or alone when the client hung up first; it
+    // comes once, so `on` (`once` wraps and removes the listener, a cost on every request).
+    res.on('close', () => {
       const clientClosed = !res.writableFinished;
       const locals = res.locals as Locals;
-      const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+      const seconds = (performance.now() - started) / 1000;
       const status = clientClosed ? CLIENT_CLOSED_STATUS : res.statusCode;
       // Unmatched paths share one label, so probing random URLs can't grow the metric without bound.
       metrics.record(locals.route ?? 'unmatched', req.method, status, clientClosed ? undefined : seconds);
