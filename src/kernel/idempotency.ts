@@ -65,11 +65,11 @@ export class IdempotencyStore {
    * taken; any other (in progress, or completed) is left alone and the INSERT returns no row.
    * `completed` stores the answer with the claim, for an operation sent as one statement.
    */
-  private claimInsert(accountId: string, key: string, fingerprint: string, claimId: string, when: Sql, completed?: { status: number; body: string }): Sql {
+  private claimInsert(accountId: string, key: string, fingerprint: string, claimId: string, completed?: { status: number; body: string }): Sql {
     const [status, body, completedAt] = completed ? [completed.status, completed.body, raw('CURRENT_TIMESTAMP')] : [null, null, raw('NULL::timestamptz')];
     return sql`
       INSERT INTO idempotency_records (account_id, key, fingerprint, claim_id, heartbeat_at, status, response_body, completed_at)
-      SELECT ${accountId}, ${key}, ${fingerprint}, ${claimId}, CURRENT_TIMESTAMP, ${status}::int, ${body}::text, ${completedAt} WHERE ${when}
+      VALUES (${accountId}, ${key}, ${fingerprint}, ${claimId}, CURRENT_TIMESTAMP, ${status}::int, ${body}::text, ${completedAt})
       ON CONFLICT (account_id, key) DO UPDATE
         SET fingerprint = EXCLUDED.fingerprint, status = EXCLUDED.status, response_body = EXCLUDED.response_body,
             created_at = CURRENT_TIMESTAMP, completed_at = EXCLUDED.completed_at,
@@ -81,18 +81,18 @@ export class IdempotencyStore {
   }
 
   /**
-   * The claim of a request sent as one statement (src/kernel/writes.ts), taken only `when` its
-   * writes applied and stored completed with its answer (sealed when `seal`).
+   * The claim of a request sent as one statement (src/kernel/writes.ts), stored completed with its
+   * answer (sealed when `seal`); it commits only if the statement's writes applied.
    */
-  async completedClaim(accountId: string, key: string, fingerprint: string, body: string, seal: boolean): Promise<(when: Sql) => Sql> {
+  async completedClaim(accountId: string, key: string, fingerprint: string, body: string, seal: boolean): Promise<Sql> {
     const stored = seal ? await this.encryption.seal(body) : body;
-    return (when) => this.claimInsert(accountId, key, fingerprint, randomUUID(), when, { status: 200, body: stored });
+    return this.claimInsert(accountId, key, fingerprint, randomUUID(), { status: 200, body: stored });
   }
 
   /** Claims the key for this request, or returns the stored result to replay, or throws 409/400. */
   async claim(accountId: string, key: string, fingerprint: string): Promise<Claim> {
     const claimId = randomUUID();
-    const claimed = await this.sql.query(this.claimInsert(accountId, key, fingerprint, claimId, raw('TRUE')));
+    const claimed = await this.sql.query(this.claimInsert(accountId, key, fingerprint, claimId));
     if (claimed.length > 0) return { kind: 'claimed', claimId };
 
     const existing = await this.prisma.idempotencyRecord.findUnique({

@@ -42,18 +42,23 @@ export const NOT_APPLIED = 'SBW01';
 export const isNotApplied = (err: unknown): boolean => typeof err === 'object' && err !== null && (err as { code?: unknown }).code === NOT_APPLIED;
 
 /**
- * `writes` as one statement, each a CTE, followed by `claim` (given the condition that every write
- * that must change a row did). It fails with NOT_APPLIED, committing nothing, when such a write
- * changed none or the claim was refused; undefined when there is nothing to send.
+ * `writes` as one statement, each a CTE, with `claim`; it fails with NOT_APPLIED, committing
+ * nothing (the claim included), when a write that must change a row changed none or the claim was
+ * refused; undefined when there is nothing to send. Writes that must change a row (a limit's slot,
+ * a row that may be gone) go last: the row such a write locks stays locked until the commit, and
+ * every other create of its account waits for it, so it is taken as late as it can be (creates on
+ * one account: ~2,000 statements/s with the slot first, against the ~3,700/s of a bare UPDATE).
  */
-export function oneStatement(writes: readonly Write[], claim?: (applied: Sql) => Sql): Sql | undefined {
-  const ctes = writes.map((w, i) => sql`${raw(`w${i} AS (`)}${w.sql})`);
-  const required = writes.flatMap((w, i) => (w.orElse ? [`EXISTS (SELECT 1 FROM w${i})`] : []));
-  const applied = raw(required.length > 0 ? required.join(' AND ') : 'TRUE');
-  if (claim) ctes.push(sql`claim AS (${claim(applied)})`);
+export function oneStatement(writes: readonly Write[], claim?: Sql): Sql | undefined {
+  const ordered = [...writes.filter((w) => !w.orElse), ...writes.filter((w) => w.orElse)];
+  const ctes = ordered.map((w, i) => sql`${raw(`w${i} AS (`)}${w.sql})`);
+  const firstRequired = ordered.findIndex((w) => w.orElse);
+  // The claim goes between the two: after the plain writes, before any row lock is taken.
+  if (claim) ctes.splice(firstRequired === -1 ? ctes.length : firstRequired, 0, sql`claim AS (${claim})`);
   if (ctes.length === 0) return undefined;
-  // Each write is read in turn, so they run in the order given (events keep their order by seq);
-  // a write nothing reads would run at the end, in no promised order.
-  const inOrder = writes.map((_w, i) => `(SELECT count(*) FROM w${i}) >= 0 AND `).join('');
-  return sql`WITH ${join(ctes, ', ')} SELECT sandbank_assert(${raw(inOrder)}${claim ? raw('EXISTS (SELECT 1 FROM claim)') : applied})`;
+  // Each CTE is read in turn, so they run in this order (events keep their order by seq); one that
+  // nothing read would run at the end, in no promised order.
+  const reads = ordered.map((w, i) => (w.orElse ? `EXISTS (SELECT 1 FROM w${i})` : `(SELECT count(*) FROM w${i}) >= 0`));
+  if (claim) reads.splice(firstRequired === -1 ? reads.length : firstRequired, 0, 'EXISTS (SELECT 1 FROM claim)');
+  return sql`WITH ${join(ctes, ', ')} SELECT sandbank_assert(${raw(reads.join(' AND '))})`;
 }
