@@ -20,7 +20,7 @@ const SQL = Symbol('sql');
  * nesting concatenates parts, and the `$n` text is written once, when first read, rather than
  * renumbered by a regex at every level (the one-statement writes nest a dozen fragments).
  */
-class Fragment implements Sql {
+export class Fragment implements Sql {
   readonly [SQL] = true;
   private written: string | undefined;
 

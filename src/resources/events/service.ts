@@ -2,18 +2,21 @@ import { Prisma } from '../../generated/prisma/client';
 import { unixSeconds } from '../../lib/clock';
 import { hasIdShape } from '../../lib/ids';
 import { parametersExclusive, resourceMissing } from '../../kernel/errors';
-import { paginate, rangeWhere } from '../../kernel/list';
+import { paginateSql, rangeConditions } from '../../kernel/list';
 import type { RequestContext } from '../../kernel/route';
 import type { EventRow } from '../../events/render';
 import { EVENT_TYPES } from '../../events/types';
+import { eventRows } from './queries';
 import { serializeEvent } from './serializer';
 
 const NAME = 'event';
 
-/** Events of the acting account still inside the retention window (the sweep may lag). */
+/** The oldest creation time still inside the retention window (the sweep may lag). */
+const oldestVisible = (ctx: RequestContext): number => unixSeconds(ctx.deps.clock) - ctx.deps.config.eventRetentionDays * 86400;
+
+/** Events of the acting account still inside the retention window. */
 function visible(ctx: RequestContext): Prisma.EventWhereInput {
-  const oldest = unixSeconds(ctx.deps.clock) - ctx.deps.config.eventRetentionDays * 86400;
-  return { accountId: ctx.caller.accountId, created: { gte: oldest } };
+  return { accountId: ctx.caller.accountId, created: { gte: oldestVisible(ctx) } };
 }
 
 const isConnected = (ctx: RequestContext): boolean => ctx.caller.accountId !== ctx.caller.platformAccountId;
@@ -25,28 +28,25 @@ function expandType(type: string): string[] {
   return EVENT_TYPES.filter((t) => pattern.test(t));
 }
 
-const typeWhere = (type: string): Prisma.EventWhereInput => ({ type: { in: expandType(type) } });
-
 const escapeRegExp = (text: string): string => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
 export async function listEvents(ctx: RequestContext) {
   const { params } = ctx;
   if (params.type !== undefined && params.types !== undefined) throw parametersExclusive('type', 'types');
-  const where: Prisma.EventWhereInput = { ...visible(ctx) };
-  const created = rangeWhere(params.created);
-  if (created !== undefined) where.AND = [{ created }];
-  if (params.type !== undefined) Object.assign(where, typeWhere(params.type));
-  if (params.types !== undefined) where.type = { in: [...new Set((params.types as string[]).flatMap(expandType))] };
-  if (params.delivery_success !== undefined) {
-    const unfinished = { status: { in: ['pending', 'failed'] } };
-    where.deliveries = params.delivery_success ? { none: unfinished } : { some: unfinished };
-  }
+  const types =
+    params.type !== undefined ? expandType(params.type) : params.types !== undefined ? [...new Set((params.types as string[]).flatMap(expandType))] : undefined;
   const connected = isConnected(ctx);
-  return paginate<EventRow & { seq: bigint }>({
+  return paginateSql<EventRow & { seq: bigint }>({
     params,
     url: '/v1/events',
-    where: where as Record<string, unknown>,
-    model: ctx.deps.prisma.event as any,
+    rows: eventRows({
+      accountId: ctx.caller.accountId,
+      oldest: oldestVisible(ctx),
+      created: rangeConditions('created', params.created),
+      types,
+      deliverySuccess: params.delivery_success,
+    }),
+    db: ctx.deps.sql,
     objectName: NAME,
     serialize: (row) => serializeEvent(row, connected),
   });

@@ -1,14 +1,21 @@
-import { sql } from '../../lib/sql';
+import { raw, sql } from '../../lib/sql';
+import type { SqlRows } from '../../kernel/list';
 import type { Write } from '../../kernel/writes';
 import type { ApiError } from '../../kernel/errors';
 import type { WebhookEndpointRow } from './serializer';
 
 // The hot statements of webhook endpoints, on the `pg` pool (src/lib/sql.ts). Prisma serves the rest.
 
-/** One of the account's endpoints, in the row shape the serializer takes. */
-export const selectOwned = (id: string, accountId: string) => sql`
-  SELECT id, created, url, enabled_events AS "enabledEvents", api_version AS "apiVersion", description, metadata, status, connect
-  FROM webhook_endpoints WHERE id = ${id} AND account_id = ${accountId}`;
+/** An endpoint in the row shape the serializer takes (and `seq`, for lists). */
+const SELECT_ROW = raw(`
+  SELECT id, seq, created, url, enabled_events AS "enabledEvents", api_version AS "apiVersion", description, metadata, status, connect
+  FROM webhook_endpoints`);
+
+/** One of the account's endpoints. */
+export const selectOwned = (id: string, accountId: string) => sql`${SELECT_ROW} WHERE id = ${id} AND account_id = ${accountId}`;
+
+/** The account's endpoints, for the list. */
+export const ownedRows = (accountId: string): SqlRows => ({ select: SELECT_ROW, where: [sql`account_id = ${accountId}`] });
 
 /** Takes one of the account's endpoint slots; the row lock makes concurrent creates queue on the count. */
 export const takeSlot = (accountId: string, limit: number, orElse: () => ApiError): Write => ({

@@ -2,13 +2,13 @@ import { unixSeconds } from '../../lib/clock';
 import { Encryption } from '../../lib/encryption';
 import { hasIdShape, newId, randomBase62 } from '../../lib/ids';
 import { invalidRequest, resourceMissing } from '../../kernel/errors';
-import { paginate } from '../../kernel/list';
+import { paginateSql } from '../../kernel/list';
 import { checkHttpUrl } from '../../kernel/urls';
 import { cancelPendingDeliveries } from '../../events/delivery';
 import { applyMetadata, type Metadata, type MetadataParam } from '../../kernel/metadata';
 import { sealStoredResponses } from '../../kernel/idempotency';
 import type { Deps, RequestContext } from '../../kernel/route';
-import { insertEndpoint, selectOwned, takeSlot } from './queries';
+import { insertEndpoint, ownedRows, selectOwned, takeSlot } from './queries';
 import { serializeDeletedWebhookEndpoint, serializeWebhookEndpoint, type WebhookEndpointRow } from './serializer';
 
 const NAME = 'webhook endpoint';
@@ -123,11 +123,11 @@ export async function deleteWebhookEndpoint(ctx: RequestContext) {
 }
 
 export async function listWebhookEndpoints(ctx: RequestContext) {
-  return paginate<WebhookEndpointRow & { seq: bigint }>({
+  return paginateSql<WebhookEndpointRow & { seq: bigint }>({
     params: ctx.params,
     url: '/v1/webhook_endpoints',
-    where: { accountId: ctx.caller.accountId },
-    model: ctx.deps.prisma.webhookEndpoint as any,
+    rows: ownedRows(ctx.caller.accountId),
+    db: ctx.deps.sql,
     objectName: NAME,
     serialize: (row: WebhookEndpointRow) => serializeWebhookEndpoint(row),
   });
