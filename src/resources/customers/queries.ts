@@ -1,4 +1,5 @@
-import { sql } from '../../lib/sql';
+import { raw, sql, type Fragment } from '../../lib/sql';
+import type { SqlRows } from '../../kernel/list';
 import type { Write } from '../../kernel/writes';
 import type { CustomerRow } from './serializer';
 
@@ -16,8 +17,18 @@ export const insertCustomer = (row: CustomerRow, accountId: string): Write => ({
     RETURNING id`,
 });
 
-/** One of the account's customers, deleted ones included, in the row shape the serializer takes. */
-export const selectOwned = (id: string, accountId: string) => sql`
-  SELECT id, created, email, name, phone, description, address, shipping, metadata, preferred_locales AS "preferredLocales",
+/** A customer in the row shape the serializer takes (and `seq`, for lists). */
+const SELECT_ROW = raw(`
+  SELECT id, seq, created, email, name, phone, description, address, shipping, metadata, preferred_locales AS "preferredLocales",
          tax_exempt AS "taxExempt", default_payment_method AS "defaultPaymentMethod", test_clock_id AS "testClockId", deleted
-  FROM customers WHERE id = ${id} AND account_id = ${accountId}`;
+  FROM customers`);
+
+/** One of the account's customers, deleted ones included. */
+export const selectOwned = (id: string, accountId: string) => sql`${SELECT_ROW} WHERE id = ${id} AND account_id = ${accountId}`;
+
+/** The account's customers for the list (deleted ones never), with its filters. */
+export function listedRows(accountId: string, filters: { email?: string; created: readonly Fragment[] }): SqlRows {
+  const where = [sql`account_id = ${accountId}`, sql`NOT deleted`, ...filters.created];
+  if (filters.email !== undefined) where.push(sql`email = ${filters.email}`);
+  return { select: SELECT_ROW, where };
+}

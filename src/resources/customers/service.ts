@@ -2,14 +2,14 @@ import type { Prisma } from '../../generated/prisma/client';
 import { unixSeconds } from '../../lib/clock';
 import { hasIdShape, newId } from '../../lib/ids';
 import { ApiError, resourceMissing } from '../../kernel/errors';
-import { paginate, rangeWhere } from '../../kernel/list';
+import { paginateSql, rangeConditions } from '../../kernel/list';
 import { applyMetadata, type Metadata, type MetadataParam } from '../../kernel/metadata';
 import type { RequestContext } from '../../kernel/route';
 import { causeOf, emit, eventInsert, previousAttributes, type EmitOptions, type Tx } from '../../events/emit';
 import type { EventType } from '../../events/types';
 import { handOffEvents } from '../../events/jobs';
 import { attachPaymentMethod, resolvePaymentMethod } from '../payment_methods/service';
-import { insertCustomer, selectOwned } from './queries';
+import { insertCustomer, listedRows, selectOwned } from './queries';
 import { serializeCustomer, serializeDeletedCustomer, type CustomerRow } from './serializer';
 
 const NAME = 'customer';
@@ -223,16 +223,11 @@ export async function deleteCustomer(ctx: RequestContext) {
 
 export async function listCustomers(ctx: RequestContext) {
   const { params, caller } = ctx;
-  return paginate<CustomerRow & { seq: bigint }>({
+  return paginateSql<CustomerRow & { seq: bigint }>({
     params,
     url: '/v1/customers',
-    where: {
-      accountId: caller.accountId,
-      deleted: false,
-      ...(params.email !== undefined ? { email: params.email } : {}),
-      ...(params.created !== undefined ? { created: rangeWhere(params.created) } : {}),
-    },
-    model: ctx.deps.prisma.customer as any,
+    rows: listedRows(caller.accountId, { email: params.email, created: rangeConditions('created', params.created) }),
+    db: ctx.deps.sql,
     objectName: NAME,
     serialize: (row: CustomerRow) => serializeCustomer(row),
   });

@@ -3,7 +3,8 @@ import { unixSeconds } from '../../lib/clock';
 import { currencyOf } from '../../lib/currencies';
 import { hasIdShape, newId } from '../../lib/ids';
 import { invalidRequest, parameterMissing, parametersExclusive, resourceMissing } from '../../kernel/errors';
-import { paginate, rangeWhere } from '../../kernel/list';
+import { paginateSql, rangeConditions } from '../../kernel/list';
+import { listedRows } from './queries';
 import { applyMetadata, type Metadata, type MetadataParam } from '../../kernel/metadata';
 import type { RequestContext } from '../../kernel/route';
 import { emit, previousAttributes, requestEventOptions, type Tx } from '../../events/emit';
@@ -274,23 +275,19 @@ export async function updatePrice(ctx: RequestContext) {
 
 export async function listPrices(ctx: RequestContext) {
   const { params } = ctx;
-  const recurring: Record<string, string> | undefined = params.recurring;
-  const where: Record<string, unknown> = {
-    accountId: ctx.caller.accountId,
-    active: params.active,
-    currency: params.currency === undefined ? undefined : params.currency.toLowerCase(),
-    productId: params.product,
-    type: params.type,
-    created: rangeWhere(params.created),
-    ...(params.lookup_keys !== undefined ? { lookupKey: { in: params.lookup_keys } } : {}),
-  };
-  const recurringFilters = Object.entries(recurring ?? {}).map(([key, value]) => ({ recurring: { path: [key], equals: value } }));
-  if (recurringFilters.length > 0) where.AND = recurringFilters;
-  return paginate<PriceRow & { seq: bigint }>({
+  return paginateSql<PriceRow & { seq: bigint }>({
     params,
     url: '/v1/prices',
-    where,
-    model: ctx.deps.prisma.price as any,
+    rows: listedRows(ctx.caller.accountId, {
+      active: params.active,
+      currency: params.currency === undefined ? undefined : params.currency.toLowerCase(),
+      product: params.product,
+      type: params.type,
+      created: rangeConditions('created', params.created),
+      lookupKeys: params.lookup_keys,
+      recurring: params.recurring,
+    }),
+    db: ctx.deps.sql,
     objectName: NAME,
     serialize: serializePrice,
   });
