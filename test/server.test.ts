@@ -43,14 +43,15 @@ test('closing the API lets an in-flight request finish and refuses new connectio
   expect((await get(port, '/v1/webhook_endpoints', key)).status).toBe(200);
 
   // Hold the next list query until the server has begun closing.
-  const findMany = runtime.prisma.webhookEndpoint.findMany.bind(runtime.prisma.webhookEndpoint);
+  const query = runtime.sql.query.bind(runtime.sql);
   let release!: () => void;
   const gate = new Promise<void>((r) => (release = r));
   let entered!: () => void;
   const inHandler = new Promise<void>((r) => (entered = r));
-  jest.spyOn(runtime.prisma.webhookEndpoint, 'findMany').mockImplementation(((args: any) => {
+  jest.spyOn(runtime.sql, 'query').mockImplementation(((statement: { text: string }) => {
+    if (!statement.text.includes('FROM webhook_endpoints')) return query(statement as any);
     entered();
-    return gate.then(() => findMany(args));
+    return gate.then(() => query(statement as any));
   }) as any);
 
   const inFlight = get(port, '/v1/webhook_endpoints', key);
