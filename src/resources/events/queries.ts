@@ -12,6 +12,10 @@ const SELECT_ROW = raw(`
 /** A delivery still to make or to retry: `delivery_success` asks whether an event has none. */
 const UNFINISHED = raw(`EXISTS (SELECT 1 FROM webhook_deliveries d WHERE d.event_id = events.id AND d.status IN ('pending', 'failed'))`);
 
+/** One of the account's events, unless past retention. */
+export const selectVisible = (id: string, accountId: string, oldest: number) =>
+  sql`${SELECT_ROW} WHERE id = ${id} AND account_id = ${accountId} AND created >= ${oldest}`;
+
 export interface EventFilters {
   readonly accountId: string;
   /** Events created before this are past retention (the sweep may lag). */

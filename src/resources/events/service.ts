@@ -1,4 +1,3 @@
-import { Prisma } from '../../generated/prisma/client';
 import { unixSeconds } from '../../lib/clock';
 import { hasIdShape } from '../../lib/ids';
 import { parametersExclusive, resourceMissing } from '../../kernel/errors';
@@ -6,18 +5,13 @@ import { paginateSql, rangeConditions } from '../../kernel/list';
 import type { RequestContext } from '../../kernel/route';
 import type { EventRow } from '../../events/render';
 import { EVENT_TYPES } from '../../events/types';
-import { eventRows } from './queries';
+import { eventRows, selectVisible } from './queries';
 import { serializeEvent } from './serializer';
 
 const NAME = 'event';
 
 /** The oldest creation time still inside the retention window (the sweep may lag). */
 const oldestVisible = (ctx: RequestContext): number => unixSeconds(ctx.deps.clock) - ctx.deps.config.eventRetentionDays * 86400;
-
-/** Events of the acting account still inside the retention window. */
-function visible(ctx: RequestContext): Prisma.EventWhereInput {
-  return { accountId: ctx.caller.accountId, created: { gte: oldestVisible(ctx) } };
-}
 
 const isConnected = (ctx: RequestContext): boolean => ctx.caller.accountId !== ctx.caller.platformAccountId;
 
@@ -55,7 +49,7 @@ export async function listEvents(ctx: RequestContext) {
 export async function retrieveEvent(ctx: RequestContext) {
   const id = ctx.pathParams.id;
   if (!hasIdShape('evt', id)) throw resourceMissing(NAME, id);
-  const row = await ctx.deps.prisma.event.findFirst({ where: { id, ...visible(ctx) } });
+  const [row] = await ctx.deps.sql.query<EventRow>(selectVisible(id, ctx.caller.accountId, oldestVisible(ctx)));
   if (!row) throw resourceMissing(NAME, id);
   return serializeEvent(row, isConnected(ctx));
 }

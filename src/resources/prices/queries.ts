@@ -11,6 +11,9 @@ const SELECT_ROW = raw(`
          lookup_key AS "lookupKey", nickname, metadata
   FROM prices`);
 
+/** One of the account's prices. */
+export const selectOwned = (id: string, accountId: string) => sql`${SELECT_ROW} WHERE id = ${id} AND account_id = ${accountId}`;
+
 export interface PriceFilters {
   readonly active?: boolean;
   readonly currency?: string;

@@ -4,7 +4,7 @@ import { currencyOf } from '../../lib/currencies';
 import { hasIdShape, newId } from '../../lib/ids';
 import { invalidRequest, parameterMissing, parametersExclusive, resourceMissing } from '../../kernel/errors';
 import { paginateSql, rangeConditions } from '../../kernel/list';
-import { listedRows } from './queries';
+import { listedRows, selectOwned } from './queries';
 import { applyMetadata, type Metadata, type MetadataParam } from '../../kernel/metadata';
 import type { RequestContext } from '../../kernel/route';
 import { emit, previousAttributes, requestEventOptions, type Tx } from '../../events/emit';
@@ -228,7 +228,11 @@ export async function createPrice(ctx: RequestContext) {
 }
 
 export async function retrievePrice(ctx: RequestContext) {
-  return serializePrice(await findPrice(ctx, ctx.pathParams.price));
+  const id = ctx.pathParams.price;
+  if (!hasIdShape('price', id)) throw resourceMissing(NAME, id);
+  const [row] = await ctx.deps.sql.query<PriceRow>(selectOwned(id, ctx.caller.accountId));
+  if (!row) throw resourceMissing(NAME, id);
+  return serializePrice(row);
 }
 
 export async function updatePrice(ctx: RequestContext) {

@@ -2,7 +2,8 @@ import { Prisma } from '../../generated/prisma/client';
 import { unixSeconds } from '../../lib/clock';
 import { hasIdShape, newId } from '../../lib/ids';
 import { invalidRequest, resourceMissing } from '../../kernel/errors';
-import { paginate, rangeWhere } from '../../kernel/list';
+import { paginateSql, rangeConditions } from '../../kernel/list';
+import { listedRows, selectOwned } from './queries';
 import { applyMetadata, type Metadata, type MetadataParam } from '../../kernel/metadata';
 import type { RequestContext } from '../../kernel/route';
 import { emit, previousAttributes, requestEventOptions, type Tx } from '../../events/emit';
@@ -70,7 +71,11 @@ export async function createProduct(ctx: RequestContext) {
 }
 
 export async function retrieveProduct(ctx: RequestContext) {
-  return serializeProduct(await findProduct(ctx, ctx.pathParams.product));
+  const id = ctx.pathParams.product;
+  if (!hasIdShape('prod', id)) throw resourceMissing(NAME, id);
+  const [row] = await ctx.deps.sql.query<ProductRow>(selectOwned(id, ctx.caller.accountId));
+  if (!row) throw resourceMissing(NAME, id);
+  return serializeProduct(row);
 }
 
 export async function updateProduct(ctx: RequestContext) {
@@ -151,18 +156,17 @@ export async function deleteProduct(ctx: RequestContext) {
 
 export async function listProducts(ctx: RequestContext) {
   const { params } = ctx;
-  return paginate<ProductRow & { seq: bigint }>({
+  return paginateSql<ProductRow & { seq: bigint }>({
     params,
     url: '/v1/products',
-    where: {
-      accountId: ctx.caller.accountId,
+    rows: listedRows(ctx.caller.accountId, {
       active: params.active,
-      created: rangeWhere(params.created),
+      created: rangeConditions('created', params.created),
       shippable: params.shippable,
       url: params.url,
-      ...(params.ids !== undefined ? { id: { in: params.ids } } : {}),
-    },
-    model: ctx.deps.prisma.product as any,
+      ids: params.ids,
+    }),
+    db: ctx.deps.sql,
     objectName: NAME,
     serialize: serializeProduct,
   });
