@@ -113,12 +113,14 @@ export async function paginateSql<Row extends { seq: bigint }>(opts: SqlPageOpti
   return pageOf(found, limit, backwards, opts);
 }
 
-/** `created` filters (see rangeWhere) as SQL conditions on `column`. */
+const OPERATORS: Record<string, string> = { gt: '>', gte: '>=', lt: '<', lte: '<=' };
+
+/** `created` filters (as rangeWhere reads them) as SQL conditions on `column`. */
 export function rangeConditions(column: string, filter: CreatedFilter | undefined): Fragment[] {
-  if (filter === undefined) return [];
-  if (typeof filter === 'number') return [sql`${raw(column)} = ${filter}`];
-  const ops = { gt: '>', gte: '>=', lt: '<', lte: '<=' } as const;
-  return (['gt', 'gte', 'lt', 'lte'] as const).flatMap((op) => (filter[op] === undefined ? [] : [sql`${raw(column)} ${raw(ops[op])} ${filter[op]}`]));
+  const range = rangeWhere(filter);
+  if (range === undefined) return [];
+  if (typeof range === 'number') return [sql`${raw(column)} = ${range}`];
+  return Object.entries(range).map(([op, value]) => sql`${raw(column)} ${raw(OPERATORS[op])} ${value}`);
 }
 
 /**

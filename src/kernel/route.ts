@@ -111,9 +111,9 @@ export interface RouteOptions {
    * Whether this request may run as one statement: its handler writes only through `deps.write`,
    * its reads need no lock (or it is also `sqlOnly`), and its answer doesn't read its writes back.
    * The kernel then sends the writes, the idempotency claim and the stored answer together (one
-   * round trip, one commit). If
-   * that statement doesn't apply (a write changed no row, the key was taken) or the handler throws,
-   * nothing was written and the request runs again the ordinary way, which answers why.
+   * round trip, one commit). If that statement doesn't apply (a write changed no row, the key was
+   * taken) or the handler throws, nothing was written and the request runs again the ordinary
+   * way, which answers why.
    */
   readonly oneStatement?: (params: Record<string, any>) => boolean;
   /**

@@ -50,15 +50,15 @@ export const isNotApplied = (err: unknown): boolean => typeof err === 'object' &
  * one account: ~2,000 statements/s with the slot first, against the ~3,700/s of a bare UPDATE).
  */
 export function oneStatement(writes: readonly Write[], claim?: Sql): Sql | undefined {
-  const ordered = [...writes.filter((w) => !w.orElse), ...writes.filter((w) => w.orElse)];
-  const ctes = ordered.map((w, i) => sql`${raw(`w${i} AS (`)}${w.sql})`);
-  const firstRequired = ordered.findIndex((w) => w.orElse);
-  // The claim goes between the two: after the plain writes, before any row lock is taken.
-  if (claim) ctes.splice(firstRequired === -1 ? ctes.length : firstRequired, 0, sql`claim AS (${claim})`);
-  if (ctes.length === 0) return undefined;
+  // Plain writes in their order, then the claim (before any row lock is taken), then the writes
+  // that must change a row; the final check reads the claim and those by EXISTS.
+  const plain = writes.filter((w) => !w.orElse);
+  const ordered = [...plain, ...writes.filter((w) => w.orElse)].map((w, i) => ({ name: `w${i}`, sql: w.sql, required: w.orElse !== undefined }));
+  if (claim) ordered.splice(plain.length, 0, { name: 'claim', sql: claim, required: true });
+  if (ordered.length === 0) return undefined;
+  const ctes = ordered.map((s) => sql`${raw(`${s.name} AS (`)}${s.sql})`);
   // Each CTE is read in turn, so they run in this order (events keep their order by seq); one that
   // nothing read would run at the end, in no promised order.
-  const reads = ordered.map((w, i) => (w.orElse ? `EXISTS (SELECT 1 FROM w${i})` : `(SELECT count(*) FROM w${i}) >= 0`));
-  if (claim) reads.splice(firstRequired === -1 ? reads.length : firstRequired, 0, 'EXISTS (SELECT 1 FROM claim)');
+  const reads = ordered.map((s) => (s.required ? `EXISTS (SELECT 1 FROM ${s.name})` : `(SELECT count(*) FROM ${s.name}) >= 0`));
   return sql`WITH ${join(ctes, ', ')} SELECT sandbank_assert(${raw(reads.join(' AND '))})`;
 }

@@ -169,12 +169,12 @@ export class JobQueues implements JobAdder {
     if (jobs.length === 0) return Promise.resolve(true);
     let add = this.batched.get(definition.name);
     if (!add) {
-      const merge = (definition.merge ?? ((all) => [...all])) as (jobs: readonly JobSpec<unknown>[]) => JobSpec<unknown>[];
-      const run = async (adds: (readonly JobSpec<unknown>[])[]): Promise<boolean[]> => {
-        const added = await this.addNow(definition as QueueDefinition<unknown>, merge(adds.flat()));
+      const run = async (adds: (readonly JobSpec<P>[])[]): Promise<boolean[]> => {
+        const all = adds.flat();
+        const added = await this.addNow(definition, definition.merge ? definition.merge(all) : all);
         return adds.map(() => added);
       };
-      add = createBatcher(run, { maxItems: 256, maxConcurrent: ADDS_IN_FLIGHT });
+      add = createBatcher(run, { maxItems: 256, maxConcurrent: ADDS_IN_FLIGHT }) as (jobs: readonly JobSpec<unknown>[]) => Promise<boolean>;
       this.batched.set(definition.name, add);
     }
     return add(jobs);

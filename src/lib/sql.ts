@@ -13,15 +13,12 @@ export interface Sql {
   readonly values: readonly unknown[];
 }
 
-const SQL = Symbol('sql');
-
 /**
  * A statement kept as its literal parts around its values (`parts.length === values.length + 1`):
  * nesting concatenates parts, and the `$n` text is written once, when first read, rather than
  * renumbered by a regex at every level (the one-statement writes nest a dozen fragments).
  */
 export class Fragment implements Sql {
-  readonly [SQL] = true;
   private written: string | undefined;
 
   constructor(

@@ -1,7 +1,7 @@
 import { raw, sql, type Fragment } from '../../lib/sql';
 import type { SqlRows } from '../../kernel/list';
 
-// The hot statements of the events list, on the `pg` pool (src/lib/sql.ts). Prisma serves the rest.
+// The hot statements of events (the list and retrieve), on the `pg` pool (src/lib/sql.ts). Prisma serves the rest.
 
 /** An event in the row shape rendering takes (src/events/render.ts), and `seq`. */
 const SELECT_ROW = raw(`

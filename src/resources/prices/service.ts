@@ -4,12 +4,13 @@ import { currencyOf } from '../../lib/currencies';
 import { hasIdShape, newId } from '../../lib/ids';
 import { invalidRequest, parameterMissing, parametersExclusive, resourceMissing } from '../../kernel/errors';
 import { paginateSql, rangeConditions } from '../../kernel/list';
-import { listedRows, selectOwned } from './queries';
 import { applyMetadata, type Metadata, type MetadataParam } from '../../kernel/metadata';
 import type { RequestContext } from '../../kernel/route';
 import { emit, previousAttributes, requestEventOptions, type Tx } from '../../events/emit';
 import { handOffEvents } from '../../events/jobs';
 import { findProduct, insertProduct, newProductData } from '../products/service';
+import { TxSql, type SqlClient } from '../../lib/sql';
+import { listedRows, selectOwned } from './queries';
 import { serializePrice, type PriceRow, type Tier } from './serializer';
 
 const NAME = 'price';
@@ -159,9 +160,10 @@ async function withLookupKeyGuard<T>(lookupKey: string | null | undefined, work:
   }
 }
 
-export async function findPrice(ctx: RequestContext, id: string, tx: Tx = ctx.deps.prisma): Promise<PriceRow> {
+/** One of the caller's prices, on the pool or in a transaction's `TxSql`. */
+export async function findPrice(ctx: RequestContext, id: string, db: SqlClient = ctx.deps.sql): Promise<PriceRow> {
   if (!hasIdShape('price', id)) throw resourceMissing(NAME, id);
-  const row = await tx.price.findUnique({ where: { id, accountId: ctx.caller.accountId } });
+  const [row] = await db.query<PriceRow>(selectOwned(id, ctx.caller.accountId));
   if (!row) throw resourceMissing(NAME, id);
   return row;
 }
@@ -215,7 +217,7 @@ export async function createPrice(ctx: RequestContext) {
         productId = made.row.id;
         eventIds.push(made.eventId);
       } else {
-        productId = (await findProduct(ctx, params.product, 'product', tx)).id;
+        productId = (await findProduct(ctx, params.product, 'product', new TxSql(tx))).id;
       }
       if (lookupKey !== null) eventIds.push(...(await claimLookupKey(ctx, tx, lookupKey, data.id!, params.transfer_lookup_key === true, now)));
       const made = await insertPrice(ctx, tx, { ...data, productId });
@@ -228,11 +230,7 @@ export async function createPrice(ctx: RequestContext) {
 }
 
 export async function retrievePrice(ctx: RequestContext) {
-  const id = ctx.pathParams.price;
-  if (!hasIdShape('price', id)) throw resourceMissing(NAME, id);
-  const [row] = await ctx.deps.sql.query<PriceRow>(selectOwned(id, ctx.caller.accountId));
-  if (!row) throw resourceMissing(NAME, id);
-  return serializePrice(row);
+  return serializePrice(await findPrice(ctx, ctx.pathParams.price));
 }
 
 export async function updatePrice(ctx: RequestContext) {
@@ -246,7 +244,7 @@ export async function updatePrice(ctx: RequestContext) {
       const locked = await tx.$queryRaw<{ id: string }[]>`
         SELECT id FROM prices WHERE id = ${id} AND account_id = ${ctx.caller.accountId} FOR UPDATE`;
       if (locked.length === 0) throw resourceMissing(NAME, id);
-      const current = await findPrice(ctx, id, tx);
+      const current = await findPrice(ctx, id, new TxSql(tx));
       // Once inclusive or exclusive, a price's tax behavior is fixed.
       if (params.tax_behavior !== undefined && current.taxBehavior !== null && current.taxBehavior !== 'unspecified' && params.tax_behavior !== current.taxBehavior) {
         throw invalidRequest(

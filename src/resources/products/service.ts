@@ -3,12 +3,13 @@ import { unixSeconds } from '../../lib/clock';
 import { hasIdShape, newId } from '../../lib/ids';
 import { invalidRequest, resourceMissing } from '../../kernel/errors';
 import { paginateSql, rangeConditions } from '../../kernel/list';
-import { listedRows, selectOwned } from './queries';
 import { applyMetadata, type Metadata, type MetadataParam } from '../../kernel/metadata';
 import type { RequestContext } from '../../kernel/route';
 import { emit, previousAttributes, requestEventOptions, type Tx } from '../../events/emit';
 import { handOffEvents } from '../../events/jobs';
 import { insertPrice, newPriceData, within } from '../prices/service';
+import { TxSql, type SqlClient } from '../../lib/sql';
+import { listedRows, selectOwned } from './queries';
 import { serializeDeletedProduct, serializeProduct, type ProductRow } from './serializer';
 
 const NAME = 'product';
@@ -16,11 +17,14 @@ const NAME = 'product';
 /** `''` unsets an optional field on update; absent leaves it. */
 const unset = (value: any, empty: unknown = null): any => (value === '' ? empty : value);
 
-/** One of the caller's products: 404 on the path's id, or (with `param`) 400 on that body parameter. */
-export async function findProduct(ctx: RequestContext, id: string, param?: string, tx: Tx = ctx.deps.prisma): Promise<ProductRow> {
+/**
+ * One of the caller's products (on the pool, or in a transaction's `TxSql`): 404 on the path's id,
+ * or (with `param`) 400 on that body parameter.
+ */
+export async function findProduct(ctx: RequestContext, id: string, param?: string, db: SqlClient = ctx.deps.sql): Promise<ProductRow> {
   const missing = () => (param === undefined ? resourceMissing(NAME, id) : resourceMissing(NAME, id, param, 400));
   if (!hasIdShape('prod', id)) throw missing();
-  const row = await tx.product.findUnique({ where: { id, accountId: ctx.caller.accountId } });
+  const [row] = await db.query<ProductRow>(selectOwned(id, ctx.caller.accountId));
   if (!row) throw missing();
   return row;
 }
@@ -71,11 +75,7 @@ export async function createProduct(ctx: RequestContext) {
 }
 
 export async function retrieveProduct(ctx: RequestContext) {
-  const id = ctx.pathParams.product;
-  if (!hasIdShape('prod', id)) throw resourceMissing(NAME, id);
-  const [row] = await ctx.deps.sql.query<ProductRow>(selectOwned(id, ctx.caller.accountId));
-  if (!row) throw resourceMissing(NAME, id);
-  return serializeProduct(row);
+  return serializeProduct(await findProduct(ctx, ctx.pathParams.product));
 }
 
 export async function updateProduct(ctx: RequestContext) {
@@ -88,7 +88,7 @@ export async function updateProduct(ctx: RequestContext) {
     const locked = await tx.$queryRaw<{ id: string }[]>`
       SELECT id FROM products WHERE id = ${id} AND account_id = ${ctx.caller.accountId} FOR UPDATE`;
     if (locked.length === 0) throw resourceMissing(NAME, id);
-    const current = await findProduct(ctx, id, undefined, tx);
+    const current = await findProduct(ctx, id, undefined, new TxSql(tx));
     if (params.default_price !== undefined) await checkDefaultPrice(ctx, tx, id, params.default_price);
     const given: Partial<ProductRow> = {
       active: params.active,
