@@ -338,7 +338,8 @@ async function writeFigures(stack: Stack, scenario: string, client: ApiClient, r
 
 /**
  * Events that arrived more than once at each endpoint, and arrivals the attempt log doesn't show:
- * every arrival must be an attempt that succeeded, or one whose worker died (outcome unknown).
+ * every arrival must be an attempt that may have reached the endpoint: one that succeeded, got a
+ * status or timed out (a busy receiver answers late), or whose worker died (outcome unknown).
  */
 async function duplicateFigures(stack: Stack, receivers: Receiver[]): Promise<NonNullable<Figures['duplicates']>> {
   let unlogged = 0;
@@ -347,7 +348,8 @@ async function duplicateFigures(stack: Stack, receivers: Receiver[]): Promise<No
     const repeated = [...r.counts].filter(([, n]) => n > 1);
     perEndpoint.push(repeated.reduce((sum, [, n]) => sum + n - 1, 0));
     const logged = await stack.query<{ event_id: string; n: number }>(
-      `SELECT event_id, count(*)::int AS n FROM webhook_attempts WHERE endpoint_id = $1 AND outcome IN ('succeeded', 'unknown') GROUP BY 1`,
+      `SELECT event_id, count(*)::int AS n FROM webhook_attempts WHERE endpoint_id = $1
+         AND (outcome IN ('succeeded', 'unknown', 'started') OR status_code IS NOT NULL OR error LIKE 'Timed out%') GROUP BY 1`,
       [r.endpointId],
     );
     const attempts = new Map(logged.map((row) => [row.event_id, row.n]));
