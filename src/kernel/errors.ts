@@ -41,9 +41,10 @@ const PARAMETER_CODE = /^parameters?_|_invalid$|^invalid_string_/;
 export const ECHO_LIMIT = 200;
 /**
  * The longest message an error carries: a backstop for a message that repeats what a client sent
- * without `echo` (the longest message the kernel makes itself, an enum's list, is ~550 characters).
+ * without `echo`. Twice the longest the kernel makes itself (an enum's list of every value: the
+ * event types of `enabled_events`, ~8,000 characters), which the public API shows whole too.
  */
-export const MESSAGE_LIMIT = 1_000;
+export const MESSAGE_LIMIT = 16 * 1024;
 
 /** `text` cut to `limit` characters (never inside a surrogate pair), then `…`; whole when short enough. */
 export function echo(text: string, limit: number = ECHO_LIMIT): string {

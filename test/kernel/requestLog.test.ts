@@ -10,6 +10,8 @@ import type { Redis } from '../../src/lib/redis';
 let t: TestApp;
 beforeAll(async () => {
   t = await startTestApp();
+  // Recording is best effort: with Redis not yet connected, it records nothing there.
+  await until(() => t.runtime.redis.status === 'ready');
 });
 afterAll(() => t.close());
 
