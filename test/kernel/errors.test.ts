@@ -171,13 +171,17 @@ describe('what a client sent is repeated at most ECHO_LIMIT characters', () => {
       await t.http().post('/v1/customers').set(bearer(key)).type('form').send(`metadata[a]=${long}`),
       await t.http().get(`/v1/customers/cus_${'y'.repeat(12_000)}`).set(bearer(key)),
       await t.http().get(`/v1/${'z'.repeat(12_000)}`).set(bearer(key)),
+      await t.http().get(`/v1/customers?expand[]=${'e'.repeat(12_000)}`).set(bearer(key)),
+      await t.http().get('/v1/customers').set(bearer(`sk_test_${'k'.repeat(12_000)}-abcd`)),
     ];
-    expect(responses.map((r) => r.status)).toEqual([400, 400, 400, 404, 404]);
+    expect(responses.map((r) => r.status)).toEqual([400, 400, 400, 404, 404, 400, 401]);
     for (const res of responses) {
       expect(res.text.length).toBeLessThan(1_500);
       expect(String(res.body.error.param ?? '').length).toBeLessThanOrEqual(ECHO_LIMIT + 1);
     }
     expect(responses[3].body.error.message).toBe(`No such customer: '${`cus_${'y'.repeat(12_000)}`.slice(0, ECHO_LIMIT)}…'`);
+    // A malformed key shows masked, its end kept.
+    expect(responses[6].body.error.message).toMatch(/^Invalid API Key provided: sk_test_\*+abcd$/);
   });
 
   test('echo cuts long text, never inside a character', () => {
