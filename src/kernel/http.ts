@@ -170,7 +170,7 @@ function renderError(err: unknown, res: Response, logger: Logger, fromExpress: b
     logger.error({ err, request_id: requestId }, 'unexpected error');
     error = internalError();
   }
-  // Only an authenticated request has a log page (see kernel/requestLog.ts), as on the public API.
+  // Only an authenticated request has a log page: no account could be shown one (kernel/requestLog.ts).
   const logUrl = platformAccountId === undefined ? undefined : requestLog?.urlOf(requestId, receivedAt);
   return { status: error.status, body: JSON.stringify(error.toBody(logUrl)), error };
 }
