@@ -3,6 +3,7 @@ import { join, resolve } from 'node:path';
 import { Client } from 'pg';
 import { ApiClient, burst, form, ForwardDestination, Receiver, type RequestRecord } from './load';
 import { freePort, makeRoot, PostgresCluster, RedisServer, sleep, Supervised, waitFor } from './services';
+import { requestLogScenario } from './requestLog';
 
 // The fault suite: each scenario is a burst of event-producing writes (verification sessions,
 // one `created` event each) from concurrent clients that retry with their Idempotency-Key, to two
@@ -80,6 +81,8 @@ export interface Figures {
   workerUp: boolean;
   crashes: string[];
   problems: string[];
+  /** A scenario's own figures in one line, shown instead of the writes' (the request log's memory). */
+  summary?: string;
 }
 
 /** The cluster, Redis, API and worker of one suite run. */
@@ -627,9 +630,10 @@ export const scenarioNames = (): string[] => [
   ...BURST_FAULTS.map((f) => `burst:${f}`),
   ...PIPELINE_FAULTS.map((f) => `pipeline:${f}`),
   ...FORWARDING_FAULTS.map((f) => `forwarding:${f}`),
+  'request-log:budget',
 ];
 
-const SCENARIOS = { burst: burstScenario, pipeline: pipelineScenario, forwarding: forwardingScenario } as const;
+const SCENARIOS = { burst: burstScenario, pipeline: pipelineScenario, forwarding: forwardingScenario, 'request-log': requestLogScenario } as const;
 
 /** Runs the scenarios on one stack; returns their figures. */
 export async function runSuite(options: Options): Promise<Figures[]> {
@@ -659,6 +663,7 @@ export async function runSuite(options: Options): Promise<Figures[]> {
 const seconds = (ms: number) => (Number.isFinite(ms) ? `${(ms / 1000).toFixed(1)} s` : 'never');
 
 export function formatFigures(f: Figures): string {
+  if (f.summary !== undefined) return [`${f.scenario}:`, f.summary, f.problems.length > 0 ? `FAILED: ${f.problems.join('; ')}` : 'ok'].join(' · ');
   const parts = [
     `${f.scenario}:`,
     `writes ${f.writesOk}/${f.writes}`,

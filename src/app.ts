@@ -3,7 +3,7 @@ import { redisAnswers } from './lib/redis';
 import type { ProcessDeps } from './kernel/route';
 import { Authenticator } from './kernel/auth';
 import { ExpandRegistry } from './kernel/expand';
-import { RequestLog, requestLogPage, REQUEST_LOG_PATH } from './kernel/requestLog';
+import { RequestLog, REQUEST_LOG_PATH } from './kernel/requestLog';
 import { accessLog, errorMiddleware, InFlight, mountRoutes, notFound, requestIdentity, type Kernel } from './kernel/http';
 import { IdempotencyStore } from './kernel/idempotency';
 import { RateLimiter } from './kernel/rateLimit';
@@ -12,6 +12,7 @@ import { generatedSchemas, queueDefinitions, resources } from './resources';
 import { versions } from './resources/versions';
 import { renderMetrics, watchQueueDepth } from './lib/metrics';
 import { HOSTED_PREFIX, mountPages } from './hosted/pages';
+import { requestLogPage } from './hosted/requestLogPage';
 import { cors } from './kernel/cors';
 
 /** What the app is built from: every process's shared clients. */
@@ -20,6 +21,8 @@ export type AppDeps = ProcessDeps;
 export interface BuiltApp {
   readonly app: Express;
   readonly kernel: Kernel;
+  /** The failed requests this process keeps (their pages: hosted/requestLogPage.ts). */
+  readonly requestLog: RequestLog;
 }
 
 /** The Express app with the kernel and every resource mounted; it does not listen. */
@@ -86,8 +89,8 @@ export function buildApp(deps: AppDeps): BuiltApp {
   });
 
   mountPages(app, resources.flatMap((r) => r.pages ?? []), deps, kernel.limits, kernel.inFlight);
-  mountPages(app, [requestLogPage(requestLog)], deps, kernel.limits, kernel.inFlight, REQUEST_LOG_PATH);
-  app.use(notFound(logger));
+  mountPages(app, [requestLogPage(requestLog, kernel.authenticator)], deps, kernel.limits, kernel.inFlight, REQUEST_LOG_PATH);
+  app.use(notFound(logger, kernel.authenticator));
   app.use(errorMiddleware(logger));
-  return { app, kernel };
+  return { app, kernel, requestLog };
 }

@@ -5,7 +5,7 @@ import { unixSeconds } from '../src/lib/clock';
 import { redisAnswers } from '../src/lib/redis';
 import { IdempotencyStore } from '../src/kernel/idempotency';
 import { pruneEvents } from '../src/events/reconcile';
-import { defineQueue, logFailedJobs, openWorker } from '../src/lib/queue';
+import { defineQueue, FINISHED_JOBS, logFailedJobs, openWorker } from '../src/lib/queue';
 import { pruneExpiredLinks } from '../src/hosted/prune';
 import { schedules as resourceSchedules } from '../src/resources';
 
@@ -50,7 +50,9 @@ export async function startMaintenance(runtime: Runtime, extra: readonly Schedul
     let created = 0;
     for (const [name, schedule] of byName) {
       if (await queue.getJobScheduler(name)) continue;
-      await queue.upsertJobScheduler(name, { every: schedule.everyMs(config) }, { name, data: {} });
+      // Each run is a new job: without a cap, Redis would keep every one (FINISHED_JOBS). The
+      // worker applies the same cap to runs of a schedule made before the template carried it.
+      await queue.upsertJobScheduler(name, { every: schedule.everyMs(config) }, { name, data: {}, opts: FINISHED_JOBS });
       created++;
     }
     return created;

@@ -23,10 +23,12 @@ export interface PageRequest {
   /** The browser's address and user agent, for records such as terms acceptance. */
   readonly ip: string;
   readonly userAgent: string;
+  /** The `Authorization` header, for a page that asks for a key (the request log's). */
+  readonly authorization?: string;
   readonly deps: Deps;
 }
 
-export type PageResult = { readonly html: Html; readonly status?: number } | { readonly redirect: string };
+export type PageResult = { readonly html: Html; readonly status?: number; readonly headers?: Record<string, string> } | { readonly redirect: string };
 /** A script the integrator's own pages load (a client-side library, such as Financial Connections' shim). */
 export type ScriptResult = { readonly javascript: string };
 
@@ -71,6 +73,7 @@ function send(res: Response, result: PageResult | ScriptResult, nonce: string): 
     res.status(200).type('application/javascript; charset=utf-8').send(result.javascript);
     return;
   }
+  if (result.headers) res.set(result.headers);
   res.status(result.status ?? 200).type('text/html; charset=utf-8').send(result.html.text);
 }
 
@@ -96,7 +99,8 @@ export function mountPages(app: Express, pages: readonly HostedPage[], deps: Dep
         const pathParams = Object.fromEntries(Object.entries(req.params).map(([k, v]) => [k, String(v)]));
         const ip = req.socket.remoteAddress ?? '';
         const userAgent = String(req.headers['user-agent'] ?? '').slice(0, 5000);
-        send(res, await page.handler({ requestId, pathParams, form, nonce, ip, userAgent, deps }), nonce);
+        const authorization = req.headers.authorization;
+        send(res, await page.handler({ requestId, pathParams, form, nonce, ip, userAgent, authorization, deps }), nonce);
       } catch (err) {
         if (err instanceof ApiError && err.status < 500) {
           send(res, messagePage(nonce, 'This request could not be read', err.message, err.status), nonce);

@@ -6,7 +6,7 @@ import { unixSeconds } from '../lib/clock';
 import { hasIdShape, newId, randomBase62 } from '../lib/ids';
 import type { AuthMode } from '../config';
 import type { Notifications } from '../lib/pgNotify';
-import { ApiError } from './errors';
+import { ApiError, ECHO_LIMIT } from './errors';
 import { isApiVersion } from './versions';
 
 /** Who is calling: the platform that owns the key, and the account it acts as (itself, or a connected account). */
@@ -54,7 +54,9 @@ const noKey = (): ApiError =>
     "You did not provide an API key. You need to provide your API key in the Authorization header, using Bearer auth (e.g. 'Authorization: Bearer YOUR_SECRET_KEY'). See https://stripe.com/docs/api#authentication for details, or we can help at https://support.stripe.com/.",
   );
 
-const invalidKey = (key: string): ApiError => unauthorized(`Invalid API Key provided: ${maskKey(key)}`);
+/** A malformed key may be as long as a header: shown masked, and cut in the middle past ECHO_LIMIT (its end stays). */
+const invalidKey = (key: string): ApiError =>
+  unauthorized(`Invalid API Key provided: ${maskKey(key.length > ECHO_LIMIT ? `${key.slice(0, ECHO_LIMIT - 4)}${key.slice(-4)}` : key)}`);
 
 /** Reads the key from `Bearer <key>` or HTTP Basic with the key as user name. */
 export function extractKey(header: string | undefined): string | undefined {

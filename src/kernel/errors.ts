@@ -34,6 +34,27 @@ export type ErrorKind = 'parameter' | 'pending' | 'state';
 /** Codes of errors about a parameter's presence or value: `parameter_missing`, `url_invalid`, `invalid_string_too_long`… */
 const PARAMETER_CODE = /^parameters?_|_invalid$|^invalid_string_/;
 
+/**
+ * How much of a name or value a client sent an error repeats: 200 characters, then an ellipsis.
+ * Every real parameter name, id or key is far shorter (the public API's ids are under 100), so
+ * they show whole; a 255 KB parameter name would otherwise come back twice in the body and be kept
+ * in the request log (kernel/requestLog.ts), which is how a few MB of requests filled gigabytes.
+ */
+export const ECHO_LIMIT = 200;
+/**
+ * The longest message an error carries: a backstop for a message that repeats what a client sent
+ * without `echo`. Twice the longest the kernel makes itself (an enum's list of every value: the
+ * event types of `enabled_events`, ~8,000 characters), which the public API shows whole too.
+ */
+export const MESSAGE_LIMIT = 16 * 1024;
+
+/** `text` cut to `limit` characters (never inside a surrogate pair), then `…`; whole when short enough. */
+export function echo(text: string, limit: number = ECHO_LIMIT): string {
+  if (text.length <= limit) return text;
+  const end = /[\uD800-\uDBFF]/.test(text[limit - 1]) ? limit - 1 : limit;
+  return `${text.slice(0, end)}…`;
+}
+
 export class ApiError extends Error {
   readonly status: number;
   readonly type: ErrorType;
@@ -45,11 +66,12 @@ export class ApiError extends Error {
   readonly keepsWrites: boolean;
 
   constructor(init: ApiErrorInit) {
-    super(init.message);
+    // Cut here, once, whoever made the error: what a client sent can't make it large.
+    super(echo(init.message, MESSAGE_LIMIT));
     this.status = init.status;
     this.type = init.type ?? (init.status >= 500 ? 'api_error' : 'invalid_request_error');
     this.code = init.code;
-    this.param = init.param;
+    this.param = init.param === undefined ? undefined : echo(init.param);
     this.extra = init.extra;
     this.headers = init.headers;
     // A 400 that names a parameter and has no code (enum, boolean) or a parameter code; a lookup
@@ -80,22 +102,22 @@ export const invalidRequest = (message: string, code?: string, param?: string): 
   new ApiError({ status: 400, message, code, param });
 
 export const parameterUnknown = (param: string): ApiError =>
-  invalidRequest(`Received unknown parameter: ${param}`, 'parameter_unknown', param);
+  invalidRequest(`Received unknown parameter: ${echo(param)}`, 'parameter_unknown', param);
 
 export const parameterMissing = (param: string): ApiError =>
-  invalidRequest(`Missing required param: ${param}.`, 'parameter_missing', param);
+  invalidRequest(`Missing required param: ${echo(param)}.`, 'parameter_missing', param);
 
 export const parametersExclusive = (a: string, b: string): ApiError =>
-  invalidRequest(`You may only specify one of these parameters: ${a}, ${b}.`, 'parameters_exclusive', a);
+  invalidRequest(`You may only specify one of these parameters: ${echo(a)}, ${echo(b)}.`, 'parameters_exclusive', a);
 
 /** `kind` is the human name of the object ("webhook endpoint"). */
 export const resourceMissing = (kind: string, id: string, param = 'id', status = 404): ApiError =>
-  new ApiError({ status, message: `No such ${kind}: '${id}'`, code: 'resource_missing', param });
+  new ApiError({ status, message: `No such ${kind}: '${echo(id)}'`, code: 'resource_missing', param });
 
 export const unrecognizedUrl = (method: string, path: string): ApiError =>
   new ApiError({
     status: 404,
-    message: `Unrecognized request URL (${method}: ${path}). Please see https://stripe.com/docs or we can help at https://support.stripe.com/.`,
+    message: `Unrecognized request URL (${echo(method)}: ${echo(path)}). Please see https://stripe.com/docs or we can help at https://support.stripe.com/.`,
   });
 
 /** PostgreSQL is away (restarting, say): nothing changed, and a retry will work once it is back. */

@@ -1,4 +1,4 @@
-import { invalidRequest } from './errors';
+import { echo, invalidRequest } from './errors';
 import type { RequestContext } from './route';
 
 // expand[]: each resource declares, per object type, which fields can be expanded, what they
@@ -64,20 +64,20 @@ export class ExpandRegistry {
       if (isList) {
         if (segments[0] !== 'data') {
           const hint = this.pathValid(rootType, segments) ? ` You may want to try expanding 'data.${path}' instead.` : '';
-          throw invalidRequest(`This property cannot be expanded (${segments[0]}).${hint}`, undefined, 'expand');
+          throw invalidRequest(`This property cannot be expanded (${echo(segments[0])}).${hint}`, undefined, 'expand');
         }
         rest = segments.slice(1);
         // The list's items are already objects; `data` itself is not an expandable field.
         if (rest.length === 0) throw invalidRequest('This property cannot be expanded (data).', undefined, 'expand');
       }
       if (rest.length > MAX_EXPAND_DEPTH) {
-        throw invalidRequest(`You cannot expand more than ${MAX_EXPAND_DEPTH} levels of a property. Property: ${path}`, undefined, 'expand');
+        throw invalidRequest(`You cannot expand more than ${MAX_EXPAND_DEPTH} levels of a property. Property: ${echo(path)}`, undefined, 'expand');
       }
       let type = rootType;
       for (const [i, segment] of rest.entries()) {
         const field = this.field(type, segment);
         const last = i === rest.length - 1;
-        if (!field || (last && field.kind === 'path')) throw invalidRequest(`This property cannot be expanded (${segment}).`, undefined, 'expand');
+        if (!field || (last && field.kind === 'path')) throw invalidRequest(`This property cannot be expanded (${echo(segment)}).`, undefined, 'expand');
         type = field.type;
       }
     }

@@ -61,20 +61,36 @@ export class InFlight {
   }
 }
 
+/** What Node's parser says about a request it refused: the chunk it failed in, and how far it got. */
+type ParserError = NodeJS.ErrnoException & { rawPacket?: Buffer; bytesParsed?: number };
+
+/**
+ * Whether the answer to a refused request may carry a body: never for a HEAD (HTTP forbids one),
+ * nor when its method can't be seen. Node hands over only the chunk the parser failed in, which
+ * begins with the request line when the client wrote the request at once (the usual case); a
+ * request that began in an earlier chunk, or after another in this one, gets the status alone.
+ */
+function mayHaveBody(err: ParserError): boolean {
+  const packet = err.rawPacket;
+  if (!packet) return false;
+  const seen = packet.subarray(0, err.bytesParsed ?? packet.length).toString('latin1');
+  const method = /^([A-Z]+) /.exec(seen)?.[1];
+  return method !== undefined && method !== 'HEAD' && !seen.includes('\r\n\r\n');
+}
+
 /** Requests Node refuses before Express sees them (oversized headers, bad HTTP) still get the error shape. */
 export function answerClientErrors(server: Server): void {
-  server.on('clientError', (err: NodeJS.ErrnoException, socket: Duplex) => {
+  server.on('clientError', (err: ParserError, socket: Duplex) => {
     if (!socket.writable) return socket.destroy();
     const tooLarge = err.code === 'HPE_HEADER_OVERFLOW';
     const error = new ApiError({
       status: tooLarge ? 431 : 400,
       message: tooLarge ? 'The request headers (or the URL) are too large.' : 'The request could not be parsed as HTTP.',
     });
+    const head = `HTTP/1.1 ${error.status} ${tooLarge ? 'Request Header Fields Too Large' : 'Bad Request'}\r\nConnection: close\r\n`;
+    if (!mayHaveBody(err)) return void socket.end(`${head}Content-Length: 0\r\n\r\n`);
     const body = JSON.stringify(error.toBody());
-    socket.end(
-      `HTTP/1.1 ${error.status} ${tooLarge ? 'Request Header Fields Too Large' : 'Bad Request'}\r\n` +
-        `Content-Type: ${JSON_TYPE}\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
-    );
+    socket.end(`${head}Content-Type: ${JSON_TYPE}\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`);
   });
 }
 
@@ -84,6 +100,8 @@ interface Locals {
   receivedAt: number;
   route?: string;
   requestLog?: RequestLog;
+  /** The platform whose key the request carried, once known: its log entry is that platform's. */
+  platformAccountId?: string;
 }
 
 const JSON_TYPE = 'application/json';
@@ -140,7 +158,7 @@ interface RenderedError {
 }
 
 function renderError(err: unknown, res: Response, logger: Logger, fromExpress: boolean): RenderedError {
-  const { requestId, receivedAt, requestLog } = res.locals as Locals;
+  const { requestId, receivedAt, requestLog, platformAccountId } = res.locals as Locals;
   let error: ApiError;
   if (err instanceof ApiError) error = err;
   else if (fromExpress && isBodyParserError(err)) error = new ApiError({ status: err.status, message: 'The request could not be read.' });
@@ -152,7 +170,9 @@ function renderError(err: unknown, res: Response, logger: Logger, fromExpress: b
     logger.error({ err, request_id: requestId }, 'unexpected error');
     error = internalError();
   }
-  return { status: error.status, body: JSON.stringify(error.toBody(requestLog?.urlOf(requestId, receivedAt))), error };
+  // Only an authenticated request has a log page: no account could be shown one (kernel/requestLog.ts).
+  const logUrl = platformAccountId === undefined ? undefined : requestLog?.urlOf(requestId, receivedAt);
+  return { status: error.status, body: JSON.stringify(error.toBody(logUrl)), error };
 }
 
 const isBodyParserError = (err: unknown): err is { status: number } =>
@@ -165,8 +185,10 @@ export function sendError(res: Response, err: unknown, logger: Logger, fromExpre
 }
 
 function writeError(res: Response, rendered: RenderedError): void {
-  const { requestLog, requestId, receivedAt, route } = res.locals as Locals;
-  requestLog?.record({ requestId, receivedAt, method: res.req.method, route: route ?? 'unmatched', status: rendered.status, body: rendered.body });
+  const { requestLog, requestId, receivedAt, route, platformAccountId } = res.locals as Locals;
+  if (platformAccountId !== undefined) {
+    requestLog?.record({ requestId, account: platformAccountId, receivedAt, method: res.req.method, route: route ?? 'unmatched', status: rendered.status, body: rendered.body });
+  }
   if (rendered.error.headers) for (const [k, v] of Object.entries(rendered.error.headers)) res.setHeader(k, v);
   if (!res.headersSent) send(res, rendered.status, rendered.body);
 }
@@ -215,6 +237,7 @@ async function runOperation({ route: r, validate, rateLimiter }: Mounted, pathPa
   let committed = false;
   try {
     const identity = await kernel.authenticator.identify(req.headers);
+    (res.locals as Locals).platformAccountId = identity.platformAccountId;
     // Counted per platform account, before any other work: a refused request reads no body, looks
     // up no connected account and never reaches the idempotency store, so a retry with its key runs.
     if (kernel.rateLimiter && !kernel.rateLimiter.take(identity.platformAccountId)) throw rateLimited('global-rate');
@@ -407,8 +430,16 @@ async function releaseWithRetries(kernel: Kernel, claim: HeldClaim, requestId: s
   await attempt(0);
 }
 
-export function notFound(logger: Logger) {
-  return (req: Request, res: Response): void => {
+/**
+ * Unknown URLs answer 404 whatever the key; a valid key still puts the answer in its platform's
+ * request log (a request with none, or a bad one, has no log: see kernel/requestLog.ts).
+ */
+export function notFound(logger: Logger, authenticator?: Authenticator) {
+  return async (req: Request, res: Response): Promise<void> => {
+    if (authenticator && req.headers.authorization) {
+      const identity = await authenticator.identify(req.headers).catch(() => undefined);
+      if (identity) (res.locals as Locals).platformAccountId = identity.platformAccountId;
+    }
     sendError(res, unrecognizedUrl(req.method, req.path), logger);
   };
 }

@@ -1,6 +1,6 @@
 import type { IncomingMessage } from 'node:http';
 import qs from 'qs';
-import { ApiError, invalidRequest, parameterUnknown } from './errors';
+import { ApiError, echo, invalidRequest, parameterUnknown } from './errors';
 
 export interface ParamLimits {
   bodyLimitBytes: number;
@@ -75,7 +75,7 @@ function indexPushes(text: string): string {
 const PROTO_SEGMENT = /(^|\[)__proto__(\]|(?=\[)|$)/;
 /** `name`, `name[a]`, `name[a][0]`…; qs would silently drop text after a closing bracket (`a[b]c`). */
 const WELL_FORMED_KEY = /^[^[\]]+(\[[^[\]]*\])*$/;
-const printable = (name: string): string => name.replace(/\u0000/g, '\\0').slice(0, 200);
+const printable = (name: string): string => echo(name.replace(/\u0000/g, '\\0'));
 
 /** qs parses bracketed objects and indexed arrays; past a limit it throws rather than silently dropping input. */
 export function parseForm(text: string, limits: ParamLimits, source: 'query string' | 'request body'): Record<string, unknown> {

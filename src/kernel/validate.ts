@@ -1,6 +1,6 @@
 import Ajv, { type ErrorObject, type ValidateFunction } from 'ajv';
 import { coerce, type Schema } from './coerce';
-import { ApiError, invalidRequest, parameterMissing, parameterUnknown } from './errors';
+import { ApiError, echo, invalidRequest, parameterMissing, parameterUnknown } from './errors';
 
 const ajv = new Ajv({ allErrors: true, strict: false, coerceTypes: false, useDefaults: false, validateFormats: false });
 
@@ -156,7 +156,8 @@ export function toApiError(all: ErrorObject[], params: unknown, secrets: Readonl
   atDeepest.sort((a, b) => (KEYWORD_RANK[a.keyword] ?? 5) - (KEYWORD_RANK[b.keyword] ?? 5));
   const error = atDeepest[0];
   const segments = segmentsOf(error.instancePath);
-  const param = bracketPath(segments);
+  // Object keys a client chose (metadata's, say) can be any length: the name is cut where it is shown.
+  const param = echo(bracketPath(segments));
   const value = valueAt(params, segments);
   const shown = (v: unknown): string => (secrets.has(param) ? `(the value of ${param} is not shown)` : describe(v));
 

@@ -26,6 +26,16 @@ export interface QueueDefinition<Payload> {
  */
 const WORKER_DEFAULTS = { lockDuration: 8_000, stalledInterval: 4_000, maxStalledCount: 2 } as const;
 
+/**
+ * What BullMQ keeps of finished jobs, for every queue (a definition may override it in its
+ * workerOptions; a job's own options win over both). BullMQ's default keeps every one forever, in
+ * a Redis that must run `noeviction`: a scheduler every minute is ~1,440 job hashes a day. A
+ * completed job says nothing the database and the log don't, so only the latest few stay; a
+ * failed one stays a week (1,000 at most) to read why, as BullMQ recommends. Jobs added by id
+ * (JobQueues.add) remove themselves at once either way: see there.
+ */
+export const FINISHED_JOBS = { removeOnComplete: { count: 10 }, removeOnFail: { age: 7 * 24 * 3600, count: 1_000 } } as const;
+
 export const defineQueue = <Payload>(
   name: string,
   workerOptions?: QueueDefinition<Payload>['workerOptions'],
@@ -78,6 +88,7 @@ export function openQueue<P>(definition: QueueDefinition<P>, { config, logger }:
 export function openWorker<P>(definition: QueueDefinition<P>, { config, logger }: QueueContext, processor: Processor<P>): Worker<P> {
   const worker = new Worker<P>(definition.name, processor, {
     ...WORKER_DEFAULTS,
+    ...FINISHED_JOBS,
     ...definition.workerOptions,
     connection: workerConnection(config),
     prefix: config.queuePrefix,
@@ -186,9 +197,10 @@ export class JobQueues implements JobAdder {
       jobs.map((j) => ({
         name: definition.name,
         data: j.data,
-        // Removed when done or failed: while an id exists, adding it again does nothing, and the
-        // reconciler could never re-add the job. Every job is safe to repeat, so a failure (the
-        // database restarting, say) is retried soon rather than left to the reconciler.
+        // Removed when done or failed, not kept as FINISHED_JOBS would: while an id exists, adding
+        // it again does nothing, and the reconciler could never re-add the job (a failure is in the
+        // worker's log instead). Every job is safe to repeat, so a failure (the database
+        // restarting, say) is retried soon rather than left to the reconciler.
         opts: { jobId: j.id, delay: j.delayMs, removeOnComplete: true, removeOnFail: true, ...RETRIES },
       })),
     );

@@ -1,5 +1,6 @@
 import { burstScenario, BURST_FAULTS, formatFigures, FORWARDING_FAULTS, forwardingScenario, pipelineScenario, PIPELINE_FAULTS, Stack, type Figures, type Options } from '../../faults/suite';
 import { clusterToolsAvailable } from '../../faults/services';
+import { requestLogScenario } from '../../faults/requestLog';
 
 // The short fault suite: every scenario of `npm run faults` with a smaller burst, on a PostgreSQL
 // cluster, a redis-server, an API and a worker of its own (never the shared ones). The full run and
@@ -71,5 +72,13 @@ suite.each(FORWARDING_FAULTS)('forwarding requests in flight with %s', (fault) =
     // Redis losing jobs or going away for 10 s loses no forward: the reconciler re-adds the jobs
     // within the pickup time, and the calls wait for the worker.
     if (fault === 'redis-flushall' || fault === 'redis-down') expect(figures.forwarded).toEqual({ succeeded: figures.writes, failed: 0, unknown: 0, unknownReceived: 0, failedButReceived: 0 });
+  }, 180_000);
+});
+
+suite('the request-log budget', () => {
+  test('large bad requests get short answers and leave the API and Redis within their memory bounds', async () => {
+    const figures = await requestLogScenario(stack, 'budget', options);
+    expect(record(figures).problems).toEqual([]);
+    expect(figures.memory.answered).toBe(options.writes);
   }, 180_000);
 });

@@ -1,7 +1,7 @@
 import { requestLogUrlPattern } from '../helpers/requests';
 import Stripe from 'stripe';
 import { bearer, newTestKey, startTestApp, type TestApp } from '../helpers/app';
-import { ApiError, internalError, invalidRequest, parametersExclusive, resourceMissing, unrecognizedUrl } from '../../src/kernel/errors';
+import { ApiError, echo, ECHO_LIMIT, internalError, invalidRequest, MESSAGE_LIMIT, parametersExclusive, resourceMissing, unrecognizedUrl } from '../../src/kernel/errors';
 import { ENDPOINTS, expectError, mustCreate } from './util';
 
 let t: TestApp;
@@ -150,5 +150,54 @@ describe('coded errors', () => {
     expect(resourceMissing('webhook endpoint', 'we_1', 'starting_after', 400).status).toBe(400);
     expect(parametersExclusive('a', 'b').message).toContain('a, b');
     expect(unrecognizedUrl('GET', '/v1/x').message).toBe(UNRECOGNIZED('GET', '/v1/x'));
+  });
+});
+
+describe('what a client sent is repeated at most ECHO_LIMIT characters', () => {
+  const long = 'x'.repeat(255 * 1024);
+  const cut = `${'x'.repeat(ECHO_LIMIT)}…`;
+
+  test('a 255 KB unknown parameter name gives a short error body', async () => {
+    const res = await t.http().post(ENDPOINTS).set(bearer(newTestKey())).type('form').send(`${long}=1`);
+    expectError(res, 400, { code: 'parameter_unknown', param: cut, message: `Received unknown parameter: ${cut}` });
+    expect(res.text.length).toBeLessThan(1_000);
+  });
+
+  test('in a query string, a metadata key, a missing id and an unknown URL too', async () => {
+    const key = newTestKey();
+    const responses = [
+      await t.http().get(`${ENDPOINTS}?${'q'.repeat(12_000)}=1`).set(bearer(key)),
+      await t.http().post('/v1/customers').set(bearer(key)).type('form').send(`metadata[${'k'.repeat(100_000)}]=${'v'.repeat(100_000)}`),
+      await t.http().post('/v1/customers').set(bearer(key)).type('form').send(`metadata[a]=${long}`),
+      await t.http().get(`/v1/customers/cus_${'y'.repeat(12_000)}`).set(bearer(key)),
+      await t.http().get(`/v1/${'z'.repeat(12_000)}`).set(bearer(key)),
+      await t.http().get(`/v1/customers?expand[]=${'e'.repeat(12_000)}`).set(bearer(key)),
+      await t.http().get('/v1/customers').set(bearer(`sk_test_${'k'.repeat(12_000)}-abcd`)),
+    ];
+    expect(responses.map((r) => r.status)).toEqual([400, 400, 400, 404, 404, 400, 401]);
+    for (const res of responses) {
+      expect(res.text.length).toBeLessThan(1_500);
+      expect(String(res.body.error.param ?? '').length).toBeLessThanOrEqual(ECHO_LIMIT + 1);
+    }
+    expect(responses[3].body.error.message).toBe(`No such customer: '${`cus_${'y'.repeat(12_000)}`.slice(0, ECHO_LIMIT)}…'`);
+    // A malformed key shows masked, its end kept.
+    expect(responses[6].body.error.message).toMatch(/^Invalid API Key provided: sk_test_\*+abcd$/);
+  });
+
+  test('echo cuts long text, never inside a character', () => {
+    expect(echo('short')).toBe('short');
+    expect(echo('x'.repeat(ECHO_LIMIT))).toBe('x'.repeat(ECHO_LIMIT));
+    expect(echo('x'.repeat(ECHO_LIMIT + 1))).toBe(cut);
+    const emoji = `${'x'.repeat(ECHO_LIMIT - 1)}😀😀`;
+    expect(echo(emoji)).toBe(`${'x'.repeat(ECHO_LIMIT - 1)}…`);
+  });
+
+  test('any error, whoever made it, keeps its message and param within bounds', () => {
+    const error = new ApiError({ status: 400, message: `Invalid thing: ${long}`, param: long });
+    expect(error.message.length).toBe(MESSAGE_LIMIT + 1);
+    expect(error.param).toBe(cut);
+    expect(resourceMissing('customer', long).message.length).toBeLessThan(ECHO_LIMIT + 30);
+    expect(unrecognizedUrl('GET', long).message.length).toBeLessThan(ECHO_LIMIT + 150);
+    expect(parametersExclusive(long, long).message.length).toBeLessThan(2 * ECHO_LIMIT + 60);
   });
 });

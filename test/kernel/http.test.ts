@@ -1,3 +1,4 @@
+import { connect } from 'node:net';
 import { bearer, newTestKey, startTestApp, type TestApp } from '../helpers/app';
 import { CLOSED_ORIGIN } from '../helpers/fixtures';
 import { resolveApiVersion } from '../../src/kernel/http';
@@ -185,5 +186,59 @@ describe('kernel endpoints', () => {
     expect(new Set(ids).size).toBe(ids.length);
     // Schemas generated from code are in the document too.
     expect(doc.components.schemas.api_version.enum).toContain(LATEST_API_VERSION);
+  });
+});
+
+describe('requests Node refuses before routing', () => {
+  /** Writes `request` on a raw socket (in one write, or in the parts given) and reads the whole answer. */
+  function raw(parts: string[]): Promise<string> {
+    return new Promise((resolve, reject) => {
+      const socket = connect(t.port, '127.0.0.1');
+      const chunks: Buffer[] = [];
+      socket.on('data', (c: Buffer) => chunks.push(c));
+      socket.on('end', () => resolve(Buffer.concat(chunks).toString('latin1')));
+      socket.on('error', reject);
+      socket.on('connect', async () => {
+        for (const part of parts) {
+          socket.write(part);
+          await new Promise((r) => setTimeout(r, 50));
+        }
+      });
+    });
+  }
+  const oversized = (method: string) => `${method} /v1/customers HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`;
+  const split = (answer: string) => {
+    const end = answer.indexOf('\r\n\r\n');
+    return { head: answer.slice(0, end), body: answer.slice(end + 4) };
+  };
+
+  test('a HEAD answered 431 carries no body', async () => {
+    const { head, body } = split(await raw([oversized('HEAD')]));
+    expect(head).toMatch(/^HTTP\/1\.1 431 /);
+    expect(head).toContain('Content-Length: 0');
+    expect(body).toBe('');
+  });
+
+  test('a GET answered 431 gets the error shape', async () => {
+    const { head, body } = split(await raw([oversized('GET')]));
+    expect(head).toMatch(/^HTTP\/1\.1 431 /);
+    expect(JSON.parse(body).error).toEqual({ type: 'invalid_request_error', message: 'The request headers (or the URL) are too large.' });
+  });
+
+  test("a request whose start Node no longer holds, or that follows another in one write, gets no body (its method can't be seen)", async () => {
+    const request = oversized('HEAD');
+    const late = split(await raw([request.slice(0, 40), request.slice(40)]));
+    expect(late.head).toMatch(/^HTTP\/1\.1 431 /);
+    expect(late.body).toBe('');
+    const pipelined = await raw([`GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n${request}`]);
+    expect(pipelined).toMatch(/^HTTP\/1\.1 200 /);
+    const second = pipelined.slice(pipelined.indexOf('HTTP/1.1 431'));
+    expect(split(second).body).toBe('');
+  });
+
+  test('a HEAD refused as bad HTTP carries no body either', async () => {
+    const { head, body } = split(await raw(['HEAD /v1/customers HTTP/1.1\r\nHost: 127.0.0.1\r\nBad Header\r\n\r\n']));
+    expect(head).toMatch(/^HTTP\/1\.1 400 /);
+    expect(body).toBe('');
   });
 });

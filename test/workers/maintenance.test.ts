@@ -1,4 +1,7 @@
-import { PRUNE_EVENTS, PRUNE_IDEMPOTENCY, PRUNE_LINKS, type Maintenance } from '../../workers/maintenance';
+import { PRUNE_EVENTS, PRUNE_IDEMPOTENCY, PRUNE_LINKS, startMaintenance, type Maintenance } from '../../workers/maintenance';
+import { FINISHED_JOBS } from '../../src/lib/queue';
+import type { Schedule } from '../../src/kernel/route';
+import { schedules } from '../../src/resources';
 import { cvcPurge } from '../../src/resources/payment_methods/jobs';
 import { secretSweep } from '../../src/resources/apps_secrets/jobs';
 
@@ -56,3 +59,36 @@ test('the reconciler puts back only the schedules Redis lost, without a restart'
   expect((await running.queue.getJobScheduler(PRUNE_EVENTS))?.next).toBe(kept?.next);
   expect(await running.ensureSchedules()).toBe(0);
 });
+
+test("finished runs don't pile up in Redis: its key count stays flat over many scheduler runs", async () => {
+  // A schedule of its own every 20 ms, on the same queue and worker settings as the real ones.
+  await m.stop();
+  let runs = 0;
+  const tick: Schedule = {
+    name: 'tick',
+    everyMs: () => 20,
+    run: async () => {
+      runs++;
+      return {};
+    },
+  };
+  const own = await startMaintenance(t.runtime, [...schedules, tick]);
+  const keyCount = async () => {
+    let n = 0;
+    for await (const batch of t.runtime.redis.scanStream({ match: `${t.config.queuePrefix}:*`, count: 1000 })) n += (batch as string[]).length;
+    return n;
+  };
+  try {
+    await until(() => runs >= 30, 60_000, '30 runs');
+    const early = await keyCount();
+    await until(() => runs >= 100, 60_000, '100 runs');
+    const late = await keyCount();
+    // Without a cap each run leaves its job hash behind (70 more keys here); with it, only the
+    // run in progress and the next one may differ.
+    expect(late).toBeLessThanOrEqual(early + 2);
+    expect(await own.queue.getCompletedCount()).toBeLessThanOrEqual(FINISHED_JOBS.removeOnComplete.count);
+  } finally {
+    await own.queue.removeJobScheduler(tick.name);
+    await own.worker.close();
+  }
+}, 150_000);
