@@ -215,6 +215,11 @@ export class Supervised {
     return this.readyAt.some((at) => at >= since);
   }
 
+  /** When a process printed its ready line after `since`. */
+  readyAfter(since: number): number | undefined {
+    return this.readyAt.find((at) => at >= since);
+  }
+
   get alive(): boolean {
     return this.child !== undefined && this.child.exitCode === null && this.child.signalCode === null;
   }
@@ -231,6 +236,21 @@ export class Supervised {
     const exited = new Promise((resolve) => child.once('exit', resolve));
     child.kill('SIGKILL');
     await exited;
+  }
+
+  /** SIGTERM, a graceful stop that the supervisor restarts after, as compose's `restart` after `docker kill -s TERM`. */
+  async terminate(): Promise<void> {
+    const child = this.child;
+    if (!child) return;
+    this.killing = true;
+    const exited = new Promise((resolve) => child.once('exit', resolve));
+    child.kill('SIGTERM');
+    await exited;
+  }
+
+  /** The pid of the process running now. */
+  get pid(): number | undefined {
+    return this.child?.pid;
   }
 
   /** SIGTERM (a graceful stop), no restart. */

@@ -3,6 +3,7 @@ import { join, resolve } from 'node:path';
 import { Client } from 'pg';
 import { ApiClient, burst, form, ForwardDestination, Receiver, type RequestRecord } from './load';
 import { freePort, makeRoot, PostgresCluster, RedisServer, sleep, Supervised, waitFor } from './services';
+import { formatRestart, restartScenario, RESTART_FAULTS, type RestartTimes } from './restart';
 
 // The fault suite: each scenario is a burst of event-producing writes (verification sessions,
 // one `created` event each) from concurrent clients that retry with their Idempotency-Key, to two
@@ -71,6 +72,8 @@ export interface Figures {
   workerUp: boolean;
   crashes: string[];
   problems: string[];
+  /** For the restarts under load (restart.ts): how long the service took to be back. */
+  restart?: RestartTimes;
 }
 
 /** The cluster, Redis, API and worker of one suite run. */
@@ -201,7 +204,7 @@ interface Setup {
   accountId: string;
 }
 
-async function setUp(stack: Stack): Promise<Setup> {
+export async function setUp(stack: Stack): Promise<Setup> {
   const client = new ApiClient(stack.apiUrl, `sk_test_faults${randomBytes(12).toString('hex')}`);
   const receivers = [new Receiver(), new Receiver()];
   for (const receiver of receivers) {
@@ -216,14 +219,14 @@ async function setUp(stack: Stack): Promise<Setup> {
 }
 
 /** Events an endpoint on `*` must receive (`…redacted` goes only to endpoints that name it). */
-async function deliverableEvents(stack: Stack, accountId: string): Promise<{ id: string }[]> {
+export async function deliverableEvents(stack: Stack, accountId: string): Promise<{ id: string }[]> {
   return stack.query<{ id: string }>(
     `SELECT id FROM events WHERE account_id = $1 AND type <> 'identity.verification_session.redacted' ORDER BY seq`,
     [accountId],
   );
 }
 
-const allArrived = (receivers: Receiver[], ids: readonly string[]) => receivers.every((r) => ids.every((id) => r.arrivals.has(id)));
+export const allArrived = (receivers: Receiver[], ids: readonly string[]) => receivers.every((r) => ids.every((id) => r.arrivals.has(id)));
 const latestArrival = (receivers: Receiver[], ids: readonly string[]) =>
   Math.max(0, ...receivers.flatMap((r) => ids.map((id) => r.arrivals.get(id) ?? 0)));
 
@@ -237,7 +240,7 @@ function setRecovery(f: Figures, backAt: number, workAt: number, deliveriesAt: n
   f.recoveryMs = Math.max(f.recovery.workMs, f.recovery.deliveriesMs);
 }
 
-function processFigures(stack: Stack, since: number) {
+export function processFigures(stack: Stack, since: number) {
   const crashes = [stack.api, stack.worker].flatMap((p) =>
     p.crashes.filter((e) => e.at >= since).map((e) => `${p.name} exited (${e.signal ?? `code ${e.code}`})`),
   );
@@ -287,7 +290,7 @@ export async function burstScenario(stack: Stack, fault: FaultName, options: Opt
 }
 
 /** What the database holds against what the clients were told, and what the receivers got. */
-async function writeFigures(stack: Stack, scenario: string, client: ApiClient, receivers: Receiver[], accountId: string, eventIds: string[]): Promise<Figures> {
+export async function writeFigures(stack: Stack, scenario: string, client: ApiClient, receivers: Receiver[], accountId: string, eventIds: string[]): Promise<Figures> {
   const totals = client.totals();
   const writes = client.records.filter((r) => r.body?.object === 'identity.verification_session' || !r.ok);
   const [twice] = await stack.query<{ objects: number; events: number }>(
@@ -554,12 +557,12 @@ async function advancingClocks(client: ApiClient, count: number): Promise<{ ids:
   return { ids, target: CLOCK_TARGET };
 }
 
-async function finish(client: ApiClient, receivers: Receiver[]): Promise<void> {
+export async function finish(client: ApiClient, receivers: Receiver[]): Promise<void> {
   await client.close();
   await Promise.all(receivers.map((r) => r.close()));
 }
 
-function judge(f: Figures, recoveryBarMs: number): Figures {
+export function judge(f: Figures, recoveryBarMs: number): Figures {
   const problems = [...f.problems];
   if (f.writesOk < f.writes) problems.push(`${f.writes - f.writesOk} writes never succeeded`);
   f.delivered.forEach((d, i) => d < f.events && problems.push(`endpoint ${i + 1} is missing ${f.events - d} events`));
@@ -577,9 +580,10 @@ export const scenarioNames = (): string[] => [
   ...BURST_FAULTS.map((f) => `burst:${f}`),
   ...PIPELINE_FAULTS.map((f) => `pipeline:${f}`),
   ...FORWARDING_FAULTS.map((f) => `forwarding:${f}`),
+  ...RESTART_FAULTS.map((f) => `restart:${f}`),
 ];
 
-const SCENARIOS = { burst: burstScenario, pipeline: pipelineScenario, forwarding: forwardingScenario } as const;
+const SCENARIOS = { burst: burstScenario, pipeline: pipelineScenario, forwarding: forwardingScenario, restart: (...a: Parameters<typeof restartScenario>) => restartScenario(...a) } as const;
 
 /** Runs the scenarios on one stack; returns their figures. */
 export async function runSuite(options: Options): Promise<Figures[]> {
@@ -592,7 +596,7 @@ export async function runSuite(options: Options): Promise<Figures[]> {
     for (const name of wanted) {
       const [kind, fault] = name.split(':') as [keyof typeof SCENARIOS, FaultName];
       log(`running ${name} …`);
-      const figures = await SCENARIOS[kind](stack, fault, options);
+      const figures = await SCENARIOS[kind](stack, fault as never, options);
       log(formatFigures(figures));
       results.push(figures);
       if (figures.problems.length > 0) failed = true;
@@ -615,6 +619,7 @@ export function formatFigures(f: Figures): string {
     `events ${f.events}`,
     `delivered ${f.delivered.join(' + ')}`,
     f.pipeline ? `pipeline ${f.pipeline.finished}/${f.pipeline.total}` : '',
+    f.restart ? formatRestart(f.restart) : '',
     f.forwarded ? `forwards ${f.forwarded.succeeded} succeeded + ${f.forwarded.failed} failed as recorded` : '',
     `ran twice ${f.ranTwice}`,
     `lost ${f.lost}`,
