@@ -46,6 +46,8 @@ function run(args) {
 function build() {
   run([path.join(__dirname, 'prisma-generate.js')]);
   run([require.resolve('typescript/bin/tsc', { paths: [root] }), '-p', 'tsconfig.build.json']);
+  // Parse openapi/ once now, so a start reads the cached JSON instead (src/kernel/openapi.ts).
+  run(['-e', "require('./dist/src/kernel/openapi').loadOpenApiDocument()"]);
   fs.writeFileSync(stamp, `${new Date().toISOString()}\n`);
 }
 

@@ -54,7 +54,7 @@ export function serveWorkerMetrics(port: number, host: string): Promise<Server> 
 async function main(): Promise<void> {
   const runtime = openRuntime(loadConfig());
   await prepareDatabase(runtime.config, runtime.logger);
-  await prepareSecrets(runtime);
+  await prepareSecrets(runtime, { sealInBackground: true });
   const workers = await startWorkers(runtime);
   const { workerMetricsPort, host } = runtime.config;
   const metrics = workerMetricsPort > 0 ? await serveWorkerMetrics(workerMetricsPort, host) : undefined;
