@@ -3,7 +3,7 @@ import net, { type Socket } from 'node:net';
 import { buildApp } from './app';
 import { answerClientErrors } from './kernel/http';
 import { loadConfig } from './config';
-import { failStartup, onShutdownSignal, openRuntime, prepareDatabase, prepareSecrets, type Runtime } from './runtime';
+import { failStartup, onShutdownSignal, openRuntime, prepareDatabase, prepareSecrets, startTimes, type Runtime } from './runtime';
 import { seedAtStart } from './seed/seed';
 import { apiProcessCount, forkApiProcesses, isApiChild } from './cluster';
 
@@ -32,7 +32,7 @@ export async function startApi(runtime: Runtime, options: { drainIdleMs?: number
     server.once('error', reject);
     const { host, port } = runtime.config;
     server.listen(port, host, () => {
-      runtime.logger.info({ host, port: (server.address() as { port: number }).port, startMs: Math.round(process.uptime() * 1000) }, 'api listening');
+      runtime.logger.info({ host, port: (server.address() as { port: number }).port, ...startTimes() }, 'api listening');
       resolve({
         server,
         close: async () => {

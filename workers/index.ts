@@ -3,7 +3,7 @@ import type { Worker } from 'bullmq';
 import { closeWorker } from '../src/lib/queue';
 import { renderMetrics, watchQueueDepth } from '../src/lib/metrics';
 import { loadConfig } from '../src/config';
-import { failStartup, onShutdownSignal, openRuntime, prepareDatabase, prepareSecrets, type Runtime } from '../src/runtime';
+import { failStartup, onShutdownSignal, openRuntime, prepareDatabase, prepareSecrets, startTimes, type Runtime } from '../src/runtime';
 import { jobWorkers, queueDefinitions } from '../src/resources';
 import { startEventFanout } from './eventFanout';
 import { startMaintenance } from './maintenance';
@@ -24,7 +24,7 @@ export async function startWorkers(runtime: Runtime): Promise<RunningWorkers> {
   watchQueueDepth(maintenance.queue);
   const reconciler = startReconciler(runtime, maintenance);
   await reconciler.runNow();
-  runtime.logger.info({ queues: workers.map((w) => w.name) }, 'workers started');
+  runtime.logger.info({ queues: workers.map((w) => w.name), ...startTimes() }, 'workers started');
   return {
     async close() {
       await reconciler.stop();
