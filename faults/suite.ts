@@ -37,6 +37,8 @@ export interface Options {
   only?: readonly string[];
   /** Keep the services' logs even when every scenario passed. */
   keepLogs?: boolean;
+  /** Run the API and the worker as production does, from dist/ (`npm run build` first), not from the TypeScript sources. */
+  built?: boolean;
   /** The recovery bar (default RECOVERY_BAR_MS); the short version in `npm test` allows for a busier machine. */
   recoveryBarMs?: number;
   log?: (line: string) => void;
@@ -88,7 +90,7 @@ export class Stack {
     readonly databaseUrl: string,
   ) {}
 
-  static async start(log: (line: string) => void): Promise<Stack> {
+  static async start(log: (line: string) => void, options: { built?: boolean } = {}): Promise<Stack> {
     const root = makeRoot();
     const pg = await PostgresCluster.start(root.root);
     const redis = await RedisServer.start(root.root);
@@ -121,8 +123,9 @@ export class Stack {
       FORWARDING_DESTINATIONS: JSON.stringify([{ url: 'http://127.0.0.1:', allow_private_network: true, timeout_ms: 5000 }]),
       FORWARDING_PICKUP_TIMEOUT_MS: '20000',
     };
-    const api = new Supervised('api', ['-r', REGISTER, join(ROOT, 'src', 'server.ts')], env, join(root.root, 'api.log'), 'api listening');
-    const worker = new Supervised('worker', ['-r', REGISTER, join(ROOT, 'workers', 'index.ts')], env, join(root.root, 'worker.log'), 'workers started');
+    const entry = (file: string) => (options.built ? [join(ROOT, 'dist', `${file}.js`)] : ['-r', REGISTER, join(ROOT, `${file}.ts`)]);
+    const api = new Supervised('api', entry('src/server'), env, join(root.root, 'api.log'), 'api listening');
+    const worker = new Supervised('worker', entry('workers/index'), env, join(root.root, 'worker.log'), 'workers started');
     const stack = new Stack(root, pg, redis, api, worker, `http://127.0.0.1:${port}`, databaseUrl);
     // The API migrates first; the worker then starts against a migrated database.
     api.start();
@@ -589,7 +592,7 @@ const SCENARIOS = { burst: burstScenario, pipeline: pipelineScenario, forwarding
 export async function runSuite(options: Options): Promise<Figures[]> {
   const log = options.log ?? ((line: string) => console.log(line));
   const wanted = scenarioNames().filter((s) => !options.only?.length || options.only.includes(s));
-  const stack = await Stack.start(log);
+  const stack = await Stack.start(log, { built: options.built });
   const results: Figures[] = [];
   let failed = false;
   try {
