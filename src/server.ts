@@ -17,8 +17,12 @@ export interface RunningApi {
   close(): Promise<void>;
 }
 
-/** A connection idle this long during a drain is closed: its client is not about to send on it. */
-export const DRAIN_IDLE_MS = 250;
+/**
+ * A connection quiet this long during a drain is closed. Closing one its client is about to send
+ * on resets that request, and under load clients reuse a quiet connection within a few hundred ms
+ * (the SDKs' first retries wait 0.25–1 s): a connection they leave alone for a second they don't need.
+ */
+export const DRAIN_IDLE_MS = 1_000;
 
 export async function startApi(runtime: Runtime, options: { drainIdleMs?: number } = {}): Promise<RunningApi> {
   await runtime.encryption.ready();
