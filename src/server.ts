@@ -91,8 +91,8 @@ function trackConnections(server: Server, idleMs: number) {
       if (sockets.size === 0) onEmpty?.();
     });
   });
-  // Before the app's listener, so the header is set before any handler runs.
   const unanswered = new Set<ServerResponse>();
+  // Before the app's listener, so the header is set before any handler runs.
   server.prependListener('request', (req: IncomingMessage, res: ServerResponse) => {
     const t = sockets.get(req.socket);
     if (t) t.active++;
