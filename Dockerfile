@@ -30,8 +30,11 @@ COPY scripts ./scripts
 COPY prisma ./prisma
 COPY src ./src
 COPY workers ./workers
+COPY openapi ./openapi
 # `npm run build` = scripts/prisma-generate.js (client into src/generated) + tsc -p tsconfig.build.json
-# (everything, the generated client included, into dist/). Then drop what only building needs.
+# (everything, the generated client included, into dist/) + openapi/ parsed into
+# node_modules/.cache/sandbank/ (prune leaves dot-folders alone), so a start skips parsing the
+# YAML. Then drop what only building needs.
 # --omit=optional too: the prisma CLI and typescript are optional peers of @prisma/client, which
 # --omit=dev alone keeps (~130 MB); the only optional production packages are msgpackr's native
 # speed-up (it falls back to JavaScript) and pg-cloudflare (Cloudflare Workers only).

@@ -41,6 +41,8 @@ export function form(params: Record<string, string>): string {
 export class ApiClient {
   private readonly agent = new Agent({ connections: 64, pipelining: 1, headersTimeout: 60_000, bodyTimeout: 60_000 });
   readonly records: RequestRecord[] = [];
+  /** Network errors by code: ECONNREFUSED (nothing listening) or a connection that broke under a request. */
+  readonly networkErrors = new Map<string, number>();
 
   constructor(
     readonly baseUrl: string,
@@ -85,8 +87,10 @@ export class ApiClient {
         }
         record.body = answer.body;
         retry = answer.status === 409 || answer.status === 429 || (answer.status >= 500 && answer.headers['stripe-should-retry'] !== 'false');
-      } catch {
+      } catch (err) {
         record.tries.push('network');
+        const code = networkErrorCode(err);
+        this.networkErrors.set(code, (this.networkErrors.get(code) ?? 0) + 1);
         retry = true;
       }
       if (!retry || Date.now() > deadline) return record;
@@ -109,6 +113,17 @@ export class ApiClient {
   close(): Promise<void> {
     return this.agent.close();
   }
+}
+
+/** `ECONNREFUSED`, `ECONNRESET`, `UND_ERR_SOCKET` (the other side closed under a request), …: the error's or its cause's code. */
+export function networkErrorCode(err: unknown): string {
+  const e = err as { code?: string; cause?: { code?: string }; message?: string };
+  return e?.cause?.code ?? e?.code ?? e?.message ?? 'unknown';
+}
+
+/** Of `networkErrors`, those where a connection broke under a request (anything but a refused connect). */
+export function resetCount(errors: ReadonlyMap<string, number>): number {
+  return [...errors].filter(([code]) => code !== 'ECONNREFUSED').reduce((n, [, count]) => n + count, 0);
 }
 
 /** Runs `total` tasks from `concurrency` clients; `onDone(n)` after each finishes. */

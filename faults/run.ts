@@ -7,6 +7,7 @@ import { runSuite, scenarioNames } from './suite';
 //   --only=a,b         only these scenarios (burst:redis-flushall, pipeline:worker-kill, …)
 //   --writes=N --clients=N --items=N
 //   --keep             keep the services' logs (a failed run always keeps them)
+//   --built            run the API and the worker from dist/ as production does (after `npm run build`)
 // Exits non-zero when anything was lost, ran twice or stayed stuck. Figures go to
 // faults/results.json as well.
 
@@ -26,6 +27,7 @@ async function main(): Promise<void> {
     pipelineItems: Number(flag('items') ?? (short ? 10 : 40)),
     only,
     keepLogs: flag('keep') !== undefined,
+    built: flag('built') !== undefined,
   };
   const started = Date.now();
   const results = await runSuite(options);

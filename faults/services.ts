@@ -178,6 +178,8 @@ export class Supervised {
   readonly exits: ExitRecord[] = [];
   /** When a process printed its ready line. */
   private readonly readyAt: number[] = [];
+  /** The CPU time each process says its start took (`startCpuMs` in its ready line), by the time of that line. */
+  private readonly startCpu = new Map<number, number>();
 
   constructor(
     readonly name: string,
@@ -197,7 +199,13 @@ export class Supervised {
     child.stdout!.on('data', (chunk: Buffer) => {
       const lines = (partial + chunk.toString('utf8')).split('\n');
       partial = lines.pop()!;
-      if (lines.some((l) => l.includes(`"msg":"${this.readyMessage}"`))) this.readyAt.push(Date.now());
+      const ready = lines.find((l) => l.includes(`"msg":"${this.readyMessage}"`));
+      if (ready !== undefined) {
+        const at = Date.now();
+        this.readyAt.push(at);
+        const cpu = /"startCpuMs":(\d+)/.exec(ready);
+        if (cpu) this.startCpu.set(at, Number(cpu[1]));
+      }
     });
     child.stdout!.pipe(this.log, { end: false });
     child.stderr!.pipe(this.log, { end: false });
@@ -213,6 +221,17 @@ export class Supervised {
   /** Whether a process started after `since` is ready. */
   readySince(since: number): boolean {
     return this.readyAt.some((at) => at >= since);
+  }
+
+  /** When a process printed its ready line after `since`. */
+  readyAfter(since: number): number | undefined {
+    return this.readyAt.find((at) => at >= since);
+  }
+
+  /** The CPU time the start of the process that was ready after `since` took, if it said. */
+  startCpuAfter(since: number): number | undefined {
+    const at = this.readyAfter(since);
+    return at === undefined ? undefined : this.startCpu.get(at);
   }
 
   get alive(): boolean {
@@ -231,6 +250,21 @@ export class Supervised {
     const exited = new Promise((resolve) => child.once('exit', resolve));
     child.kill('SIGKILL');
     await exited;
+  }
+
+  /** SIGTERM, a graceful stop that the supervisor restarts after, as compose's `restart` after `docker kill -s TERM`. */
+  async terminate(): Promise<void> {
+    const child = this.child;
+    if (!child) return;
+    this.killing = true;
+    const exited = new Promise((resolve) => child.once('exit', resolve));
+    child.kill('SIGTERM');
+    await exited;
+  }
+
+  /** The pid of the process running now. */
+  get pid(): number | undefined {
+    return this.child?.pid;
   }
 
   /** SIGTERM (a graceful stop), no restart. */

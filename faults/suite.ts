@@ -4,6 +4,7 @@ import { Client } from 'pg';
 import { ApiClient, burst, form, ForwardDestination, Receiver, type RequestRecord } from './load';
 import { freePort, makeRoot, PostgresCluster, RedisServer, sleep, Supervised, waitFor } from './services';
 import { requestLogScenario } from './requestLog';
+import { formatRestart, restartScenario, RESTART_FAULTS, type RestartTimes } from './restart';
 
 // The fault suite: each scenario is a burst of event-producing writes (verification sessions,
 // one `created` event each) from concurrent clients that retry with their Idempotency-Key, to two
@@ -37,6 +38,8 @@ export interface Options {
   only?: readonly string[];
   /** Keep the services' logs even when every scenario passed. */
   keepLogs?: boolean;
+  /** Run the API and the worker as production does, from dist/ (`npm run build` first), not from the TypeScript sources. */
+  built?: boolean;
   /** The recovery bar (default RECOVERY_BAR_MS); the short version in `npm test` allows for a busier machine. */
   recoveryBarMs?: number;
   log?: (line: string) => void;
@@ -83,6 +86,8 @@ export interface Figures {
   problems: string[];
   /** A scenario's own figures in one line, shown instead of the writes' (the request log's memory). */
   summary?: string;
+  /** For the restarts under load (restart.ts): how long the service took to be back. */
+  restart?: RestartTimes;
 }
 
 /** The cluster, Redis, API and worker of one suite run. */
@@ -97,7 +102,7 @@ export class Stack {
     readonly databaseUrl: string,
   ) {}
 
-  static async start(log: (line: string) => void): Promise<Stack> {
+  static async start(log: (line: string) => void, options: { built?: boolean } = {}): Promise<Stack> {
     const root = makeRoot();
     const pg = await PostgresCluster.start(root.root);
     const redis = await RedisServer.start(root.root);
@@ -130,8 +135,9 @@ export class Stack {
       // a short timeout would hide an answer that is not recorded in time.
       FORWARDING_DESTINATIONS: JSON.stringify([{ url: 'http://127.0.0.1:', allow_private_network: true }]),
     };
-    const api = new Supervised('api', ['-r', REGISTER, join(ROOT, 'src', 'server.ts')], env, join(root.root, 'api.log'), 'api listening');
-    const worker = new Supervised('worker', ['-r', REGISTER, join(ROOT, 'workers', 'index.ts')], env, join(root.root, 'worker.log'), 'workers started');
+    const entry = (file: string) => (options.built ? [join(ROOT, 'dist', `${file}.js`)] : ['-r', REGISTER, join(ROOT, `${file}.ts`)]);
+    const api = new Supervised('api', entry('src/server'), env, join(root.root, 'api.log'), 'api listening');
+    const worker = new Supervised('worker', entry('workers/index'), env, join(root.root, 'worker.log'), 'workers started');
     const stack = new Stack(root, pg, redis, api, worker, `http://127.0.0.1:${port}`, databaseUrl);
     // The API migrates first; the worker then starts against a migrated database.
     api.start();
@@ -218,7 +224,7 @@ interface Setup {
   accountId: string;
 }
 
-async function setUp(stack: Stack): Promise<Setup> {
+export async function setUp(stack: Stack): Promise<Setup> {
   const client = new ApiClient(stack.apiUrl, `sk_test_faults${randomBytes(12).toString('hex')}`);
   const receivers = [new Receiver(), new Receiver()];
   for (const receiver of receivers) {
@@ -234,14 +240,14 @@ async function setUp(stack: Stack): Promise<Setup> {
 }
 
 /** Events an endpoint on `*` must receive (`…redacted` goes only to endpoints that name it). */
-async function deliverableEvents(stack: Stack, accountId: string): Promise<{ id: string }[]> {
+export async function deliverableEvents(stack: Stack, accountId: string): Promise<{ id: string }[]> {
   return stack.query<{ id: string }>(
     `SELECT id FROM events WHERE account_id = $1 AND type <> 'identity.verification_session.redacted' ORDER BY seq`,
     [accountId],
   );
 }
 
-const allArrived = (receivers: Receiver[], ids: readonly string[]) => receivers.every((r) => ids.every((id) => r.arrivals.has(id)));
+export const allArrived = (receivers: Receiver[], ids: readonly string[]) => receivers.every((r) => ids.every((id) => r.arrivals.has(id)));
 const latestArrival = (receivers: Receiver[], ids: readonly string[]) =>
   Math.max(0, ...receivers.flatMap((r) => ids.map((id) => r.arrivals.get(id) ?? 0)));
 
@@ -255,7 +261,7 @@ function setRecovery(f: Figures, backAt: number, workAt: number, deliveriesAt: n
   f.recoveryMs = Math.max(f.recovery.workMs, f.recovery.deliveriesMs);
 }
 
-function processFigures(stack: Stack, since: number) {
+export function processFigures(stack: Stack, since: number) {
   const crashes = [stack.api, stack.worker].flatMap((p) =>
     p.crashes.filter((e) => e.at >= since).map((e) => `${p.name} exited (${e.signal ?? `code ${e.code}`})`),
   );
@@ -305,7 +311,7 @@ export async function burstScenario(stack: Stack, fault: FaultName, options: Opt
 }
 
 /** What the database holds against what the clients were told, and what the receivers got. */
-async function writeFigures(stack: Stack, scenario: string, client: ApiClient, receivers: Receiver[], accountId: string, eventIds: string[]): Promise<Figures> {
+export async function writeFigures(stack: Stack, scenario: string, client: ApiClient, receivers: Receiver[], accountId: string, eventIds: string[]): Promise<Figures> {
   const totals = client.totals();
   const writes = client.records.filter((r) => r.body?.object === 'identity.verification_session' || !r.ok);
   const [twice] = await stack.query<{ objects: number; events: number }>(
@@ -605,12 +611,12 @@ async function advancingClocks(client: ApiClient, count: number): Promise<{ ids:
   return { ids, target: CLOCK_TARGET };
 }
 
-async function finish(client: ApiClient, receivers: Receiver[]): Promise<void> {
+export async function finish(client: ApiClient, receivers: Receiver[]): Promise<void> {
   await client.close();
   await Promise.all(receivers.map((r) => r.close()));
 }
 
-function judge(f: Figures, recoveryBarMs: number): Figures {
+export function judge(f: Figures, recoveryBarMs: number): Figures {
   const problems = [...f.problems];
   if (f.writesOk < f.writes) problems.push(`${f.writes - f.writesOk} writes never succeeded`);
   f.delivered.forEach((d, i) => d < f.events && problems.push(`endpoint ${i + 1} is missing ${f.events - d} events`));
@@ -631,22 +637,29 @@ export const scenarioNames = (): string[] => [
   ...PIPELINE_FAULTS.map((f) => `pipeline:${f}`),
   ...FORWARDING_FAULTS.map((f) => `forwarding:${f}`),
   'request-log:budget',
+  ...RESTART_FAULTS.map((f) => `restart:${f}`),
 ];
 
-const SCENARIOS = { burst: burstScenario, pipeline: pipelineScenario, forwarding: forwardingScenario, 'request-log': requestLogScenario } as const;
+const SCENARIOS = {
+  burst: burstScenario,
+  pipeline: pipelineScenario,
+  forwarding: forwardingScenario,
+  'request-log': requestLogScenario,
+  restart: (...a: Parameters<typeof restartScenario>) => restartScenario(...a),
+} as const;
 
 /** Runs the scenarios on one stack; returns their figures. */
 export async function runSuite(options: Options): Promise<Figures[]> {
   const log = options.log ?? ((line: string) => console.log(line));
   const wanted = scenarioNames().filter((s) => !options.only?.length || options.only.includes(s));
-  const stack = await Stack.start(log);
+  const stack = await Stack.start(log, { built: options.built });
   const results: Figures[] = [];
   let failed = false;
   try {
     for (const name of wanted) {
       const [kind, fault] = name.split(':') as [keyof typeof SCENARIOS, FaultName];
       log(`running ${name} …`);
-      const figures = await SCENARIOS[kind](stack, fault, options);
+      const figures = await SCENARIOS[kind](stack, fault as never, options);
       log(formatFigures(figures));
       results.push(figures);
       if (figures.problems.length > 0) failed = true;
@@ -670,6 +683,7 @@ export function formatFigures(f: Figures): string {
     `events ${f.events}`,
     `delivered ${f.delivered.join(' + ')}`,
     f.pipeline ? `pipeline ${f.pipeline.finished}/${f.pipeline.total}` : '',
+    f.restart ? formatRestart(f.restart) : '',
     f.forwarded
       ? `forwards ${f.forwarded.succeeded} succeeded + ${f.forwarded.failed} failed as recorded + ${f.forwarded.unknown} may have been received (${f.forwarded.unknownReceived} were), ${f.forwarded.failedButReceived} answered not sent but received`
       : '',

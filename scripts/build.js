@@ -46,6 +46,10 @@ function run(args) {
 function build() {
   run([path.join(__dirname, 'prisma-generate.js')]);
   run([require.resolve('typescript/bin/tsc', { paths: [root] }), '-p', 'tsconfig.build.json']);
+  // Parse openapi/ once now, so a start reads the cached JSON instead (src/kernel/openapi.ts).
+  // Only a head start: without it the first start parses (and caches) the YAML itself.
+  const cached = spawnSync(process.execPath, ['-e', "require('./dist/src/kernel/openapi').loadOpenApiDocument()"], { cwd: root, stdio: 'inherit' });
+  if (cached.status !== 0) console.error('sandbank: could not cache openapi/ (see above); each start parses it');
   fs.writeFileSync(stamp, `${new Date().toISOString()}\n`);
 }
 

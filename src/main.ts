@@ -10,7 +10,7 @@ async function main(): Promise<void> {
   const runtime = openRuntime(loadConfig());
   const { config, logger } = runtime;
   if (isApiChild()) {
-    await prepareSecrets(runtime);
+    await prepareSecrets(runtime, { sealInBackground: true });
     const api = await startApi(runtime);
     onShutdownSignal(logger, async () => {
       await api.close();
@@ -19,7 +19,7 @@ async function main(): Promise<void> {
     return;
   }
   await prepareDatabase(config, logger);
-  await prepareSecrets(runtime);
+  await prepareSecrets(runtime, { sealInBackground: true });
   const workers = await startWorkers(runtime);
   const api = apiProcessCount(config.apiProcesses) > 1 ? await forkApiProcesses(apiProcessCount(config.apiProcesses), logger) : await startApi(runtime);
   onShutdownSignal(logger, async () => {

@@ -59,18 +59,30 @@ export async function prepareDatabase(config: Config, logger: Logger): Promise<v
   }
 }
 
+/** How long this process took to start, in wall time and in CPU time (logged with its ready line). */
+export function startTimes(): { startMs: number; startCpuMs: number } {
+  const cpu = process.cpuUsage();
+  return { startMs: Math.round(process.uptime() * 1000), startCpuMs: Math.round((cpu.user + cpu.system) / 1000) };
+}
+
 /** A start-up failure that one line explains (printed without a stack). */
 export class StartupError extends Error {}
 
 /**
  * Loads the keys for secrets at rest (in production, without a key, this refuses to start) and
  * seals the webhook signing secrets earlier versions kept in plain text. Every process runs it at
- * start; running it from several at once is safe.
+ * start; running it from several at once is safe. With `sealInBackground` (the services' starts)
+ * only the keys are waited for: the sweep reads every stored response, which grows with the
+ * idempotency records, and readers already take a value sealed or not.
  */
-export async function prepareSecrets(runtime: Runtime): Promise<void> {
+export async function prepareSecrets(runtime: Runtime, options: { sealInBackground?: boolean } = {}): Promise<void> {
   await runtime.encryption.ready();
-  const sealed = await sealPlaintextSecrets(runtime);
-  if (sealed > 0) runtime.logger.info({ sealed }, 'sealed webhook signing secrets kept in plain text by an earlier version');
+  const sealing = sealPlaintextSecrets(runtime).then((sealed) => {
+    if (sealed > 0) runtime.logger.info({ sealed }, 'sealed webhook signing secrets kept in plain text by an earlier version');
+  });
+  if (!options.sealInBackground) return sealing;
+  // The next start seals what a failed or interrupted sweep left.
+  sealing.catch((err: unknown) => runtime.logger.warn({ err: err instanceof Error ? err.message : err }, 'sealing plain-text secrets failed; the next start tries again'));
 }
 
 /** A process that can't start exits with the reason: one line for a setting's problem. */

@@ -1,43 +1,61 @@
-import { createServer, type Server } from 'node:http';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import net, { type Socket } from 'node:net';
 import { buildApp } from './app';
 import { answerClientErrors } from './kernel/http';
 import { loadConfig } from './config';
-import { failStartup, onShutdownSignal, openRuntime, prepareDatabase, prepareSecrets, type Runtime } from './runtime';
+import { failStartup, onShutdownSignal, openRuntime, prepareDatabase, prepareSecrets, startTimes, type Runtime } from './runtime';
 import { seedAtStart } from './seed/seed';
 import { apiProcessCount, forkApiProcesses, isApiChild } from './cluster';
 
 export interface RunningApi {
   readonly server: Server;
-  /** Stops accepting, lets in-flight requests finish (up to the shutdown timeout), then closes sockets. */
+  /**
+   * Stops accepting, lets the requests in flight finish (each answered with `Connection: close`),
+   * closes keep-alive connections as they fall quiet, and waits for operations whose client hung
+   * up; after the shutdown timeout, closes what is left.
+   */
   close(): Promise<void>;
 }
 
-export async function startApi(runtime: Runtime): Promise<RunningApi> {
+/**
+ * A connection quiet this long during a drain is closed. Closing one its client is about to send
+ * on resets that request, and under load clients reuse a quiet connection within a few hundred ms
+ * (the SDKs' first retries wait 0.25–1 s): a connection they leave alone for a second they don't need.
+ */
+export const DRAIN_IDLE_MS = 1_000;
+
+export async function startApi(runtime: Runtime, options: { drainIdleMs?: number } = {}): Promise<RunningApi> {
   await runtime.encryption.ready();
   const { app, kernel } = buildApp(runtime);
   if (runtime.config.seedFile) await seedAtStart(app, runtime);
   const server = createServer(app);
   answerClientErrors(server);
   server.keepAliveTimeout = 65_000;
+  const connections = trackConnections(server, options.drainIdleMs ?? DRAIN_IDLE_MS);
   return new Promise<RunningApi>((resolve, reject) => {
     server.once('error', reject);
     const { host, port } = runtime.config;
     server.listen(port, host, () => {
-      runtime.logger.info({ host, port: (server.address() as { port: number }).port }, 'api listening');
+      runtime.logger.info({ host, port: (server.address() as { port: number }).port, ...startTimes() }, 'api listening');
       resolve({
         server,
         close: async () => {
-          // Keep-alive sockets become idle as their last response ends; close them as they do.
-          const sweep = setInterval(() => server.closeIdleConnections(), 50);
-          const closed = new Promise<void>((resolve) => server.close(() => resolve()));
-          server.closeIdleConnections();
-          // Handlers whose client hung up may still be running; let them finish their writes.
-          const drained = closed.then(() => kernel.inFlight.idle());
+          const deadline = Date.now() + runtime.config.shutdownTimeoutMs;
+          connections.drain();
+          // net's close, not http's: http's also destroys every idle connection at once, and under
+          // load an "idle" one often holds the client's next request unread, which then gets a reset.
+          const unlistened = new Promise<void>((resolve) => net.Server.prototype.close.call(server, () => resolve()));
+          const drained = (async () => {
+            await connections.closed(deadline);
+            await unlistened;
+            // Handlers whose client hung up may still be running; let them finish their writes.
+            await kernel.inFlight.idle();
+          })();
           let timer: NodeJS.Timeout | undefined;
-          const timeout = new Promise<void>((resolve) => (timer = setTimeout(resolve, runtime.config.shutdownTimeoutMs)));
+          const timeout = new Promise<void>((resolve) => (timer = setTimeout(resolve, Math.max(0, deadline - Date.now()))));
           await Promise.race([drained, timeout]);
           clearTimeout(timer);
-          clearInterval(sweep);
+          connections.stop();
           server.closeAllConnections();
         },
       });
@@ -45,11 +63,76 @@ export async function startApi(runtime: Runtime): Promise<RunningApi> {
   });
 }
 
+interface Tracked {
+  /** Requests on it not yet answered. */
+  active: number;
+  idleSince: number;
+}
+
+/**
+ * Follows each connection's requests, so a drain can tell the ones a client may still send on
+ * from the quiet ones. Once draining, every answer carries `Connection: close` (Node then closes
+ * the connection after it, and the client knows not to reuse it), and a connection quiet for
+ * `idleMs` is closed.
+ */
+function trackConnections(server: Server, idleMs: number) {
+  const sockets = new Map<Socket, Tracked>();
+  let draining = false;
+  let sweep: NodeJS.Timeout | undefined;
+  let onEmpty: (() => void) | undefined;
+  const closeQuiet = () => {
+    const now = Date.now();
+    for (const [socket, t] of sockets) if (t.active === 0 && now - t.idleSince >= idleMs) socket.destroy();
+  };
+  server.on('connection', (socket: Socket) => {
+    sockets.set(socket, { active: 0, idleSince: Date.now() });
+    socket.once('close', () => {
+      sockets.delete(socket);
+      if (sockets.size === 0) onEmpty?.();
+    });
+  });
+  const unanswered = new Set<ServerResponse>();
+  // Before the app's listener, so the header is set before any handler runs.
+  server.prependListener('request', (req: IncomingMessage, res: ServerResponse) => {
+    const t = sockets.get(req.socket);
+    if (t) t.active++;
+    if (draining) res.setHeader('Connection', 'close');
+    else unanswered.add(res);
+    res.once('close', () => {
+      unanswered.delete(res);
+      if (t) {
+        t.active--;
+        t.idleSince = Date.now();
+      }
+    });
+  });
+  return {
+    drain() {
+      draining = true;
+      for (const res of unanswered) if (!res.headersSent) res.setHeader('Connection', 'close');
+      unanswered.clear();
+      closeQuiet();
+      sweep = setInterval(closeQuiet, 50);
+    },
+    /** Resolves once every connection is closed (or at `deadline`). */
+    closed(deadline: number): Promise<void> {
+      if (sockets.size === 0) return Promise.resolve();
+      return new Promise((resolve) => {
+        onEmpty = resolve;
+        setTimeout(resolve, Math.max(0, deadline - Date.now())).unref();
+      });
+    },
+    stop() {
+      clearInterval(sweep);
+    },
+  };
+}
+
 async function main(): Promise<void> {
   const runtime = openRuntime(loadConfig());
   const { config, logger } = runtime;
   if (!isApiChild()) await prepareDatabase(config, logger);
-  await prepareSecrets(runtime);
+  await prepareSecrets(runtime, { sealInBackground: true });
   if (apiProcessCount(config.apiProcesses) > 1 && !isApiChild()) {
     // The primary only supervises; its clients were needed for the migrations and secrets.
     const children = await forkApiProcesses(apiProcessCount(config.apiProcesses), logger);

@@ -1,4 +1,5 @@
 import { request as httpRequest } from 'node:http';
+import { connect, type Socket } from 'node:net';
 import { loadConfig } from '../src/config';
 import { createLogger } from '../src/lib/logger';
 import { openRuntime } from '../src/runtime';
@@ -16,6 +17,71 @@ function get(port: number, path: string, key: string): Promise<{ status: number;
     req.on('error', reject);
     req.end();
   });
+}
+
+/**
+ * One keep-alive connection, spoken to by hand, so a test sees exactly how the server ends it:
+ * a clean close (FIN: `end`, then `close` without error) or a reset (an ECONNRESET `error`).
+ */
+class RawConnection {
+  readonly socket: Socket;
+  readonly errors: string[] = [];
+  /** Resolves when the server closed its side (FIN). */
+  readonly ended: Promise<void>;
+  /** Resolves when the socket is closed, with whether an error closed it. */
+  readonly closed: Promise<boolean>;
+  private buffer = '';
+  private wake?: () => void;
+
+  constructor(port: number) {
+    this.socket = connect(port, '127.0.0.1');
+    this.socket.setEncoding('utf8');
+    this.socket.on('data', (chunk: string) => {
+      this.buffer += chunk;
+      this.wake?.();
+    });
+    this.socket.on('error', (err: NodeJS.ErrnoException) => this.errors.push(err.code ?? err.message));
+    this.ended = new Promise((resolve) => this.socket.once('end', () => resolve()));
+    this.closed = new Promise((resolve) => this.socket.once('close', (hadError) => resolve(hadError)));
+  }
+
+  async get(path: string, key: string): Promise<{ status: number; headers: Record<string, string>; body: string }> {
+    this.socket.write(`GET ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${key}\r\nConnection: keep-alive\r\n\r\n`);
+    for (;;) {
+      const end = this.buffer.indexOf('\r\n\r\n');
+      if (end >= 0) {
+        const [statusLine, ...lines] = this.buffer.slice(0, end).split('\r\n');
+        const headers = Object.fromEntries(lines.map((l) => [l.slice(0, l.indexOf(':')).toLowerCase(), l.slice(l.indexOf(':') + 1).trim()]));
+        const length = Number(headers['content-length']);
+        if (this.buffer.length >= end + 4 + length) {
+          const body = this.buffer.slice(end + 4, end + 4 + length);
+          this.buffer = this.buffer.slice(end + 4 + length);
+          return { status: Number(statusLine.split(' ')[1]), headers, body };
+        }
+      }
+      await new Promise<void>((resolve, reject) => {
+        this.wake = resolve;
+        this.socket.once('close', () => reject(new Error(`closed before an answer (errors: ${this.errors.join(', ') || 'none'})`)));
+      });
+    }
+  }
+}
+
+/** Holds the next statement whose text includes `marker` until `release()`; `entered` resolves once one is held. */
+function holdStatement(runtime: ReturnType<typeof openRuntime>, marker: string) {
+  const query = runtime.sql.query.bind(runtime.sql);
+  let release!: () => void;
+  const gate = new Promise<void>((r) => (release = r));
+  let enter!: () => void;
+  const entered = new Promise<void>((r) => (enter = r));
+  let held = false;
+  const spy = jest.spyOn(runtime.sql, 'query').mockImplementation(((statement: { text: string }) => {
+    if (held || !statement.text.includes(marker)) return query(statement as any);
+    held = true;
+    enter();
+    return gate.then(() => query(statement as any));
+  }) as any);
+  return { entered, release, restore: () => spy.mockRestore() };
 }
 
 test('the API listens on HOST: 127.0.0.1 by default, or the address it is given', async () => {
@@ -140,4 +206,66 @@ test('a cold API under concurrent writes that seal their stored result answers t
     await api.close();
     await runtime.close();
   }
+});
+
+test('a graceful stop finishes the request in flight with Connection: close, closes an idle keep-alive connection cleanly, and refuses new connections', async () => {
+  const runtime = openRuntime(loadConfig({ ...process.env, PORT: '0', LOG_LEVEL: 'silent' }), { logger: createLogger('silent') });
+  const api = await startApi(runtime);
+  const port = (api.server.address() as { port: number }).port;
+  const key = newTestKey();
+
+  // A keep-alive connection that answered once and is now idle.
+  const idle = new RawConnection(port);
+  const first = await idle.get('/v1/webhook_endpoints', key);
+  expect(first.status).toBe(200);
+  expect(first.headers.connection).toBe('keep-alive');
+
+  // A request in flight on another keep-alive connection when the stop begins.
+  const busy = new RawConnection(port);
+  expect((await busy.get('/v1/webhook_endpoints', key)).status).toBe(200);
+  const held = holdStatement(runtime, 'FROM webhook_endpoints');
+  const inFlight = busy.get('/v1/webhook_endpoints', key);
+  await held.entered;
+  const closed = api.close();
+
+  await expect(get(port, '/v1/webhook_endpoints', key)).rejects.toThrow(/ECONNREFUSED/);
+  // The idle connection is closed by a FIN, not a reset, while the other request is still running.
+  await idle.ended;
+  expect(await idle.closed).toBe(false);
+  expect(idle.errors).toEqual([]);
+
+  held.release();
+  const answered = await inFlight;
+  expect(answered.status).toBe(200);
+  expect(JSON.parse(answered.body).object).toBe('list');
+  // It tells the client not to send on this connection again, then the server closes it cleanly.
+  expect(answered.headers.connection).toBe('close');
+  await busy.ended;
+  expect(await busy.closed).toBe(false);
+  expect(busy.errors).toEqual([]);
+  await closed;
+  held.restore();
+  await runtime.close();
+});
+
+test('a request a client sends on its keep-alive connection after the stop began is answered, with Connection: close, not reset', async () => {
+  const runtime = openRuntime(loadConfig({ ...process.env, PORT: '0', LOG_LEVEL: 'silent' }), { logger: createLogger('silent') });
+  // Quiet connections stay open through the drain here, so the request below surely meets its connection open.
+  const api = await startApi(runtime, { drainIdleMs: 60_000 });
+  const port = (api.server.address() as { port: number }).port;
+  const key = newTestKey();
+  const conn = new RawConnection(port);
+  expect((await conn.get('/v1/webhook_endpoints', key)).status).toBe(200);
+
+  const closed = api.close();
+  await expect(get(port, '/v1/webhook_endpoints', key)).rejects.toThrow(/ECONNREFUSED/);
+  const after = await conn.get('/v1/webhook_endpoints', key);
+  expect(after.status).toBe(200);
+  expect(after.headers.connection).toBe('close');
+  await conn.ended;
+  expect(await conn.closed).toBe(false);
+  expect(conn.errors).toEqual([]);
+  // The drain ends once its last connection closed (long before the shutdown timeout).
+  await closed;
+  await runtime.close();
 });

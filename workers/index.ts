@@ -3,7 +3,7 @@ import type { Worker } from 'bullmq';
 import { closeWorker } from '../src/lib/queue';
 import { renderMetrics, watchQueueDepth } from '../src/lib/metrics';
 import { loadConfig } from '../src/config';
-import { failStartup, onShutdownSignal, openRuntime, prepareDatabase, prepareSecrets, type Runtime } from '../src/runtime';
+import { failStartup, onShutdownSignal, openRuntime, prepareDatabase, prepareSecrets, startTimes, type Runtime } from '../src/runtime';
 import { jobWorkers, queueDefinitions } from '../src/resources';
 import { startEventFanout } from './eventFanout';
 import { startMaintenance } from './maintenance';
@@ -24,7 +24,7 @@ export async function startWorkers(runtime: Runtime): Promise<RunningWorkers> {
   watchQueueDepth(maintenance.queue);
   const reconciler = startReconciler(runtime, maintenance);
   await reconciler.runNow();
-  runtime.logger.info({ queues: workers.map((w) => w.name) }, 'workers started');
+  runtime.logger.info({ queues: workers.map((w) => w.name), ...startTimes() }, 'workers started');
   return {
     async close() {
       await reconciler.stop();
@@ -54,7 +54,7 @@ export function serveWorkerMetrics(port: number, host: string): Promise<Server> 
 async function main(): Promise<void> {
   const runtime = openRuntime(loadConfig());
   await prepareDatabase(runtime.config, runtime.logger);
-  await prepareSecrets(runtime);
+  await prepareSecrets(runtime, { sealInBackground: true });
   const workers = await startWorkers(runtime);
   const { workerMetricsPort, host } = runtime.config;
   const metrics = workerMetricsPort > 0 ? await serveWorkerMetrics(workerMetricsPort, host) : undefined;

@@ -1,4 +1,5 @@
-import { readdirSync, readFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { mkdirSync, readdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import { findProjectRoot } from '../lib/projectRoot';
@@ -31,14 +32,15 @@ export function loadOpenApiDocument(
   const files = readdirSync(dir).filter((f) => f.endsWith('.yaml')).sort();
   const base = files.includes('base.yaml') ? 'base.yaml' : undefined;
   if (!base) throw new Error(`openapi/base.yaml is missing in ${dir}`);
-  const doc = parseYaml(readFileSync(path.join(dir, base), 'utf8')) as OpenApiDocument;
+  const parts = parseFiles(dir, files);
+  const doc = parts[base] as OpenApiDocument;
   doc.paths ??= {};
   doc.components ??= { schemas: {} };
   doc.components.schemas ??= {};
   for (const [name, schema] of Object.entries(generatedSchemas)) doc.components.schemas[name] = schema;
   for (const file of files) {
     if (file === base) continue;
-    const part = parseYaml(readFileSync(path.join(dir, file), 'utf8')) ?? {};
+    const part = (parts[file] ?? {}) as any;
     for (const [p, item] of Object.entries<any>(part.paths ?? {})) {
       if (doc.paths[p]) throw new Error(`openapi/${file}: path ${p} is already defined`);
       doc.paths[p] = item;
@@ -52,6 +54,39 @@ export function loadOpenApiDocument(
     }
   }
   return doc;
+}
+
+/** Where the parsed YAML is kept between starts (`npm run build` fills it; a start that finds it stale refills it). */
+export const openApiCacheFile = (): string => path.join(findProjectRoot(), 'node_modules', '.cache', 'sandbank', 'openapi.json');
+
+/**
+ * Each file's parsed YAML. Parsing them took about a second of a start's CPU (several under load),
+ * so the result is kept as JSON, keyed by a hash of every file's name and text: a changed file is
+ * parsed again. Writing the cache is best effort (a read-only image just parses).
+ */
+function parseFiles(dir: string, files: readonly string[]): Record<string, unknown> {
+  const texts = files.map((f) => readFileSync(path.join(dir, f), 'utf8'));
+  const hash = createHash('sha256');
+  files.forEach((f, i) => hash.update(`${f}\0${texts[i]}\0`));
+  const key = hash.digest('hex');
+  const cacheFile = openApiCacheFile();
+  try {
+    const cached = JSON.parse(readFileSync(cacheFile, 'utf8')) as { key: string; parts: Record<string, unknown> };
+    if (cached.key === key) return cached.parts;
+  } catch {
+    // none yet, or unreadable: parse
+  }
+  const parts = Object.fromEntries(files.map((f, i) => [f, parseYaml(texts[i])]));
+  try {
+    mkdirSync(path.dirname(cacheFile), { recursive: true });
+    // Several processes may start at once: each writes a file of its own, then renames it into place.
+    const temp = `${cacheFile}.${process.pid}.tmp`;
+    writeFileSync(temp, JSON.stringify({ key, parts }));
+    renameSync(temp, cacheFile);
+  } catch {
+    // read-only (the image's files are): the next start parses again
+  }
+  return parts;
 }
 
 /** Inlines local `$ref`s (request schemas are trees, so there is no cycle to guard beyond a depth cap). */

@@ -6,6 +6,7 @@ const ajv = new Ajv({ allErrors: true, strict: false, coerceTypes: false, useDef
 
 export interface ParamsValidator {
   (params: Record<string, unknown>): Record<string, unknown>;
+  compile(): void;
 }
 
 /** PostgreSQL's INTEGER, the type of every integer column (`created`, `expires_at`, …). */
@@ -28,15 +29,23 @@ export function boundIntegers(schema: Schema): Schema {
   return out;
 }
 
-/** Compiled once per operation at boot; returns the coerced parameters or throws the public API's error. */
+/**
+ * Returns the coerced parameters or throws the public API's error. The schema is compiled on the
+ * operation's first request, not at start: compiling all of them took a second or more of a start's
+ * CPU, on the critical path of a restart under load (test/kernel/openapi.test.ts compiles every one).
+ */
 export function compileParamsValidator(schema: Schema): ParamsValidator {
-  const validate: ValidateFunction = ajv.compile(boundIntegers(schema));
+  let validate: ValidateFunction | undefined;
   const secrets = secretParams(schema);
-  return (params) => {
+  const validator = (params: Record<string, unknown>) => {
+    validate ??= ajv.compile(boundIntegers(schema));
     const coerced = coerce(schema, params) as Record<string, unknown>;
     if (!validate(coerced)) throw toApiError(validate.errors ?? [], coerced, secrets);
     return coerced;
   };
+  /** Compiles now (a test checks every operation's schema compiles). */
+  validator.compile = () => void (validate ??= ajv.compile(boundIntegers(schema)));
+  return validator;
 }
 
 /**

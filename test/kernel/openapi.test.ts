@@ -1,6 +1,10 @@
-import { checkRoutesAgainstDocument, loadOpenApiDocument, operationsOf, type OperationSpec } from '../../src/kernel/openapi';
+import { readdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { parse as parseYaml } from 'yaml';
+import { checkRoutesAgainstDocument, loadOpenApiDocument, openApiCacheFile, operationsOf, type OperationSpec } from '../../src/kernel/openapi';
 import { route, type Route } from '../../src/kernel/route';
 import { generatedSchemas, resources } from '../../src/resources';
+import { compileParamsValidator } from '../../src/kernel/validate';
 
 const handler = async () => ({});
 const op = (method: OperationSpec['method'], path: string, operationId: string): OperationSpec => ({
@@ -57,6 +61,21 @@ describe("the project's own document", () => {
     const events = (create.paramsSchema.properties as any).enabled_events;
     expect(events.items.enum).toContain('account.updated');
     expect(events.items.enum).toContain('*');
+  });
+
+  test("every operation's parameter schema compiles (validators compile on first use, so start-up no longer proves it)", () => {
+    for (const operation of operations) expect(() => compileParamsValidator(operation.paramsSchema).compile()).not.toThrow();
+    expect(operations.length).toBeGreaterThan(100);
+  });
+
+  test('the parsed YAML kept between starts is what parsing gives, and a loaded document is the same from it', () => {
+    const again = loadOpenApiDocument(generatedSchemas); // from the cache the first load filled (or found)
+    expect(again).toEqual(document);
+    const dir = path.join(__dirname, '..', '..', 'openapi');
+    const cached = JSON.parse(readFileSync(openApiCacheFile(), 'utf8'));
+    for (const file of readdirSync(dir).filter((f) => f.endsWith('.yaml'))) {
+      expect(cached.parts[file]).toEqual(parseYaml(readFileSync(path.join(dir, file), 'utf8')));
+    }
   });
 
   test('query parameters of list operations are in their schema', () => {
