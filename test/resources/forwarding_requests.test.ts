@@ -13,6 +13,8 @@ import { expectMatchesResponseSchema } from '../helpers/responseSchemas';
 import { JobQueues } from '../../src/lib/queue';
 import { Encryption } from '../../src/lib/encryption';
 import { loadConfig } from '../../src/config';
+import { openRuntime } from '../../src/runtime';
+import { forwardingDestinations } from '../../src/resources/forwarding_requests/destinations';
 import { forwardingQueue } from '../../src/resources/forwarding_requests/jobs';
 import { pruneForwardingRequests, reconcileForwards, runForward } from '../../src/resources/forwarding_requests/pipeline';
 
@@ -491,11 +493,12 @@ test('the number and the CVC are in no table, no pg_dump and no log', async () =
 
 test('FORWARDING_DESTINATIONS: the smallest config works as written; a bad one stops start-up naming the variable', () => {
   const config = loadConfig({ FORWARDING_DESTINATIONS: '[{"url": "http://127.0.0.1:", "allow_private_network": true}]' });
-  expect(config.forwardingDestinations).toEqual([
+  expect(forwardingDestinations(config)).toEqual([
     expect.objectContaining({ url: 'http://127.0.0.1:', allowPrivateNetwork: true, credentialSha256: 'any', timeoutMs: 30000, signatureKey: null }),
   ]);
-  expect(loadConfig({}).forwardingDestinations).toEqual([]);
+  expect(forwardingDestinations(loadConfig({}))).toEqual([]);
   for (const bad of ['[{"url": "127.0.0.1"}]', '[{"url": "http://x", "timeout_ms": 120000}]', '[{"url": "http://x", "bogus": 1}]', '{', '/no/such/file.json']) {
-    expect(() => loadConfig({ FORWARDING_DESTINATIONS: bad })).toThrow(/FORWARDING_DESTINATIONS/);
+    // The config takes it as written; forwarding checks it as the process starts, before any client opens.
+    expect(() => openRuntime(loadConfig({ FORWARDING_DESTINATIONS: bad }))).toThrow(/FORWARDING_DESTINATIONS/);
   }
 });

@@ -6,7 +6,7 @@ import { unixSeconds } from '../../lib/clock';
 import { randomBase62 } from '../../lib/ids';
 import { hostedUrl } from '../../hosted/pages';
 import { findOwned } from '../accounts/service';
-import type { AccountDetails } from '../accounts/serializer';
+import type { AccountDetails } from '../accounts/details';
 import { serializeAccountLink } from './serializer';
 
 // Account links: a single-use URL into Sandbank's hosted onboarding page (pages.ts). The URL's

@@ -1,7 +1,7 @@
 import { raw, sql } from '../../lib/sql';
 import type { Write } from '../../kernel/writes';
 import type { ApiError } from '../../kernel/errors';
-import type { AccountRow } from './serializer';
+import type { AccountRow } from './details';
 
 // The hot statements of accounts, on the `pg` pool (src/lib/sql.ts). Prisma serves the rest.
 

@@ -1,7 +1,7 @@
-import type { Account } from '../../generated/prisma/client';
 import type { ExpandableFields } from '../../kernel/expand';
 import type { Metadata } from '../../kernel/metadata';
 import { asksForDirectors, localCurrency } from './countries';
+import type { AccountDetails, AccountRow, PersonRecord } from './details';
 import { externalAccountsOf, serializeExternalAccount } from '../external_accounts/serializer';
 import {
   fieldsFor,
@@ -10,7 +10,6 @@ import {
   personMissing,
   personsOf,
   serializePerson,
-  type PersonRecord,
 } from '../persons/serializer';
 
 export const OBJECT = 'account';
@@ -40,34 +39,6 @@ export const capabilitiesParamSchema = {
     CAPABILITIES.map((name) => [name, { type: 'object', additionalProperties: false, properties: { requested: { type: 'boolean' } } }]),
   ),
 };
-
-export type AccountRow = Pick<
-  Account,
-  'id' | 'parentAccountId' | 'created' | 'type' | 'country' | 'email' | 'businessType' | 'defaultCurrency' | 'metadata' | 'details'
->;
-
-/** What `details` holds (see prisma/schema.prisma): the posted sub-objects, in the public spelling. */
-export interface AccountDetails {
-  business_profile?: Record<string, any>;
-  company?: Record<string, any>;
-  individual?: Record<string, any>;
-  /** Stable id of the account's individual (a person), made when `individual` is first given. */
-  individual_id?: string;
-  settings?: Record<string, any>;
-  tos_acceptance?: Record<string, any>;
-  controller?: { fees?: { payer?: string }; losses?: { payments?: string }; requirement_collection?: string; stripe_dashboard?: { type?: string } };
-  documents?: Record<string, any>;
-  groups?: Record<string, any>;
-  /** `seq` orders the capability list (newest first); entries from before it have none. */
-  capabilities?: Record<string, { requested: boolean; requested_at: number; seq?: number }>;
-  external_accounts?: Record<string, any>[];
-  /** Persons made through the Persons API (the individual is `individual`). */
-  persons?: PersonRecord[];
-  /** The last list position given to a capability, external account or person. */
-  sequence?: number;
-  /** Set by POST /v1/accounts/{account}/reject. */
-  rejected?: { reason: string; disabled_reason: string; at: number };
-}
 
 export type CapabilityStatus = 'active' | 'inactive' | 'pending';
 

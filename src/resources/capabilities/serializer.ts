@@ -5,10 +5,9 @@ import {
   missingRequirements,
   noFutureRequirements,
   requirements,
-  type AccountDetails,
-  type AccountRow,
   type CapabilityStatus,
 } from '../accounts/serializer';
+import type { AccountDetails, AccountRow } from '../accounts/details';
 
 export const OBJECT = 'capability';
 

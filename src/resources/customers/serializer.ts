@@ -1,8 +1,6 @@
 import type { Customer } from '../../generated/prisma/client';
-import type { ExpandableFields } from '../../kernel/expand';
+import { ref, type ExpandableFields } from '../../kernel/expand';
 import type { Metadata } from '../../kernel/metadata';
-import { retrievePaymentMethodObject } from '../payment_methods/service';
-import { PAYMENT_METHOD_OBJECT } from '../payment_methods/serializer';
 
 export const OBJECT = 'customer';
 /** The type of `invoice_settings`, so expand paths can go through it. */
@@ -49,8 +47,5 @@ export const expandable: ExpandableFields = {
 };
 
 export const invoiceSettingsExpandable: ExpandableFields = {
-  default_payment_method: {
-    type: PAYMENT_METHOD_OBJECT,
-    expand: async (value, _parent, ctx) => (typeof value === 'string' ? retrievePaymentMethodObject(ctx, value) : value),
-  },
+  default_payment_method: ref('payment_method'),
 };

@@ -42,7 +42,7 @@ export async function listEvents(ctx: RequestContext) {
     }),
     db: ctx.deps.sql,
     objectName: NAME,
-    serialize: (row) => serializeEvent(row, connected),
+    serialize: (row) => serializeEvent(row, connected, ctx.deps.versions),
   });
 }
 
@@ -51,5 +51,5 @@ export async function retrieveEvent(ctx: RequestContext) {
   if (!hasIdShape('evt', id)) throw resourceMissing(NAME, id);
   const [row] = await ctx.deps.sql.query<EventRow>(selectVisible(id, ctx.caller.accountId, oldestVisible(ctx)));
   if (!row) throw resourceMissing(NAME, id);
-  return serializeEvent(row, isConnected(ctx));
+  return serializeEvent(row, isConnected(ctx), ctx.deps.versions);
 }

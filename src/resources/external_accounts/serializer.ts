@@ -1,5 +1,5 @@
 import type { ExpandableFields } from '../../kernel/expand';
-import type { AccountDetails } from '../accounts/serializer';
+import type { AccountDetails } from '../accounts/details';
 
 // External accounts are kept in the account's `details.external_accounts` as their public
 // objects (bank accounts and debit cards), each with its list position `seq`.

@@ -4,7 +4,7 @@ import { paginateItems } from '../../kernel/list';
 import { applyMetadata, type Metadata } from '../../kernel/metadata';
 import { hasIdShape } from '../../lib/ids';
 import { checkHolderMayChange, editAccount, externalAccountFrom, findReadable, nextSeq, type LockedAccount } from '../accounts/service';
-import type { AccountDetails, AccountRow } from '../accounts/serializer';
+import type { AccountDetails, AccountRow } from '../accounts/details';
 import {
   BANK_ACCOUNT_OBJECT,
   externalAccountsOf,

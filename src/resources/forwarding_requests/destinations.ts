@@ -1,9 +1,11 @@
 import { readFileSync } from 'node:fs';
+import { ConfigError, type Config } from '../../config';
 
 // Where forwards may go (FORWARDING_DESTINATIONS): each destination is a URL prefix with its body
 // format, the credential it accepts (a SHA-256, or "any"), its timeout, a signature key and
 // whether it may reach private and loopback addresses. The public API's destinations are set up
-// by Stripe at onboarding; here the operator lists them. Parsed once, with the config.
+// by Stripe at onboarding; here the operator lists them. Parsed once per config, and checked as
+// each process starts (the area's `checkConfig`), so a bad setting stops start-up.
 
 /** The card fields a forward fills, each at a path of the JSON body. */
 export const CARD_FIELDS = ['number', 'exp_month', 'exp_year', 'name', 'cvc'] as const;
@@ -55,7 +57,24 @@ const KNOWN_KEYS = new Set([
 
 const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
 
-export class DestinationConfigError extends Error {}
+class DestinationConfigError extends Error {}
+
+const parsedOf = new WeakMap<Config, readonly ForwardingDestination[]>();
+
+/** The config's FORWARDING_DESTINATIONS, parsed once; a bad one throws the ConfigError start-up stops with. */
+export function forwardingDestinations(config: Config): readonly ForwardingDestination[] {
+  let parsed = parsedOf.get(config);
+  if (!parsed) {
+    try {
+      parsed = parseForwardingDestinations(config.forwardingDestinations);
+    } catch (err) {
+      if (err instanceof DestinationConfigError) throw new ConfigError(`FORWARDING_DESTINATIONS ${err.message}`);
+      throw err;
+    }
+    parsedOf.set(config, parsed);
+  }
+  return parsed;
+}
 
 /**
  * FORWARDING_DESTINATIONS: inline JSON (it starts with `[`) or the path of a JSON file; an array of

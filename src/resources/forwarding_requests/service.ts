@@ -7,8 +7,8 @@ import { paginate, rangeWhere } from '../../kernel/list';
 import { applyMetadata, type MetadataParam } from '../../kernel/metadata';
 import type { RequestContext } from '../../kernel/route';
 import type { Tx } from '../../events/emit';
-import { resolvePaymentMethod, takeCvc } from '../payment_methods/service';
-import { destinationFor } from './destinations';
+import { resolvePaymentMethod, takeCvc } from '../payments';
+import { destinationFor, forwardingDestinations } from './destinations';
 import { queueForwards } from './jobs';
 import { failAbandoned, forwardingFailure, RECORDING_GRACE_SECONDS, type Outbound } from './pipeline';
 import {
@@ -77,13 +77,13 @@ async function cardData(tx: Tx, ctx: RequestContext, pmId: string, withCvc: bool
 export async function createForwardingRequest(ctx: RequestContext): Promise<Created> {
   const { params, deps, caller } = ctx;
   const { config, encryption } = deps;
-  const target = destinationFor(config.forwardingDestinations, params.url);
+  const target = destinationFor(forwardingDestinations(config), params.url);
   if (!target) {
     throw new ApiError({
       status: 400,
       code: 'forwarding_api_inactive',
       param: 'url',
-      message: `Forwarding is not set up for this URL: it starts with none of the destinations FORWARDING_DESTINATIONS configures (${config.forwardingDestinations.length} configured).`,
+      message: `Forwarding is not set up for this URL: it starts with none of the destinations FORWARDING_DESTINATIONS configures (${forwardingDestinations(config).length} configured).`,
     });
   }
   const { destination, href } = target;

@@ -6,7 +6,7 @@ import { causeOf, emit, type EventCause, type Tx } from '../../events/emit';
 import type { EventType } from '../../events/types';
 import type { PriceRow } from '../prices/serializer';
 import type { TaxRateRow } from '../tax_rates/serializer';
-import { paymentResult, type CardOutcome } from '../payment_methods/testCards';
+import { paymentResult, type CardOutcome } from '../payments';
 import { computeInvoice, type AppliedDiscount, type LineInput } from './amounts';
 import { serializeInvoice, type InvoiceLineRow, type InvoiceRow, type StoredTotals } from './serializer';
 

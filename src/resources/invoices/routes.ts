@@ -1,4 +1,6 @@
 import { route } from '../../kernel/route';
+import { invoicePaid } from '../subscriptions/renewals';
+import { scheduleSubscriptions } from '../subscriptions/jobs';
 import { INVOICE_ITEM_OBJECT, INVOICE_OBJECT, LINE_OBJECT } from './serializer';
 import { listInvoiceItems, listInvoiceLines, listInvoices, payInvoice, retrieveInvoice, retrieveInvoiceItem } from './service';
 
@@ -10,7 +12,7 @@ export const routes = [
   route('get', '/v1/invoices', 'GetInvoices', { ...invoice, list: true }, listInvoices),
   route('get', '/v1/invoices/{invoice}', 'GetInvoicesInvoice', invoice, retrieveInvoice),
   route('get', '/v1/invoices/{invoice}/lines', 'GetInvoicesInvoiceLines', { object: LINE_OBJECT, list: true }, listInvoiceLines),
-  route('post', '/v1/invoices/{invoice}/pay', 'PostInvoicesInvoicePay', invoice, payInvoice),
+  route('post', '/v1/invoices/{invoice}/pay', 'PostInvoicesInvoicePay', invoice, (ctx) => payInvoice(ctx, { paid: invoicePaid, schedule: scheduleSubscriptions })),
   route('get', '/v1/invoiceitems', 'GetInvoiceitems', { ...item, list: true }, listInvoiceItems),
   route('get', '/v1/invoiceitems/{invoiceitem}', 'GetInvoiceitemsInvoiceitem', item, retrieveInvoiceItem),
 ];

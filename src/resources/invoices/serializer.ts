@@ -1,9 +1,6 @@
 import type { Invoice, InvoiceItem, InvoiceLine } from '../../generated/prisma/client';
-import type { ExpandableFields } from '../../kernel/expand';
+import { ref, type ExpandableFields } from '../../kernel/expand';
 import type { Metadata } from '../../kernel/metadata';
-import type { RequestContext } from '../../kernel/route';
-import { retrieveCustomerObject } from '../customers/service';
-import { retrievePaymentMethodObject } from '../payment_methods/service';
 import { serializeTaxRate, type TaxRateRow } from '../tax_rates/serializer';
 import type { InvoiceTotals, LineTax, DiscountAmount } from './amounts';
 
@@ -211,16 +208,6 @@ export function serializeInvoiceItem(row: InvoiceItemRow, taxRates: readonly Tax
   };
 }
 
-const customerField = {
-  type: 'customer',
-  expand: async (value: unknown, _parent: Record<string, unknown>, ctx: RequestContext) => (typeof value === 'string' ? retrieveCustomerObject(ctx, value) : value),
-};
-
-const paymentMethodField = {
-  type: 'payment_method',
-  expand: async (value: unknown, _parent: Record<string, unknown>, ctx: RequestContext) => (typeof value === 'string' ? retrievePaymentMethodObject(ctx, value) : value),
-};
-
-export const invoiceExpandable: ExpandableFields = { customer: customerField, default_payment_method: paymentMethodField };
+export const invoiceExpandable: ExpandableFields = { customer: ref('customer'), default_payment_method: ref('payment_method') };
 export const lineExpandable: ExpandableFields = {};
-export const invoiceItemExpandable: ExpandableFields = { customer: customerField };
+export const invoiceItemExpandable: ExpandableFields = { customer: ref('customer') };

@@ -3,14 +3,13 @@ import { unixSeconds } from '../../lib/clock';
 import { hasIdShape } from '../../lib/ids';
 import { ApiError, invalidRequest, resourceMissing } from '../../kernel/errors';
 import { paginateItems, paginateRows, rangeWhere } from '../../kernel/list';
-import type { RequestContext } from '../../kernel/route';
+import type { Deps, RequestContext } from '../../kernel/route';
 import type { Tx } from '../../events/emit';
 import { handOffEvents } from '../../events/jobs';
-import { resolvePaymentMethod } from '../payment_methods/service';
-import { collectInvoice, lockInvoice, requestScope, taxRatesById } from './billing';
+import { resolvePaymentMethod } from '../payments';
+import { collectInvoice, lockInvoice, requestScope, taxRatesById, type Scope } from './billing';
 import { serializeInvoice, serializeInvoiceItem, serializeLine, type InvoiceItemRow, type InvoiceRow } from './serializer';
 // Paying an invoice moves its subscription on (active again, a parked change applied).
-import { invoicePaid, scheduleSubscriptions } from '../subscriptions/renewals';
 
 const NAME = 'invoice';
 const ITEM_NAME = 'invoice item';
@@ -81,10 +80,21 @@ export async function listInvoiceLines(ctx: RequestContext) {
 }
 
 /**
+ * What paying an invoice does to the subscription it bills. Subscriptions implement it and the
+ * route passes it in: subscriptions bill invoices, never the other way.
+ */
+export interface InvoicePaid {
+  /** In the payment's transaction, once the invoice is paid. */
+  paid(scope: Scope, invoice: InvoiceRow): Promise<void>;
+  /** After the commit: queues the next action of the invoice's subscription. */
+  schedule(deps: Pick<Deps, 'prisma' | 'queues' | 'clock'>, subscriptionIds: readonly string[]): Promise<void>;
+}
+
+/**
  * `POST /v1/invoices/{id}/pay`: charges an open invoice (its default payment method, its
  * customer's, or `payment_method`). A decline is recorded on the invoice and answered 402.
  */
-export async function payInvoice(ctx: RequestContext) {
+export async function payInvoice(ctx: RequestContext, subscriptions: InvoicePaid) {
   const { params, deps } = ctx;
   const id = ctx.pathParams.invoice;
   const eventTime = unixSeconds(deps.clock);
@@ -98,11 +108,11 @@ export async function payInvoice(ctx: RequestContext) {
     let paymentMethod: string | undefined;
     if (params.payment_method !== undefined) paymentMethod = (await resolvePaymentMethod(tx, ctx, params.payment_method, 'payment_method')).id;
     const { invoice, charge } = await collectInvoice(scope, made, paymentMethod);
-    if (charge.kind === 'paid') await invoicePaid(scope, invoice.row);
+    if (charge.kind === 'paid') await subscriptions.paid(scope, invoice.row);
     return { invoice: serializeInvoice(invoice.row, invoice.lines), charge, events: scope.events, subscription: invoice.row.subscriptionId };
   });
   await handOffEvents(deps.queues, result.events);
-  if (result.subscription) await scheduleSubscriptions(deps, [result.subscription]);
+  if (result.subscription) await subscriptions.schedule(deps, [result.subscription]);
   if (result.charge.kind !== 'paid') {
     // The attempt stands (counted, its events written); the answer is the decline.
     const e = result.charge.error;

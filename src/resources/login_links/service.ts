@@ -4,7 +4,8 @@ import { unixSeconds } from '../../lib/clock';
 import { randomBase62 } from '../../lib/ids';
 import { hostedUrl } from '../../hosted/pages';
 import { findOwned } from '../accounts/service';
-import { missingRequirements, type AccountDetails } from '../accounts/serializer';
+import type { AccountDetails } from '../accounts/details';
+import { missingRequirements } from '../accounts/serializer';
 import { hashToken, TOKEN_LENGTH } from '../account_links/service';
 import { serializeLoginLink } from './serializer';
 

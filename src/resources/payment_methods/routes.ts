@@ -1,4 +1,5 @@
 import { route } from '../../kernel/route';
+import { clearDefaultPaymentMethod } from '../customers/service';
 import { PAYMENT_METHOD_OBJECT } from './serializer';
 import {
   attachPaymentMethodToCustomer,
@@ -18,5 +19,5 @@ export const routes = [
   route('get', '/v1/payment_methods/{payment_method}', 'GetPaymentMethodsPaymentMethod', one, retrievePaymentMethod),
   route('post', '/v1/payment_methods/{payment_method}', 'PostPaymentMethodsPaymentMethod', one, updatePaymentMethod),
   route('post', '/v1/payment_methods/{payment_method}/attach', 'PostPaymentMethodsPaymentMethodAttach', one, attachPaymentMethodToCustomer),
-  route('post', '/v1/payment_methods/{payment_method}/detach', 'PostPaymentMethodsPaymentMethodDetach', one, detachPaymentMethod),
+  route('post', '/v1/payment_methods/{payment_method}/detach', 'PostPaymentMethodsPaymentMethodDetach', one, (ctx) => detachPaymentMethod(ctx, clearDefaultPaymentMethod)),
 ];

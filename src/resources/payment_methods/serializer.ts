@@ -1,7 +1,6 @@
 import type { PaymentMethod } from '../../generated/prisma/client';
-import type { ExpandableFields } from '../../kernel/expand';
+import { ref, type ExpandableFields } from '../../kernel/expand';
 import type { Metadata } from '../../kernel/metadata';
-import { retrieveCustomerObject } from '../customers/service';
 import { DISPLAY_BRANDS, type Brand } from './testCards';
 
 export const PAYMENT_METHOD_OBJECT = 'payment_method';
@@ -46,11 +45,5 @@ export function serializePaymentMethod(row: PaymentMethodRow) {
 }
 
 export const expandable: ExpandableFields = {
-  customer: {
-    type: 'customer',
-    expand: async (value, _parent, ctx) => {
-      if (typeof value !== 'string') return value;
-      return retrieveCustomerObject(ctx, value);
-    },
-  },
+  customer: ref('customer'),
 };

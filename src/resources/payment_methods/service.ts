@@ -11,8 +11,6 @@ import type { RequestContext } from '../../kernel/route';
 import { causeOf, emit, previousAttributes, type Tx } from '../../events/emit';
 import type { EventType } from '../../events/types';
 import { handOffEvents } from '../../events/jobs';
-// Customers and payment methods call each other (attach on create, clear a default on detach).
-import { clearDefaultPaymentMethod } from '../customers/service';
 import { EMPTY_BILLING_DETAILS, serializePaymentMethod, type PaymentMethodRow } from './serializer';
 import {
   attachError,
@@ -321,7 +319,14 @@ export async function attachPaymentMethodToCustomer(ctx: RequestContext) {
   return serializePaymentMethod(row);
 }
 
-export async function detachPaymentMethod(ctx: RequestContext) {
+/**
+ * What a card's detach does to the customer it leaves, in the same transaction; answers the id of
+ * the event it wrote, if any. Customers implement it (a default that was this card is cleared),
+ * and the route passes it in: customers call payment methods, never the other way.
+ */
+export type DetachedFromCustomer = (tx: Tx, ctx: RequestContext, customerId: string, paymentMethodId: string) => Promise<string | undefined>;
+
+export async function detachPaymentMethod(ctx: RequestContext, detached: DetachedFromCustomer) {
   const { deps } = ctx;
   const { row, eventIds } = await deps.prisma.$transaction(async (tx) => {
     const before = await resolvePaymentMethod(tx, ctx, ctx.pathParams.payment_method);
@@ -332,7 +337,7 @@ export async function detachPaymentMethod(ctx: RequestContext) {
     const row = { ...before, customerId: null };
     const eventIds = [await emitPaymentMethod(tx, ctx, 'payment_method.detached', row, { customer: before.customerId })];
     // A detached card can't stay its customer's default.
-    const customerEvent = await clearDefaultPaymentMethod(tx, ctx, before.customerId, before.id);
+    const customerEvent = await detached(tx, ctx, before.customerId, before.id);
     if (customerEvent) eventIds.push(customerEvent);
     return { row, eventIds };
   });

@@ -1,19 +1,8 @@
 import type { ExpandableFields } from '../../kernel/expand';
 import type { Metadata } from '../../kernel/metadata';
-import type { AccountDetails, AccountRow } from '../accounts/serializer';
+import type { AccountDetails, AccountRow, PersonRecord } from '../accounts/details';
 
 export const OBJECT = 'person';
-
-/**
- * A person as stored in the account's `details.persons` (see prisma/schema.prisma): the posted
- * members in the public spelling, with its id, creation time and list position. The account's
- * individual (`details.individual`) is a person too, listed first.
- */
-export interface PersonRecord extends Record<string, any> {
-  id: string;
-  created: number;
-  seq: number;
-}
 
 export const RELATIONSHIPS = ['authorizer', 'director', 'executive', 'legal_guardian', 'owner', 'representative'] as const;
 export type Relationship = (typeof RELATIONSHIPS)[number];

@@ -12,8 +12,9 @@ import {
   refuseToken,
   type LockedAccount,
 } from '../accounts/service';
-import { personRequirementsOf, type AccountDetails, type AccountRow } from '../accounts/serializer';
-import { personsOf, RELATIONSHIPS, serializeDeletedPerson, serializePerson, type PersonRecord } from './serializer';
+import type { AccountDetails, AccountRow, PersonRecord } from '../accounts/details';
+import { personRequirementsOf } from '../accounts/serializer';
+import { personsOf, RELATIONSHIPS, serializeDeletedPerson, serializePerson } from './serializer';
 
 // Persons of a connected account: the people behind its legal entity (representative, owners,
 // directors, executives …). They are kept in the account's details, so writes lock the account

@@ -1,10 +1,6 @@
 import type { Price } from '../../generated/prisma/client';
-import type { ExpandableFields } from '../../kernel/expand';
+import { ref, type ExpandableFields } from '../../kernel/expand';
 import type { Metadata } from '../../kernel/metadata';
-import type { RequestContext } from '../../kernel/route';
-import { hasIdShape } from '../../lib/ids';
-// The two serializers refer to each other only inside functions (the import cycle is resolved by then).
-import { expandProduct } from '../products/serializer';
 
 export const OBJECT = 'price';
 
@@ -47,15 +43,8 @@ export function serializePrice(row: PriceRow) {
   return out;
 }
 
-/** One of the caller's prices as its public object, or the id as it was (expand of `product.default_price`). */
-export async function expandPrice(value: unknown, _parent: Record<string, unknown>, ctx: RequestContext): Promise<unknown> {
-  if (typeof value !== 'string' || !hasIdShape('price', value)) return value ?? null;
-  const row = await ctx.deps.prisma.price.findUnique({ where: { id: value, accountId: ctx.caller.accountId } });
-  return row ? serializePrice(row) : value;
-}
-
 export const expandable: ExpandableFields = {
-  product: { type: 'product', expand: (value, parent, ctx) => expandProduct(value, parent, ctx) },
+  product: ref('product'),
   // Per-unit prices have no tiers: the expanded field is then absent, as the SDK types allow.
   tiers: {
     type: 'price.tiers',

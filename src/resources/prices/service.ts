@@ -8,7 +8,7 @@ import { applyMetadata, type Metadata, type MetadataParam } from '../../kernel/m
 import type { RequestContext } from '../../kernel/route';
 import { emit, previousAttributes, requestEventOptions, type Tx } from '../../events/emit';
 import { handOffEvents } from '../../events/jobs';
-import { findProduct, insertProduct, newProductData } from '../products/service';
+import { findProduct, insertProduct, newProductData, type DefaultPrices } from '../products/service';
 import { TxSql, type SqlClient } from '../../lib/sql';
 import { listedRows, selectOwned } from './queries';
 import { serializePrice, type PriceRow, type Tier } from './serializer';
@@ -168,6 +168,13 @@ export async function findPrice(ctx: RequestContext, id: string, db: SqlClient =
   return row;
 }
 
+/** One of the caller's prices as its public object, or null (a `ref` to a price expands through it). */
+export async function retrievePriceObject(ctx: RequestContext, id: string) {
+  if (!hasIdShape('price', id)) return null;
+  const row = await ctx.deps.prisma.price.findUnique({ where: { id, accountId: ctx.caller.accountId } });
+  return row ? serializePrice(row) : null;
+}
+
 /**
  * The row of a new price from create parameters (or a product's `default_price_data`, whose
  * parameters `p` names), checked before any transaction opens.
@@ -200,6 +207,12 @@ export async function insertPrice(ctx: RequestContext, tx: Tx, data: Prisma.Pric
   const row = await tx.price.create({ data });
   return { row, eventId: await emit(tx, 'price.created', serializePrice(row), requestEventOptions(ctx, row.created)) };
 }
+
+/** A product's `default_price_data`, made into its first price (see `DefaultPrices`). */
+export const defaultPrices: DefaultPrices = {
+  data: (ctx, params, now) => newPriceData(ctx, params, now, within('default_price_data')),
+  insert: async (ctx, tx, data) => (await insertPrice(ctx, tx, data)).eventId,
+};
 
 export async function createPrice(ctx: RequestContext) {
   const { params, deps } = ctx;

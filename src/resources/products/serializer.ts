@@ -1,9 +1,6 @@
 import type { Product } from '../../generated/prisma/client';
-import type { ExpandableFields } from '../../kernel/expand';
+import { ref, type ExpandableFields } from '../../kernel/expand';
 import type { Metadata } from '../../kernel/metadata';
-import type { RequestContext } from '../../kernel/route';
-// The two serializers refer to each other only inside functions (the import cycle is resolved by then).
-import { expandPrice } from '../prices/serializer';
 
 export const OBJECT = 'product';
 
@@ -38,13 +35,6 @@ export function serializeProduct(row: ProductRow) {
 
 export const serializeDeletedProduct = (id: string) => ({ id, object: OBJECT, deleted: true as const });
 
-/** One of the caller's products as its public object, or the id as it was (expand of `price.product`). */
-export async function expandProduct(value: unknown, _parent: Record<string, unknown>, ctx: RequestContext): Promise<unknown> {
-  if (typeof value !== 'string') return value ?? null;
-  const row = await ctx.deps.prisma.product.findUnique({ where: { id: value, accountId: ctx.caller.accountId } });
-  return row ? serializeProduct(row) : value;
-}
-
 export const expandable: ExpandableFields = {
-  default_price: { type: 'price', expand: (value, parent, ctx) => expandPrice(value, parent, ctx) },
+  default_price: ref('price'),
 };

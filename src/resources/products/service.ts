@@ -7,7 +7,6 @@ import { applyMetadata, type Metadata, type MetadataParam } from '../../kernel/m
 import type { RequestContext } from '../../kernel/route';
 import { emit, previousAttributes, requestEventOptions, type Tx } from '../../events/emit';
 import { handOffEvents } from '../../events/jobs';
-import { insertPrice, newPriceData, within } from '../prices/service';
 import { TxSql, type SqlClient } from '../../lib/sql';
 import { listedRows, selectOwned } from './queries';
 import { serializeDeletedProduct, serializeProduct, type ProductRow } from './serializer';
@@ -27,6 +26,12 @@ export async function findProduct(ctx: RequestContext, id: string, param?: strin
   const [row] = await db.query<ProductRow>(selectOwned(id, ctx.caller.accountId));
   if (!row) throw missing();
   return row;
+}
+
+/** One of the caller's products as its public object, or null (a `ref` to a product expands through it). */
+export async function retrieveProductObject(ctx: RequestContext, id: string) {
+  const row = await ctx.deps.prisma.product.findUnique({ where: { id, accountId: ctx.caller.accountId } });
+  return row ? serializeProduct(row) : null;
 }
 
 /** The columns of a new product from create parameters (also `price.product_data`'s). */
@@ -58,16 +63,27 @@ export async function insertProduct(ctx: RequestContext, tx: Tx, data: Prisma.Pr
   return { row, eventId };
 }
 
-export async function createProduct(ctx: RequestContext) {
+/**
+ * How a product's `default_price_data` becomes its first price. Prices implement it and the route
+ * passes it in: prices call products (a price makes or finds its product), never the other way.
+ */
+export interface DefaultPrices {
+  /** The price's row from `default_price_data`, checked before the transaction opens. */
+  data(ctx: RequestContext, params: Record<string, any>, now: number): Omit<Prisma.PriceUncheckedCreateInput, 'productId'>;
+  /** Inserts it in `tx` with its `price.created`; answers the event's id. */
+  insert(ctx: RequestContext, tx: Tx, data: Prisma.PriceUncheckedCreateInput): Promise<string>;
+}
+
+export async function createProduct(ctx: RequestContext, defaultPrices: DefaultPrices) {
   const { deps, params } = ctx;
   const now = unixSeconds(deps.clock);
   const product = newProductData(ctx, params, now);
   // `default_price_data`: the product's first price, made with it (product.created names it).
-  const price = params.default_price_data === undefined ? undefined : newPriceData(ctx, params.default_price_data, now, within('default_price_data'));
+  const price = params.default_price_data === undefined ? undefined : defaultPrices.data(ctx, params.default_price_data, now);
   const { row, eventIds } = await deps.prisma.$transaction(async (tx) => {
     const made = await insertProduct(ctx, tx, { ...product, defaultPrice: price?.id ?? null });
     const eventIds = [made.eventId];
-    if (price) eventIds.push((await insertPrice(ctx, tx, { ...price, productId: made.row.id })).eventId);
+    if (price) eventIds.push(await defaultPrices.insert(ctx, tx, { ...price, productId: made.row.id }));
     return { row: made.row, eventIds };
   });
   await handOffEvents(deps.queues, eventIds);

@@ -1,8 +1,7 @@
 import type { PromotionCode } from '../../generated/prisma/client';
-import { pathField, withheldField, withhold, type ExpandableFields } from '../../kernel/expand';
+import { pathField, ref, withheldField, withhold, type ExpandableFields } from '../../kernel/expand';
 import type { Metadata } from '../../kernel/metadata';
 import { embed, embeddedOf } from '../../kernel/versions';
-import { retrieveCustomerObject } from '../customers/service';
 import { OBJECT as COUPON_OBJECT, currencyOptionsOf, isCouponValid, serializeCoupon, type CouponRow } from '../coupons/serializer';
 
 export const OBJECT = 'promotion_code';
@@ -57,10 +56,7 @@ export function serializePromotionCode(row: PromotionCodeRow, now: number) {
 
 export const expandable: Readonly<Record<string, ExpandableFields>> = {
   [OBJECT]: {
-    customer: {
-      type: 'customer',
-      expand: async (value, _parent, ctx) => (typeof value === 'string' ? retrieveCustomerObject(ctx, value) : value),
-    },
+    customer: ref('customer'),
     promotion: pathField(PROMOTION_OBJECT),
     restrictions: pathField(RESTRICTIONS_OBJECT),
   },

@@ -237,3 +237,43 @@ export async function billSubscription(
 
 export const jsonOf = (value: unknown): Prisma.InputJsonValue => value as Prisma.InputJsonValue;
 export const nullableJson = (value: unknown) => (value === null ? Prisma.DbNull : (value as Prisma.InputJsonValue));
+
+/** A period [start, end] and what its invoice bills: its lines, what is pending, the discounts then. */
+export async function periodOf(scope: Scope, view: SubscriptionView, start: number, end: number, anchor = view.row.billingCycleAnchor) {
+  const { row } = view;
+  const next: SubscriptionView = { ...view, row: { ...row, periodStart: start, periodEnd: end, billingCycleAnchor: anchor } };
+  const lines = [...(await periodLines(scope.tx, next, start, end)), ...(await pendingItemLines(scope.tx, scope.accountId, row.id))];
+  const discounts = await appliedDiscounts(scope.tx, row.discounts as unknown as StoredDiscount[], start);
+  return { next, lines, discounts };
+}
+
+/**
+ * Starts the period [start, end] (a renewal, or an update resetting the cycle at `start`): its
+ * invoice made, finalized and charged (unless `collect` is false); answers the subscription
+ * after it, not yet saved, and the charge.
+ */
+export async function startPeriod(
+  scope: Scope,
+  view: SubscriptionView,
+  period: { start: number; end: number; anchor?: number; reason: string; collect?: boolean },
+): Promise<{ after: SubscriptionView; invoice: MadeInvoice; charge: Charge | null }> {
+  const { row } = view;
+  const { start, end } = period;
+  const { next, lines, discounts } = await periodOf(scope, view, start, end, period.anchor);
+  const { invoice, charge } = await billSubscription(scope, next, period.reason, lines, { periodStart: start, periodEnd: end, collect: period.collect });
+  // Once-only discounts end with the invoice that applied them; repeating ones when their months are up.
+  const used = new Set(invoice.row.discounts);
+  const kept = (row.discounts as unknown as StoredDiscount[]).filter(
+    (d) => !(used.has(d.id) && discounts.find((a) => a.id === d.id)?.coupon.duration === 'once') && (d.end === null || d.end > start),
+  );
+  const status = charge === null || charge.kind === 'paid' ? 'active' : 'past_due';
+  // Everything is billed at its present price and quantity from now on (what later credits undo).
+  await scope.tx.$executeRaw`UPDATE subscription_items SET billed_price_id = price_id, billed_quantity = quantity WHERE subscription_id = ${row.id}`;
+  const items = view.items.map((i) => ({ ...i, row: { ...i.row, billedPriceId: i.row.priceId, billedQuantity: i.row.quantity } }));
+  const after: SubscriptionView = {
+    ...next,
+    items,
+    row: { ...next.row, status, latestInvoice: invoice.row.id, discounts: kept as unknown as typeof row.discounts, trialWillEndSent: row.trialWillEndSent || row.status === 'trialing' },
+  };
+  return { after, invoice, charge };
+}

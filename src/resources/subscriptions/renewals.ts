@@ -2,13 +2,13 @@ import { accountApiVersion, automaticCause, type Tx } from '../../events/emit';
 import type { Deps } from '../../kernel/route';
 import { unixSeconds } from '../../lib/clock';
 import { nextPeriodEnd } from '../invoices/amounts';
-import { draftInvoice, emitIn, lockInvoice, type Charge, type MadeInvoice, type Scope } from '../invoices/billing';
+import { draftInvoice, emitIn, lockInvoice, type Scope } from '../invoices/billing';
 import { serializeInvoice } from '../invoices/serializer';
 import type { InvoiceRow } from '../invoices/serializer';
-import { appliedDiscounts, billSubscription, loadView, pendingItemLines, periodLines } from './billing';
-import { serializeSubscription, type StoredDiscount, type StoredPendingUpdate, type SubscriptionView } from './serializer';
+import { loadView, periodOf, startPeriod } from './billing';
+import { serializeSubscription, type StoredPendingUpdate, type SubscriptionView } from './serializer';
 import { applyPendingUpdate, endSubscription, INCOMPLETE_SECONDS, saveSubscriptionRow, TRIAL_WILL_END_SECONDS, UPCOMING_SECONDS, upcomingDue } from './service';
-import { scheduleBilling, subscriptionJob } from './jobs';
+import { scheduleSubscriptions } from './jobs';
 
 // A subscription's own time: renewals at each period end (an invoice made, finalized and
 // charged; a trial's end; cancel-at-period-end taking effect), `cancel_at`, a parked change
@@ -102,15 +102,6 @@ async function runDueAction(scope: Scope, view: SubscriptionView, at: number): P
 /** The period after the current one (a renewal's). */
 const renewalPeriod = ({ row }: SubscriptionView) => ({ start: row.periodEnd, end: nextPeriodEnd(row.billingCycleAnchor, row.interval, row.intervalCount, row.periodEnd) });
 
-/** A period [start, end] and what its invoice bills: its lines, what is pending, the discounts then. */
-async function periodOf(scope: Scope, view: SubscriptionView, start: number, end: number, anchor = view.row.billingCycleAnchor) {
-  const { row } = view;
-  const next: SubscriptionView = { ...view, row: { ...row, periodStart: start, periodEnd: end, billingCycleAnchor: anchor } };
-  const lines = [...(await periodLines(scope.tx, next, start, end)), ...(await pendingItemLines(scope.tx, scope.accountId, row.id))];
-  const discounts = await appliedDiscounts(scope.tx, row.discounts as unknown as StoredDiscount[], start);
-  return { next, lines, discounts };
-}
-
 /**
  * `invoice.upcoming`: the invoice the coming renewal will make (the next period's lines and what
  * is pending), as a draft nothing stores. Like the public API's, it has no id.
@@ -137,37 +128,6 @@ async function renew(scope: Scope, view: SubscriptionView): Promise<void> {
 }
 
 /**
- * Starts the period [start, end] (a renewal, or an update resetting the cycle at `start`): its
- * invoice made, finalized and charged (unless `collect` is false); answers the subscription
- * after it, not yet saved, and the charge.
- */
-export async function startPeriod(
-  scope: Scope,
-  view: SubscriptionView,
-  period: { start: number; end: number; anchor?: number; reason: string; collect?: boolean },
-): Promise<{ after: SubscriptionView; invoice: MadeInvoice; charge: Charge | null }> {
-  const { row } = view;
-  const { start, end } = period;
-  const { next, lines, discounts } = await periodOf(scope, view, start, end, period.anchor);
-  const { invoice, charge } = await billSubscription(scope, next, period.reason, lines, { periodStart: start, periodEnd: end, collect: period.collect });
-  // Once-only discounts end with the invoice that applied them; repeating ones when their months are up.
-  const used = new Set(invoice.row.discounts);
-  const kept = (row.discounts as unknown as StoredDiscount[]).filter(
-    (d) => !(used.has(d.id) && discounts.find((a) => a.id === d.id)?.coupon.duration === 'once') && (d.end === null || d.end > start),
-  );
-  const status = charge === null || charge.kind === 'paid' ? 'active' : 'past_due';
-  // Everything is billed at its present price and quantity from now on (what later credits undo).
-  await scope.tx.$executeRaw`UPDATE subscription_items SET billed_price_id = price_id, billed_quantity = quantity WHERE subscription_id = ${row.id}`;
-  const items = view.items.map((i) => ({ ...i, row: { ...i.row, billedPriceId: i.row.priceId, billedQuantity: i.row.quantity } }));
-  const after: SubscriptionView = {
-    ...next,
-    items,
-    row: { ...next.row, status, latestInvoice: invoice.row.id, discounts: kept as unknown as typeof row.discounts, trialWillEndSent: row.trialWillEndSent || row.status === 'trialing' },
-  };
-  return { after, invoice, charge };
-}
-
-/**
  * Runs what is due of a subscription on the real clock (the renewal worker's job), one action per
  * transaction, and schedules its next; subscriptions on a test clock follow the clock instead.
  */
@@ -187,9 +147,3 @@ export async function runSubscriptionJob(deps: Deps, id: string): Promise<string
   return events;
 }
 
-/** Adds the job of each subscription's next action (real-clock subscriptions only). */
-export async function scheduleSubscriptions(deps: Pick<Deps, 'prisma' | 'queues' | 'clock'>, ids: readonly string[]): Promise<void> {
-  const rows = await deps.prisma.subscription.findMany({ where: { id: { in: [...ids] }, testClockId: null, nextActionAt: { not: null } }, select: { id: true, nextActionAt: true } });
-  const now = unixSeconds(deps.clock);
-  if (rows.length > 0) await scheduleBilling(deps.queues, rows.map((r) => subscriptionJob(r.id, r.nextActionAt!, now)));
-}

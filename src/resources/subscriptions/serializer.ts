@@ -1,14 +1,8 @@
 import type { Subscription, SubscriptionItem } from '../../generated/prisma/client';
-import type { ExpandableFields } from '../../kernel/expand';
+import { ref, type ExpandableFields } from '../../kernel/expand';
 import type { Metadata } from '../../kernel/metadata';
-import type { RequestContext } from '../../kernel/route';
-import { retrieveCustomerObject } from '../customers/service';
-import { retrievePaymentMethodObject } from '../payment_methods/service';
 import { serializePrice, type PriceRow } from '../prices/serializer';
-import { expandProduct } from '../products/serializer';
 import { serializeTaxRate, type TaxRateRow } from '../tax_rates/serializer';
-import { retrieveInvoiceObject } from '../invoices/service';
-import { retrieveTestClockObject } from '../test_clocks/service';
 
 export const SUBSCRIPTION_OBJECT = 'subscription';
 export const ITEM_OBJECT = 'subscription_item';
@@ -175,16 +169,11 @@ export function serializeSubscription(view: SubscriptionView) {
   };
 }
 
-const expandTo =
-  (find: (ctx: RequestContext, id: string) => Promise<unknown>) =>
-  async (value: unknown, _parent: Record<string, unknown>, ctx: RequestContext) =>
-    typeof value === 'string' ? find(ctx, value) : value;
-
 export const subscriptionExpandable: ExpandableFields = {
-  customer: { type: 'customer', expand: expandTo(retrieveCustomerObject) },
-  default_payment_method: { type: 'payment_method', expand: expandTo(retrievePaymentMethodObject) },
-  latest_invoice: { type: 'invoice', expand: expandTo((ctx, id) => retrieveInvoiceObject(ctx, id)) },
-  test_clock: { type: 'test_helpers.test_clock', expand: expandTo((ctx, id) => retrieveTestClockObject(ctx, id)) },
+  customer: ref('customer'),
+  default_payment_method: ref('payment_method'),
+  latest_invoice: ref('invoice'),
+  test_clock: ref('test_helpers.test_clock'),
 };
 
 export const itemExpandable: ExpandableFields = {
@@ -193,4 +182,4 @@ export const itemExpandable: ExpandableFields = {
   plan: { type: 'plan', expand: async (value) => value },
 };
 
-export const planExpandable: ExpandableFields = { product: { type: 'product', expand: expandProduct } };
+export const planExpandable: ExpandableFields = { product: ref('product') };

@@ -9,7 +9,7 @@ import { previousAttributes, type Tx } from '../../events/emit';
 import { handOffEvents } from '../../events/jobs';
 import { insertPrice, newPriceData } from '../prices/service';
 import type { PriceRow } from '../prices/serializer';
-import { resolvePaymentMethod } from '../payment_methods/service';
+import { resolvePaymentMethod } from '../payments';
 import { isCouponValid } from '../coupons/serializer';
 import { addInterval, isMetered, priceAmount, prorate } from '../invoices/amounts';
 import { chargeOutcome, emitIn, requestScope, amountDueOf, paymentMethodFor, type Charge, type Scope } from '../invoices/billing';
@@ -24,10 +24,11 @@ import {
   periodLines,
   prorationsOf,
   ratesOf,
+  startPeriod,
   viewOf,
   type ItemChange,
 } from './billing';
-import { scheduleSubscriptions, startPeriod } from './renewals';
+import { scheduleSubscriptions } from './jobs';
 import {
   serializeDeletedItem,
   serializeItem,

@@ -1,46 +1,18 @@
-import { VersionRenderer, type VersionChange } from '../kernel/versions';
+import { isJsonObject, moveFields, type VersionChange } from '../../kernel/versions';
 
-// The one table of differences between the API versions Sandbank accepts, in the objects it
-// serves. Serializers write the newest shape; a request with an older Stripe-Version, and an
-// event rendered for an older version (an endpoint's `api_version`, or the account's default
-// when the event was written), get each change made after that version undone, newest first.
-// Only changes visible in Sandbank's objects are here; the public changelog (docs.stripe.com/
-// changelog) has the rest. Request parameters are not translated: requests use today's names.
-//
-// Checked and found unchanged across the accepted versions: capabilities, webhook endpoints,
-// identity verification sessions and reports, account links, app secrets, coupons.
-
-type Json = Record<string, any>;
-
-const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
-
-/**
- * A downgrade that moves fields: each `[from, to]` takes the value at the dotted path `from`
- * (when present: a partial object moves what it has) to the top-level `to`; the objects named
- * in `replaced` go away, as the older versions had none.
- */
-function moveFields(moves: readonly (readonly [string, string])[], replaced: readonly string[]) {
-  return (object: Json): Json => {
-    const out: Json = { ...object };
-    for (const [from, to] of moves) {
-      let node: unknown = object;
-      for (const segment of from.split('.')) node = isObject(node) ? node[segment] : undefined;
-      if (node !== undefined) out[to] = node;
-    }
-    for (const key of replaced) delete out[key];
-    return out;
-  };
-}
+// Its objects' changes between API versions (see src/kernel/versions.ts for how they render, and
+// docs/versions.md for the whole table). Serializers write the newest shape; each change here is
+// undone, newest first, for a request or an event at an older version.
 
 const REPORT_COMPONENTS = ['balance_report', 'payout_reconciliation_report'] as const;
 
-export const VERSION_CHANGES: readonly VersionChange[] = [
+export const versionChanges: readonly VersionChange[] = [
   {
     version: '2026-04-22.dahlia',
     object: 'account_session',
     description: 'Brings back the `balance_report` and `payout_reconciliation_report` components of account sessions.',
     downgrade: (session) => {
-      if (!isObject(session.components)) return session;
+      if (!isJsonObject(session.components)) return session;
       const components = { ...session.components };
       for (const name of REPORT_COMPONENTS) delete components[name];
       return { ...session, components };
@@ -51,23 +23,10 @@ export const VERSION_CHANGES: readonly VersionChange[] = [
     object: 'account_session',
     description: 'Removes the `balance_report` and `payout_reconciliation_report` components of account sessions (added in 2025-08-27.basil).',
     downgrade: (session, newest) => {
-      if (!isObject(session.components) || !isObject(newest.components)) return session;
+      if (!isJsonObject(session.components) || !isJsonObject(newest.components)) return session;
       const components = { ...session.components };
       for (const name of REPORT_COMPONENTS) if (newest.components[name] !== undefined) components[name] = newest.components[name];
       return { ...session, components };
-    },
-  },
-  {
-    version: '2025-09-30.clover',
-    object: 'promotion_code',
-    description:
-      "Moves a promotion code's `coupon` into `promotion` (`{type: 'coupon', coupon}`), where it is the coupon's id unless expanded; " +
-      'before, `coupon` was the whole coupon.',
-    downgrade: (code, _newest, embedded) => {
-      if (!isObject(code.promotion)) return code;
-      const { promotion, ...rest } = code;
-      const coupon = promotion.coupon;
-      return { ...rest, coupon: typeof coupon === 'string' ? (embedded[coupon] ?? coupon) : coupon };
     },
   },
   {
@@ -104,7 +63,7 @@ export const VERSION_CHANGES: readonly VersionChange[] = [
         ['business_profile', 'settings', 'requirements'],
       )(account);
       const requirements = account.requirements;
-      if (isObject(requirements)) {
+      if (isJsonObject(requirements)) {
         out.verification = moveFields(
           [
             ['disabled_reason', 'disabled_reason'],
@@ -117,13 +76,4 @@ export const VERSION_CHANGES: readonly VersionChange[] = [
       return out;
     },
   },
-  {
-    version: '2017-05-25',
-    object: 'event',
-    description: "An event's `request` becomes `{id, idempotency_key}`; before, it was the request's id.",
-    downgrade: (event) => (isObject(event.request) ? { ...event, request: event.request.id ?? null } : event),
-  },
 ];
-
-/** Renders objects for a version, with the table above. */
-export const versions = new VersionRenderer(VERSION_CHANGES);
