@@ -131,7 +131,11 @@ const webhooks = new Stripe('sk_test_faults').webhooks;
 /** A webhook endpoint's receiver: verifies each signature, records the first arrival of each event. */
 export class Receiver {
   readonly arrivals = new Map<string, number>();
+  /** How many times each event arrived (more than once: a duplicate). */
+  readonly counts = new Map<string, number>();
   duplicates = 0;
+  /** The webhook endpoint this receiver stands behind. */
+  endpointId = '';
   badSignatures = 0;
   secret = '';
   private server!: Server;
@@ -145,6 +149,7 @@ export class Receiver {
         res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
         try {
           const event = webhooks.constructEvent(Buffer.concat(chunks).toString('utf8'), req.headers['stripe-signature'] as string, this.secret);
+          this.counts.set(event.id, (this.counts.get(event.id) ?? 0) + 1);
           if (this.arrivals.has(event.id)) this.duplicates++;
           else this.arrivals.set(event.id, Date.now());
         } catch {

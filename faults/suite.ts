@@ -19,11 +19,11 @@ export const RECOVERY_BAR_MS = 15_000;
 /** How long a scenario waits for its backlog after the burst before calling what is left stuck. */
 const SETTLE_MS = 90_000;
 
-export type FaultName = 'redis-flushall' | 'redis-restart' | 'worker-kill' | 'api-kill' | 'postgres-restart' | 'postgres-stop';
+export type FaultName = 'redis-flushall' | 'redis-restart' | 'redis-down' | 'worker-kill' | 'api-kill' | 'postgres-restart' | 'postgres-stop';
 
 export const BURST_FAULTS: readonly FaultName[] = ['redis-flushall', 'redis-restart', 'worker-kill', 'api-kill', 'postgres-restart', 'postgres-stop'];
 export const PIPELINE_FAULTS: readonly FaultName[] = ['redis-flushall', 'worker-kill'];
-export const FORWARDING_FAULTS: readonly FaultName[] = ['redis-flushall', 'worker-kill'];
+export const FORWARDING_FAULTS: readonly FaultName[] = ['redis-flushall', 'redis-down', 'worker-kill', 'postgres-restart', 'postgres-stop'];
 
 export interface Options {
   /** Writes per burst (the full suite: 2,000). */
@@ -58,8 +58,17 @@ export interface Figures {
   badSignatures: number;
   /** For the pipelines: steps finished of steps started (for forwards: records final of records made). */
   pipeline?: { finished: number; total: number };
-  /** For forwards: how many succeeded, and how many ended in the error their record holds. */
-  forwarded?: { succeeded: number; failed: number };
+  /**
+   * For forwards: how many succeeded, ended in the error their record holds, or ended "may have
+   * been received" (the worker died mid-call); and how many were answered as failed (nothing sent,
+   * or no connection) although the destination got them, which must be none.
+   */
+  forwarded?: { succeeded: number; failed: number; unknown: number; failedButReceived: number };
+  /**
+   * Deliveries that arrived more than once, per endpoint (at-least-once allows them), and those of
+   * them the attempt log doesn't show (each arrival must be an attempt in the log).
+   */
+  duplicates?: { perEndpoint: number[]; unlogged: number };
   /**
    * From the end of the fault (the service back) until every write sent before it succeeded and
    * every event committed before the fault was delivered: the larger of the two.
@@ -114,9 +123,9 @@ export class Stack {
       FC_DEACTIVATION_DELAY_MS: '2000',
       // Every receiver is on this machine; anything else would be a mistake to refuse, not to send.
       WEBHOOK_LOOPBACK_ONLY: 'true',
-      // Forwards go to a local destination; a killed worker's restart and a reconcile pass fit in the pickup time.
-      FORWARDING_DESTINATIONS: JSON.stringify([{ url: 'http://127.0.0.1:', allow_private_network: true, timeout_ms: 5000 }]),
-      FORWARDING_PICKUP_TIMEOUT_MS: '20000',
+      // Forwards go to a local destination, with the default (realistic) timeout and pickup time:
+      // a short timeout would hide an answer that is not recorded in time.
+      FORWARDING_DESTINATIONS: JSON.stringify([{ url: 'http://127.0.0.1:', allow_private_network: true }]),
     };
     const api = new Supervised('api', ['-r', REGISTER, join(ROOT, 'src', 'server.ts')], env, join(root.root, 'api.log'), 'api listening');
     const worker = new Supervised('worker', ['-r', REGISTER, join(ROOT, 'workers', 'index.ts')], env, join(root.root, 'worker.log'), 'workers started');
@@ -173,6 +182,11 @@ async function inject(stack: Stack, fault: FaultName): Promise<number> {
       await sleep(1000);
       await stack.redis.startProcess();
       return Date.now();
+    case 'redis-down':
+      await stack.redis.kill();
+      await sleep(10_000);
+      await stack.redis.startProcess();
+      return Date.now();
     case 'worker-kill': {
       const killedAt = Date.now();
       await stack.worker.kill9();
@@ -209,6 +223,7 @@ async function setUp(stack: Stack): Promise<Setup> {
     const created = await client.send('POST', '/v1/webhook_endpoints', form({ url: receiver.url, 'enabled_events[0]': '*' }));
     if (!created.ok) throw new Error(`creating a webhook endpoint failed: ${JSON.stringify(created.body)}`);
     receiver.secret = created.body.secret;
+    receiver.endpointId = created.body.id;
   }
   const account = await client.send('GET', '/v1/account');
   if (!account.ok) throw new Error(`reading the account failed: ${JSON.stringify(account.body)}`);
@@ -301,6 +316,7 @@ async function writeFigures(stack: Stack, scenario: string, client: ApiClient, r
   const answeredIds = [...new Set(client.records.filter((r) => r.ok && r.body?.object === 'identity.verification_session').map((r) => r.body.id as string))];
   const [stored] = await stack.query<{ n: number }>(`SELECT count(*)::int AS n FROM identity_verification_sessions WHERE id = ANY($1)`, [answeredIds]);
   return {
+    duplicates: await duplicateFigures(stack, receivers),
     scenario,
     writes: writes.length,
     writesOk: writes.filter((r) => r.ok).length,
@@ -318,6 +334,26 @@ async function writeFigures(stack: Stack, scenario: string, client: ApiClient, r
     crashes: [],
     problems: totals.failed.slice(0, 3).map((r) => `a request ended with ${r.tries.join(' → ')}: ${JSON.stringify(r.body).slice(0, 200)}`),
   };
+}
+
+/**
+ * Events that arrived more than once at each endpoint, and arrivals the attempt log doesn't show:
+ * every arrival must be an attempt that succeeded, or one whose worker died (outcome unknown).
+ */
+async function duplicateFigures(stack: Stack, receivers: Receiver[]): Promise<NonNullable<Figures['duplicates']>> {
+  let unlogged = 0;
+  const perEndpoint: number[] = [];
+  for (const r of receivers) {
+    const repeated = [...r.counts].filter(([, n]) => n > 1);
+    perEndpoint.push(repeated.reduce((sum, [, n]) => sum + n - 1, 0));
+    const logged = await stack.query<{ event_id: string; n: number }>(
+      `SELECT event_id, count(*)::int AS n FROM webhook_attempts WHERE endpoint_id = $1 AND outcome IN ('succeeded', 'unknown') GROUP BY 1`,
+      [r.endpointId],
+    );
+    const attempts = new Map(logged.map((row) => [row.event_id, row.n]));
+    for (const [eventId, n] of r.counts) unlogged += Math.max(0, n - (attempts.get(eventId) ?? 0));
+  }
+  return { perEndpoint, unlogged };
 }
 
 /**
@@ -485,15 +521,19 @@ export async function forwardingScenario(stack: Stack, fault: FaultName, options
   let consistent = 0;
   let lost = 0;
   let ranTwice = 0;
+  let failedButReceived = 0;
+  let unknown = 0;
   const problems: string[] = [];
   for (const [tag, { record }] of outcomes) {
     const [row, ...more] = byTag.get(tag) ?? [];
     const received = destination.arrivals.get(tag) ?? 0;
     ranTwice += more.length + Math.max(0, received - 1);
     const code = record.body?.error?.code as string | undefined;
-    const agrees = record.ok
-      ? row?.status === 'succeeded' && received === 1
-      : row?.status === 'failed' && code === row.error_code && (code !== 'forwarding_api_retryable_upstream_error' || received === 0);
+    // Answered as not sent (or never connected), yet the destination has it: a caller would send again.
+    const saysNotSent = code === 'forwarding_api_retryable_upstream_error' || code === 'forwarding_api_upstream_connection_error';
+    if (!record.ok && saysNotSent && received > 0) failedButReceived++;
+    if (!record.ok && code === 'forwarding_api_upstream_error') unknown++;
+    const agrees = record.ok ? row?.status === 'succeeded' && received === 1 : row?.status === 'failed' && code === row.error_code && !(saysNotSent && received > 0);
     if (agrees) consistent++;
     else if (record.ok) lost++;
     else if (problems.length < 3) problems.push(`forward ${tag}: ${record.tries.join(' → ')} ${JSON.stringify(record.body).slice(0, 200)}; record ${row?.status ?? 'none'}, received ${received}`);
@@ -521,7 +561,7 @@ export async function forwardingScenario(stack: Stack, fault: FaultName, options
     problems,
   };
   const succeeded = [...outcomes.values()].filter((o) => o.record.ok).length;
-  figures.forwarded = { succeeded, failed: consistent - succeeded };
+  figures.forwarded = { succeeded, failed: consistent - succeeded - unknown, unknown, failedButReceived };
   if (rows.length < n) figures.problems.push(`${n - rows.length} forwards have no record`);
   setRecovery(figures, backAt, Math.max(backAt, ...interrupted.map((o) => o.at)), backAt);
   Object.assign(figures, processFigures(stack, started));
@@ -566,6 +606,8 @@ function judge(f: Figures, recoveryBarMs: number): Figures {
   if (f.ranTwice > 0) problems.push(`${f.ranTwice} writes ran twice`);
   if (f.lost > 0) problems.push(`${f.lost} answered writes are not in the database`);
   if (f.badSignatures > 0) problems.push(`${f.badSignatures} deliveries had a bad signature`);
+  if (f.duplicates && f.duplicates.unlogged > 0) problems.push(`${f.duplicates.unlogged} deliveries arrived that the attempt log doesn't show`);
+  if (f.forwarded && f.forwarded.failedButReceived > 0) problems.push(`${f.forwarded.failedButReceived} forwards were answered as not sent, but the destination got them`);
   if (f.pipeline && f.pipeline.finished < f.pipeline.total) problems.push(`${f.pipeline.total - f.pipeline.finished} pipeline steps stayed stuck`);
   if (!(f.recoveryMs <= recoveryBarMs)) problems.push(`recovery took ${seconds(f.recoveryMs)}`);
   if (!f.apiUp || !f.workerUp) problems.push(`down at the end: ${[!f.apiUp && 'api', !f.workerUp && 'worker'].filter(Boolean).join(', ')}`);
@@ -615,7 +657,10 @@ export function formatFigures(f: Figures): string {
     `events ${f.events}`,
     `delivered ${f.delivered.join(' + ')}`,
     f.pipeline ? `pipeline ${f.pipeline.finished}/${f.pipeline.total}` : '',
-    f.forwarded ? `forwards ${f.forwarded.succeeded} succeeded + ${f.forwarded.failed} failed as recorded` : '',
+    f.forwarded
+      ? `forwards ${f.forwarded.succeeded} succeeded + ${f.forwarded.failed} failed as recorded + ${f.forwarded.unknown} may have been received, ${f.forwarded.failedButReceived} answered not sent but received`
+      : '',
+    f.duplicates ? `duplicates ${f.duplicates.perEndpoint.join(' + ')} (${f.duplicates.unlogged} not in the log)` : '',
     `ran twice ${f.ranTwice}`,
     `lost ${f.lost}`,
     `5xx ${f.fiveXx} (unrecovered ${f.unrecovered})`,

@@ -112,7 +112,7 @@ export const settings = {
   IDENTITY_PROCESSING_DELAY_MS: ['2000', 'How long a submitted verification session stays `processing` before its outcome'],
   REDACTION_DELAY_MS: ['5000', 'How long a verification session redaction takes (the public API allows up to four days, the most accepted)'],
   FORWARDING_DESTINATIONS: ['', 'Where forwarding requests may go: inline JSON or a JSON file\'s path, an array of destinations (`url` prefix, `credential_sha256`, `timeout_ms`, `signature_key`, `allow_private_network`, …; see Forwarding requests); empty: every URL is refused'],
-  FORWARDING_PICKUP_TIMEOUT_MS: ['15000', 'How long a forwarding request waits for a worker to take it before it fails (`forwarding_api_retryable_upstream_error`; nothing was sent)'],
+  FORWARDING_PICKUP_TIMEOUT_MS: ['30000', 'How long a forwarding request waits for a worker to take it before it fails (`forwarding_api_retryable_upstream_error`; nothing was sent): long enough for a short Redis or PostgreSQL outage and a backlog to pass'],
   FC_REFRESH_DELAY_MS: ['2000', 'How long a Financial Connections refresh stays `pending` before the worker finishes it'],
   FC_REFRESH_COOLDOWN_SECONDS: ['60', 'After a refresh succeeded, how long until the next one of that feature can start (`next_refresh_available_at`)'],
   FC_SUBSCRIPTION_INTERVAL_MS: ['86400000', 'How often a subscribed, active Financial Connections account has its transactions refreshed (the public API: about daily)'],

@@ -2,13 +2,14 @@ import { randomUUID } from 'node:crypto';
 import { Agent, request } from 'undici';
 import { Prisma } from '../generated/prisma/client';
 import type { PrismaClient } from '../lib/prisma';
+import { recordingDespiteOutages } from '../lib/outage';
 import type { SqlClient } from '../lib/sql';
 import type { Deps } from '../kernel/route';
 import { createBatcher } from '../lib/batcher';
 import { Encryption } from '../lib/encryption';
 import { newId } from '../lib/ids';
 import { checkHost, DestinationRefusedError, findRefusal, guardedLookup, type DestinationPolicy } from '../lib/netguard';
-import { claimDeliveries, completeAttempts, type Claim, type Completion } from './queries';
+import { claimDeliveries, completeAttempts, OUTCOME_UNKNOWN, type Claim, type Completion } from './queries';
 import type { VersionRenderer } from '../kernel/versions';
 import { renderDelivery, type EventRow } from './render';
 import { signatureHeader } from './signature';
@@ -107,7 +108,10 @@ export async function attemptDelivery(
   // Claim: only the attempt the job was made for, only while pending, only if nobody holds it.
   // The lease outlasts the request (bounded by the timeout) and the recording of its outcome.
   const lockSeconds = Math.ceil(settings.timeoutMs / 1000) + 5;
-  const d = await batchersOf(sql).claim({ id: deliveryId, attempt, lockSeconds, holder, takeOver });
+  // The attempt is in the log (started) before anything is sent: a worker that dies mid-request
+  // leaves it there, and the next claim marks it unknown.
+  const attemptId = newId('whatt');
+  const d = await batchersOf(sql).claim({ id: deliveryId, attempt, lockSeconds, holder, takeOver, attemptId, startedAtMs: clock.nowMs() });
   if (!d) return { kind: 'skipped' };
   if (d.endpoint_status !== 'enabled' || !d.url || !d.secret) {
     await cancelPendingDeliveries(prisma, { deliveryIds: [d.id] });
@@ -154,10 +158,8 @@ export async function attemptDelivery(
   const status = succeeded ? 'succeeded' : retryable ? 'pending' : 'failed';
 
   const stillPending = await batchersOf(sql).complete({
-    attemptId: newId('whatt'),
+    attemptId,
     deliveryId: d.id,
-    endpointId: d.endpoint_id,
-    eventId: d.event_id,
     attempt: attemptsMade,
     attemptedAtMs: started,
     durationMs,
@@ -187,6 +189,7 @@ async function retryingDeadlocks<T>(statement: () => Promise<T>): Promise<T> {
     }
   }
 }
+
 
 /** Kept only while the batch's attempts run: nothing outlives them. */
 interface ClaimBatch {
@@ -252,7 +255,8 @@ async function claimBatch(sql: SqlClient, items: Claim[]): Promise<(ClaimedDeliv
  * (and counted it off pending_webhooks). Each event loses one pending webhook per delivery finished.
  */
 async function completeBatch(sql: SqlClient, items: Completion[]): Promise<boolean[]> {
-  const rows = await retryingDeadlocks(() => sql.query<{ id: string }>(completeAttempts(items)));
+  // The requests were sent: a database outage delays their recording, it doesn't repeat them.
+  const rows = await recordingDespiteOutages(() => retryingDeadlocks(() => sql.query<{ id: string }>(completeAttempts(items))));
   const updated = new Set(rows.map((r) => r.id));
   return items.map((i) => updated.has(i.deliveryId));
 }
@@ -281,11 +285,16 @@ export async function cancelPendingDeliveries(
   target: { deliveryIds: string[] } | { endpointId: string },
 ): Promise<number> {
   const which = 'endpointId' in target ? Prisma.sql`endpoint_id = ${target.endpointId}` : Prisma.sql`id = ANY (${target.deliveryIds}::text[])`;
+  // An attempt still started is a dead run's (a live one finishes it anyway, unknown or not).
   return prisma.$executeRaw`
     WITH canceled AS (
       UPDATE webhook_deliveries SET status = 'canceled', locked_until = NULL, locked_by = NULL, next_attempt_at = NULL, completed_at = CURRENT_TIMESTAMP
       WHERE ${which} AND status = 'pending'
-      RETURNING event_id
+      RETURNING id, event_id
+    ),
+    unknown AS (
+      UPDATE webhook_attempts a SET outcome = 'unknown', error = ${OUTCOME_UNKNOWN}
+      FROM canceled c WHERE a.delivery_id = c.id AND a.outcome = 'started'
     ),
     per_event AS (SELECT event_id, count(*) AS n FROM canceled GROUP BY event_id)
     UPDATE events SET pending_webhooks = GREATEST(pending_webhooks - per_event.n, 0)

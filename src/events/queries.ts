@@ -49,19 +49,28 @@ export interface Claim {
   holder: string;
   /** The job ran before: a lease it holds itself is a dead run's, taken over rather than waited out. */
   takeOver: boolean;
+  /** The attempt's row, written as started with the claim (before anything is sent). */
+  attemptId: string;
+  startedAtMs: number;
 }
+
+/** What the log says of an attempt whose worker stopped before recording how it ended. */
+export const OUTCOME_UNKNOWN =
+  'The worker stopped during this attempt, before its outcome was recorded: the endpoint may have received it.';
 
 /**
  * Claims: only the attempt each job was made for, only while pending, only if nobody holds it (or
- * only a dead run of the same job does). Answers each claimed delivery with its event, account and
- * endpoint.
+ * only a dead run of the same job does). Each claim records its attempt as started, before the
+ * request goes out, and marks an attempt a dead run left started as of unknown outcome. Answers
+ * each claimed delivery with its event, account and endpoint.
  */
 export const claimDeliveries = (items: readonly Claim[]) => sql`
     WITH wanted AS (
       SELECT * FROM unnest(${items.map((i) => i.id)}::text[], ${items.map((i) => i.attempt)}::int[],
                            ${items.map((i) => i.lockSeconds)}::float8[], ${items.map((i) => i.holder)}::text[],
-                           ${items.map((i) => i.takeOver)}::bool[])
-        AS t(id, attempt, lock_seconds, holder, take_over)
+                           ${items.map((i) => i.takeOver)}::bool[], ${items.map((i) => i.attemptId)}::text[],
+                           ${items.map((i) => i.startedAtMs)}::float8[])
+        AS t(id, attempt, lock_seconds, holder, take_over, attempt_id, started_at_ms)
     ),
     claimed AS (
       UPDATE webhook_deliveries d
@@ -69,7 +78,18 @@ export const claimDeliveries = (items: readonly Claim[]) => sql`
       FROM wanted
       WHERE d.id = wanted.id AND d.status = 'pending' AND d.attempts = wanted.attempt
         AND (d.locked_until IS NULL OR d.locked_until < CURRENT_TIMESTAMP OR (wanted.take_over AND d.locked_by = wanted.holder))
-      RETURNING d.id, d.endpoint_id, d.event_id, d.attempts
+      RETURNING d.id, d.endpoint_id, d.event_id, d.attempts, wanted.attempt_id, wanted.started_at_ms
+    ),
+    unknown AS (
+      UPDATE webhook_attempts a SET outcome = 'unknown', error = ${OUTCOME_UNKNOWN}
+      FROM claimed c WHERE a.delivery_id = c.id AND a.outcome = 'started'
+    ),
+    started AS (
+      INSERT INTO webhook_attempts (id, delivery_id, endpoint_id, event_id, attempt, attempted_at, duration_ms, succeeded, outcome)
+      SELECT c.attempt_id, c.id, c.endpoint_id, c.event_id, c.attempts + 1, to_timestamp(c.started_at_ms / 1000), 0, false, 'started'
+      FROM claimed c JOIN webhook_endpoints w ON w.id = c.endpoint_id
+      -- A delivery whose endpoint went away is canceled, not attempted.
+      WHERE w.status = 'enabled' AND w.url IS NOT NULL AND w.secret IS NOT NULL
     )
     SELECT c.id, c.endpoint_id, c.event_id, c.attempts, e.account_id, e.created, e.type, e.api_version, e.data,
            e.request_id, e.idempotency_key, e.pending_webhooks, a.parent_account_id,
@@ -83,8 +103,6 @@ export const claimDeliveries = (items: readonly Claim[]) => sql`
 export interface Completion {
   attemptId: string;
   deliveryId: string;
-  endpointId: string;
-  eventId: string;
   attempt: number;
   attemptedAtMs: number;
   durationMs: number;
@@ -97,7 +115,8 @@ export interface Completion {
 }
 
 /**
- * Completions: one attempt row per item, always; the delivery changes only while still pending (an
+ * Completions: each attempt's row (started at its claim) is finished, always, even when another
+ * run marked it unknown meanwhile; the delivery changes only while still pending (an
  * endpoint disabled or deleted during the request canceled it and counted it off), and each event
  * loses one pending webhook per delivery finished. Answers the deliveries updated.
  */
@@ -105,19 +124,19 @@ export const completeAttempts = (items: readonly Completion[]) => {
   const col = <K extends keyof Completion>(k: K) => items.map((i) => i[k]);
   return sql`
     WITH done AS (
-      SELECT * FROM unnest(${col('attemptId')}::text[], ${col('deliveryId')}::text[], ${col('endpointId')}::text[],
-                           ${col('eventId')}::text[], ${col('attempt')}::int[], ${col('attemptedAtMs')}::float8[],
-                           ${col('durationMs')}::int[], ${col('statusCode')}::int[], ${col('error')}::text[],
-                           ${col('excerpt')}::text[], ${col('succeeded')}::bool[], ${col('status')}::text[],
-                           ${col('delaySeconds')}::float8[])
-        AS t(attempt_id, delivery_id, endpoint_id, event_id, attempt, attempted_at_ms, duration_ms, status_code, error,
-             excerpt, succeeded, status, delay_seconds)
+      SELECT * FROM unnest(${col('attemptId')}::text[], ${col('deliveryId')}::text[], ${col('attempt')}::int[],
+                           ${col('attemptedAtMs')}::float8[], ${col('durationMs')}::int[], ${col('statusCode')}::int[],
+                           ${col('error')}::text[], ${col('excerpt')}::text[], ${col('succeeded')}::bool[],
+                           ${col('status')}::text[], ${col('delaySeconds')}::float8[])
+        AS t(attempt_id, delivery_id, attempt, attempted_at_ms, duration_ms, status_code, error, excerpt, succeeded,
+             status, delay_seconds)
     ),
     attempt AS (
-      INSERT INTO webhook_attempts (id, delivery_id, endpoint_id, event_id, attempt, attempted_at, duration_ms, status_code, error, response_excerpt, succeeded)
-      SELECT attempt_id, delivery_id, endpoint_id, event_id, attempt, to_timestamp(attempted_at_ms / 1000), duration_ms,
-             status_code, error, excerpt, succeeded
-      FROM done
+      UPDATE webhook_attempts a
+      SET attempted_at = to_timestamp(done.attempted_at_ms / 1000), duration_ms = done.duration_ms, status_code = done.status_code,
+          error = done.error, response_excerpt = done.excerpt, succeeded = done.succeeded,
+          outcome = CASE WHEN done.succeeded THEN 'succeeded' ELSE 'failed' END
+      FROM done WHERE a.id = done.attempt_id
     ),
     delivery AS (
       UPDATE webhook_deliveries d

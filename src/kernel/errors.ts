@@ -25,9 +25,11 @@ export interface ApiErrorInit {
 
 /**
  * `parameter`: the request's parameters failed validation, wherever that was found (AJV or a
- * handler), so no idempotent result is kept. `state`: anything else, which the key keeps.
+ * handler), so no idempotent result is kept. `pending`: the operation's outcome is not final yet
+ * (a worker is still to record it), so the key is freed and a retry with it answers the outcome.
+ * `state`: anything else, which the key keeps.
  */
-export type ErrorKind = 'parameter' | 'state';
+export type ErrorKind = 'parameter' | 'pending' | 'state';
 
 /** Codes of errors about a parameter's presence or value: `parameter_missing`, `url_invalid`, `invalid_string_too_long`… */
 const PARAMETER_CODE = /^parameters?_|_invalid$|^invalid_string_/;

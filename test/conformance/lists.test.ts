@@ -69,7 +69,7 @@ async function recordAttempts(key: string, n: number): Promise<CreatedObjects> {
     for (let i = 1; i <= n; i++) {
       const id = `whatt_${event.slice(4)}${String(i).padStart(3, '0')}`;
       await prisma.webhookAttempt.create({
-        data: { id, deliveryId: delivery.id, endpointId: endpoint, eventId: event, attempt: i, attemptedAt: new Date(), durationMs: 5, statusCode: 500, succeeded: false },
+        data: { id, deliveryId: delivery.id, endpointId: endpoint, eventId: event, attempt: i, attemptedAt: new Date(), durationMs: 5, statusCode: 500, succeeded: false, outcome: 'failed' },
       });
       ids.push(id);
     }

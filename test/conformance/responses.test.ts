@@ -902,10 +902,10 @@ async function recordAttempts(key: string, endpointId: string): Promise<void> {
   });
   const base = { deliveryId: delivery.id, endpointId, eventId: plain, attemptedAt: new Date() };
   await prisma.webhookAttempt.create({
-    data: { ...base, id: `whatt_${plain.slice(4)}1`, attempt: 1, durationMs: 300, statusCode: null, error: 'ECONNREFUSED: connect ECONNREFUSED', succeeded: false },
+    data: { ...base, id: `whatt_${plain.slice(4)}1`, attempt: 1, durationMs: 300, statusCode: null, error: 'ECONNREFUSED: connect ECONNREFUSED', succeeded: false, outcome: 'failed' },
   });
   await prisma.webhookAttempt.create({
-    data: { ...base, id: `whatt_${plain.slice(4)}2`, attempt: 2, durationMs: 12, statusCode: 200, responseExcerpt: '{"received":true}', succeeded: true },
+    data: { ...base, id: `whatt_${plain.slice(4)}2`, attempt: 2, durationMs: 12, statusCode: 200, responseExcerpt: '{"received":true}', succeeded: true, outcome: 'succeeded' },
   });
 }
 

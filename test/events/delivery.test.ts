@@ -1,6 +1,6 @@
 import { attemptDelivery, type DeliverySettings } from '../../src/events/delivery';
 import { fanOutEvent } from '../../src/events/fanout';
-import { claimDeliveries } from '../../src/events/queries';
+import { claimDeliveries, completeAttempts, OUTCOME_UNKNOWN } from '../../src/events/queries';
 import { LATEST_API_VERSION } from '../../src/kernel/versions';
 import { randomBase62 } from '../../src/lib/ids';
 import { prepareSecrets } from '../../src/runtime';
@@ -368,5 +368,65 @@ describe('attempts claimed together', () => {
     expect((await attempt('other-job', true)).kind).toBe('succeeded');
     expect(verifyAll(e.receiver.on(endpoint.path), endpoint.secret)).toHaveLength(1);
     expect(await prisma.webhookDelivery.findUniqueOrThrow({ where: { id: deliveryId } })).toMatchObject({ status: 'succeeded', lockedBy: null });
+  });
+
+  test('an attempt is logged as started before it is sent; a run that died leaves it unknown beside the run that took over', async () => {
+    const { key, account, endpoint } = await setup('/d/started');
+    const [deliveryId] = await fannedOut(account);
+    // A run that claimed, and died before recording anything (killed mid-request, say).
+    const claim = { id: deliveryId, attempt: 0, lockSeconds: 3600, holder: 'dead-run', takeOver: false, attemptId: `whatt_dead${Date.now()}`, startedAtMs: Date.now() };
+    expect(await e.t.runtime.sql.query(claimDeliveries([claim]))).toHaveLength(1);
+    const during = (await attemptsOf(key, endpoint.id)).data;
+    expect(during).toHaveLength(1);
+    expect(during[0]).toMatchObject({ id: claim.attemptId, attempt: 1, outcome: 'started', status_code: null, error: null, succeeded: false });
+
+    // Its job, run again, takes the lease over and sends: the log keeps both attempts.
+    expect((await attemptDelivery(e.t.runtime, settings(), { deliveryId, attempt: 0, holder: 'dead-run', takeOver: true })).kind).toBe('succeeded');
+    expect(verifyAll(e.receiver.on(endpoint.path), endpoint.secret)).toHaveLength(1);
+    const after = (await attemptsOf(key, endpoint.id)).data;
+    expect(after.map((a: any) => [a.attempt, a.outcome, a.status_code, a.succeeded])).toEqual([
+      [1, 'succeeded', 200, true],
+      [1, 'unknown', null, false],
+    ]);
+    expect(after[1]).toMatchObject({ id: claim.attemptId, error: OUTCOME_UNKNOWN });
+  });
+
+  test('a sent attempt whose recording meets a database outage is recorded once the database answers, and not sent again', async () => {
+    const { key, account, endpoint } = await setup('/d/outage');
+    const [deliveryId] = await fannedOut(account);
+    const completeText = completeAttempts([]).text;
+    const sql = e.t.runtime.sql;
+    const real = sql.query.bind(sql);
+    let refused = 0;
+    const query = jest.spyOn(sql, 'query').mockImplementation(((statement: { text: string }) => {
+      // The first three recordings find the database gone, as in a restart.
+      if (statement.text === completeText && refused < 3) {
+        refused++;
+        return Promise.reject(Object.assign(new Error('terminating connection due to administrator command'), { code: '57P01' }));
+      }
+      return real(statement as never);
+    }) as never);
+    try {
+      expect((await attemptDelivery(e.t.runtime, settings(), { deliveryId, attempt: 0, holder: 'outage-job' })).kind).toBe('succeeded');
+    } finally {
+      query.mockRestore();
+    }
+    expect(refused).toBe(3);
+    expect(e.receiver.on(endpoint.path)).toHaveLength(1);
+    const attempts = (await attemptsOf(key, endpoint.id)).data;
+    expect(attempts.map((a: any) => [a.attempt, a.outcome, a.status_code])).toEqual([[1, 'succeeded', 200]]);
+    expect(await e.t.runtime.prisma.webhookDelivery.findUniqueOrThrow({ where: { id: deliveryId } })).toMatchObject({ status: 'succeeded', attempts: 1 });
+  });
+
+  test('canceling a delivery marks an attempt a dead run left started as unknown', async () => {
+    const { key, account, endpoint } = await setup('/d/cancel-started');
+    const [deliveryId] = await fannedOut(account);
+    const claim = { id: deliveryId, attempt: 0, lockSeconds: 3600, holder: 'dead-run', takeOver: false, attemptId: `whatt_gone${Date.now()}`, startedAtMs: Date.now() };
+    await e.t.runtime.sql.query(claimDeliveries([claim]));
+    const disabled = await e.t.http().post(`/v1/webhook_endpoints/${endpoint.id}`).set(bearer(key)).type('form').send({ disabled: 'true' });
+    expect(disabled.status).toBe(200);
+    const [attempt] = (await attemptsOf(key, endpoint.id)).data;
+    expect(attempt).toMatchObject({ id: claim.attemptId, outcome: 'unknown', error: OUTCOME_UNKNOWN });
+    expect(await e.t.runtime.prisma.webhookDelivery.findUniqueOrThrow({ where: { id: deliveryId } })).toMatchObject({ status: 'canceled' });
   });
 });

@@ -43,6 +43,8 @@ suite.each(BURST_FAULTS)('a burst of writes with %s mid-burst', (fault) => {
     expect(figures.problems).toEqual([]);
     expect(figures.writesOk).toBe(options.writes + 1); // and the probe sent after the fault
     expect(figures.delivered).toEqual([figures.events, figures.events]);
+    // Duplicates may happen (delivery is at least once), but each one is an attempt in the log.
+    expect(figures.duplicates?.unlogged).toBe(0);
   }, 180_000);
 });
 
@@ -64,7 +66,10 @@ suite.each(FORWARDING_FAULTS)('forwarding requests in flight with %s', (fault) =
     expect(figures.problems).toEqual([]);
     expect(figures.writesOk).toBe(figures.writes);
     expect(figures.pipeline).toEqual({ finished: figures.writes, total: figures.writes });
-    // A FLUSHALL loses jobs, never forwards: the reconciler re-adds them within the pickup time.
-    if (fault === 'redis-flushall') expect(figures.forwarded).toEqual({ succeeded: figures.writes, failed: 0 });
+    // None is answered as not sent while the destination got it.
+    expect(figures.forwarded?.failedButReceived).toBe(0);
+    // Redis losing jobs or going away for 10 s loses no forward: the reconciler re-adds the jobs
+    // within the pickup time, and the calls wait for the worker.
+    if (fault === 'redis-flushall' || fault === 'redis-down') expect(figures.forwarded).toEqual({ succeeded: figures.writes, failed: 0, unknown: 0, failedButReceived: 0 });
   }, 180_000);
 });

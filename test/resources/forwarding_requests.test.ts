@@ -16,7 +16,7 @@ import { loadConfig } from '../../src/config';
 import { openRuntime } from '../../src/runtime';
 import { forwardingDestinations } from '../../src/resources/forwarding_requests/destinations';
 import { forwardingQueue } from '../../src/resources/forwarding_requests/jobs';
-import { pruneForwardingRequests, reconcileForwards, runForward } from '../../src/resources/forwarding_requests/pipeline';
+import { ABANDONED_AFTER_SECONDS, failAbandoned, pruneForwardingRequests, reconcileForwards, runForward } from '../../src/resources/forwarding_requests/pipeline';
 
 // Forwarding requests end to end, through the real worker, against a destination on 127.0.0.1:
 // insertion at the configured places in the blanks' JSON types, the credential check and its
@@ -350,8 +350,8 @@ describe('the worker, Redis and the record', () => {
     expect(dest.hits('/any/lost').length).toBe(1);
   });
 
-  test('the claim is conditional: a job past its pickup deadline, or repeated, sends nothing; a call whose worker died fails as "may have been sent"', async () => {
-    const key = newTestKey();
+  /** A record made behind the API's back, for the key's account: pending unless `extra` says otherwise. */
+  async function recordOf(key: string) {
     await get(key, '/v1/account');
     const account = await accountOfKey(e.t.runtime, key);
     const { prisma } = e.t.runtime;
@@ -375,25 +375,110 @@ describe('the worker, Redis and the record', () => {
           ...extra,
         },
       });
+    return { account, row };
+  }
+
+  test('the claim is conditional: a job past its pickup deadline, or repeated, sends nothing; a call whose run ended fails as "may have been sent"', async () => {
+    const key = newTestKey();
+    const { account, row } = await recordOf(key);
+    const { prisma } = e.t.runtime;
     await row('fwdreq_late0000000000000000000', { pickupDeadline: new Date(Date.now() - 1000) });
     await runForward(e.t.runtime, 'fwdreq_late0000000000000000000');
     // Sent once; a repeat of the same job finds it final.
     await row('fwdreq_once0000000000000000000', { url: `${dest.origin}/any/once` });
     await runForward(e.t.runtime, 'fwdreq_once0000000000000000000');
     await runForward(e.t.runtime, 'fwdreq_once0000000000000000000');
-    await row('fwdreq_dead0000000000000000000', { status: 'sending', claimedAt: new Date(Date.now() - 60_000) });
+    // Its job runs again: the run that claimed it ended (killed, say), so the call is abandoned now.
+    await row('fwdreq_dead0000000000000000000', { status: 'sending', claimedAt: new Date(Date.now() - 2_000) });
     await runForward(e.t.runtime, 'fwdreq_dead0000000000000000000');
+    // Sending long past its timeout and the worker's recording bound; and one still within it.
+    await row('fwdreq_gone0000000000000000000', { status: 'sending', claimedAt: new Date(Date.now() - (ABANDONED_AFTER_SECONDS + 5) * 1000) });
+    await row('fwdreq_slow0000000000000000000', { status: 'sending', claimedAt: new Date(Date.now() - 30_000) });
     expect(dest.hits('/any/late')).toEqual([]);
     expect(dest.hits('/any/once').length).toBe(1);
 
     const counts = await reconcileForwards(e.t.runtime, Date.now());
     expect(counts).toMatchObject({ forwardsMissed: 1, forwardsAbandoned: 1 });
     const states = await prisma.forwardingRequest.findMany({ where: { accountId: account }, orderBy: { id: 'asc' }, select: { id: true, status: true, errorCode: true, outbound: true } });
+    const sealed = expect.stringMatching(/^sealed:/);
     expect(states).toEqual([
       { id: 'fwdreq_dead0000000000000000000', status: 'failed', errorCode: 'forwarding_api_upstream_error', outbound: null },
+      { id: 'fwdreq_gone0000000000000000000', status: 'failed', errorCode: 'forwarding_api_upstream_error', outbound: null },
       { id: 'fwdreq_late0000000000000000000', status: 'failed', errorCode: 'forwarding_api_retryable_upstream_error', outbound: null },
       { id: 'fwdreq_once0000000000000000000', status: 'succeeded', errorCode: null, outbound: null },
+      { id: 'fwdreq_slow0000000000000000000', status: 'sending', errorCode: null, outbound: sealed },
     ]);
+  });
+
+  /** The runtime with its `$executeRaw` refusing the first `refusals` statements that record an outcome, as a restarting database does; `meanwhile` runs before each refusal. */
+  function outageWhileRecording(refusals: number, meanwhile: () => Promise<unknown> = async () => undefined) {
+    const { prisma } = e.t.runtime;
+    let refused = 0;
+    const executeRaw = (strings: TemplateStringsArray, ...values: unknown[]) => {
+      // The destinations here answer, so the outcome recorded is a success.
+      const recording = strings.join('?').includes("SET status = 'succeeded'");
+      if (recording && refused < refusals) {
+        refused++;
+        return meanwhile().then(() => Promise.reject(Object.assign(new Error("Can't reach database server at 127.0.0.1:5432"), { code: 'P1001' })));
+      }
+      return prisma.$executeRaw(strings, ...values);
+    };
+    const deps = { ...e.t.runtime, prisma: new Proxy(prisma, { get: (target, name) => (name === '$executeRaw' ? executeRaw : Reflect.get(target, name)) }) };
+    return { deps, refused: () => refused };
+  }
+
+  test("a destination's answer is recorded through a database outage, never sent again", async () => {
+    const key = newTestKey();
+    const { row } = await recordOf(key);
+    await row('fwdreq_outage000000000000000000', { url: `${dest.origin}/any/outage` });
+    const outage = outageWhileRecording(3);
+    await runForward(outage.deps, 'fwdreq_outage000000000000000000');
+    expect(outage.refused()).toBe(3);
+    expect(dest.hits('/any/outage').length).toBe(1);
+    const record = await e.t.runtime.prisma.forwardingRequest.findUniqueOrThrow({ where: { id: 'fwdreq_outage000000000000000000' } });
+    expect(record).toMatchObject({ status: 'succeeded', errorCode: null, outbound: null });
+    expect(record.responseDetails).toMatchObject({ status: 200 });
+  });
+
+  test('the truth lands over "abandoned": a run that lost its job meanwhile (another run failed the call) still records the answer', async () => {
+    const key = newTestKey();
+    const { row } = await recordOf(key);
+    const id = 'fwdreq_lostlock00000000000000000';
+    await row(id, { url: `${dest.origin}/any/lostlock` });
+    const outage = outageWhileRecording(1, () => failAbandoned(e.t.runtime.prisma, id));
+    await runForward(outage.deps, id);
+    expect(outage.refused()).toBe(1);
+    expect(dest.hits('/any/lostlock').length).toBe(1);
+    expect(await e.t.runtime.prisma.forwardingRequest.findUniqueOrThrow({ where: { id } })).toMatchObject({ status: 'succeeded', errorCode: null, failure: null });
+  });
+
+  test('an API that cannot wait longer answers that the outcome is not known yet, keeps no answer for the key, and a retry answers the truth', async () => {
+    const key = newTestKey();
+    const { row } = await recordOf(key);
+    const id = 'fwdreq_unknown0000000000000000';
+    const params = { payment_method: 'pm_card_visa', url: `${dest.origin}/any/unknown`, request: { body: '{"card":{"number":""}}' } };
+    // Claimed by a worker whose answer isn't recorded yet, past the call's timeout and the grace.
+    await row(id, { status: 'sending', claimedAt: new Date(Date.now() - 10_000), idempotencyKey: 'fwd-unknown', url: params.url });
+    const first = await forward(key, params, { 'Idempotency-Key': 'fwd-unknown' });
+    expectError(first, 502, { type: 'api_error', code: 'forwarding_api_upstream_error' });
+    expect(first.body.error.message).toContain('not known yet');
+    expect(first.body.error.message).toContain(id);
+    expect(first.headers['stripe-should-retry']).toBe('true');
+    expect(await e.t.runtime.prisma.idempotencyRecord.count({ where: { key: 'fwd-unknown' } })).toBe(0);
+
+    // The worker's answer lands: the same key now answers it, and nothing more was sent.
+    await e.t.runtime.prisma.forwardingRequest.update({
+      where: { id },
+      data: { status: 'succeeded', responseDetails: { body: '{}', headers: [], status: 200 }, requestContext: { destination_duration: 5, destination_ip_address: '127.0.0.1' }, outbound: null, keyId: null },
+    });
+    const again = await forward(key, params, { 'Idempotency-Key': 'fwd-unknown' });
+    expect(again.status).toBe(200);
+    expect(again.body).toMatchObject({ id, response_details: { status: 200 } });
+    expect(dest.hits('/any/unknown')).toEqual([]);
+    // Final now: kept for the key, and replayed.
+    const replay = await forward(key, params, { 'Idempotency-Key': 'fwd-unknown' });
+    expect(replay.headers['idempotent-replayed']).toBe('true');
+    expect(replay.body).toEqual(again.body);
   });
 
   test('records older than 30 days are pruned', async () => {

@@ -6,6 +6,7 @@ import type { JobWorker, ProcessDeps, Reconcile, Schedule } from '../../kernel/r
 import { ApiError } from '../../kernel/errors';
 import { checkHost, DestinationRefusedError, findRefusal, guardedLookup, type DestinationPolicy } from '../../lib/netguard';
 import { describeNetworkError, isTimeoutError } from '../../events/delivery';
+import { RECORDING_BOUND_MS, recordingDespiteOutages } from '../../lib/outage';
 import { forwardingQueue, queueForwards, type ForwardingJob } from './jobs';
 import { maskBody, maskText, type Header } from './replacements';
 
@@ -15,8 +16,11 @@ import { maskBody, maskText, type Header } from './replacements';
 //    the pickup deadline, so a job re-added by the reconciler, repeated, or run late does nothing;
 //  - the waiting API (or the reconciler, if the API is gone) fails a record still pending at its
 //    pickup deadline, so a job Redis lost is never run after the API answered;
-//  - a record left sending past its timeout and a grace (the worker died mid-call) fails as
-//    "may have been sent", and is never sent again.
+//  - once the destination answered, the worker records it through database outages (retried,
+//    never re-sent); an API that can't wait longer answers "outcome unknown" and leaves the
+//    record to become final with the truth;
+//  - a record left sending by a run that ended (its job runs again: the worker died, or gave up
+//    recording) or long past its timeout fails as "may have been sent", and is never sent again.
 
 /** What the worker sends: sealed in the record until it is final. `mask`: what to mask in the answer. */
 export interface Outbound {
@@ -53,7 +57,9 @@ const STATUSES: Record<FailureCode, number> = {
 
 /**
  * The public error of a failed record: the code, what happened, and the record's id, with the
- * public API's status. A retry with the same key replays it, so the SDKs are told not to retry.
+ * public API's status. A retry with the same key answers the same, so the SDKs are told not to
+ * retry. A call its worker abandoned may still get its true outcome recorded (a worker that lost
+ * its job's lock but lived): that answer is not kept for the key, so a retry reads the record again.
  */
 export function forwardingFailure(id: string, code: string, failure: string | null): ApiError {
   const known = FAILURES[code as FailureCode] ?? FAILURES.forwarding_api_upstream_error;
@@ -63,33 +69,65 @@ export function forwardingFailure(id: string, code: string, failure: string | nu
     code,
     message: `${known}${failure ? ` (${failure})` : ''} The forwarding request ${id} records what happened.`,
     headers: { 'Stripe-Should-Retry': 'false' },
+    ...(failure === CALL_ABANDONED && { kind: 'pending' as const }),
   });
 }
 
-/** After its timeout, how long a call may still take to be recorded before it counts as abandoned. */
+/**
+ * The answer while a call's outcome is unknown (its worker is recording it through an outage, or
+ * died): the public code for an upstream outcome that isn't known. The record becomes final with
+ * the truth; the key is not kept, so a retry with it (the SDKs retry on this header) answers that.
+ */
+export function outcomeNotKnownYet(id: string): ApiError {
+  return new ApiError({
+    status: 502,
+    type: 'api_error',
+    code: 'forwarding_api_upstream_error',
+    message: `The forward's outcome is not known yet: the destination may have received the request, and its answer is not recorded yet. Retrieve the forwarding request ${id}, or retry with the same idempotency key, for the outcome; do not forward again with a new key.`,
+    headers: { 'Stripe-Should-Retry': 'true' },
+    kind: 'pending',
+  });
+}
+
+/** After its timeout, how long the API waits for a call to be recorded before answering that its outcome is not known yet. */
 export const RECORDING_GRACE_SECONDS = 5;
+/**
+ * After its timeout, when a call still not recorded counts as abandoned: past the worker's own
+ * bound for recording an answer through an outage (RECORDING_BOUND_MS), so no live worker's truth
+ * is overtaken.
+ */
+export const ABANDONED_AFTER_SECONDS = RECORDING_BOUND_MS / 1000 + 30;
 /** The largest response body kept. */
 const RESPONSE_LIMIT = 1024 * 1024;
 
 const PICKUP_MISSED = 'no worker took the forward before its pickup deadline; nothing was sent';
 const CALL_ABANDONED = 'the worker stopped during the call; the destination may have received the request';
 
+type Executor = Pick<PrismaClient, '$executeRaw'>;
+
 /**
- * Fails what nobody will finish: records still pending past their pickup deadline, and records
- * sending past their timeout and the grace. `id`: only that record (the waiting API). Answers how
- * many of each; the conditions are checked by the database's clock, as the worker's claim is.
+ * Fails records still pending past their pickup deadline: nothing was sent. `id`: only that
+ * record (the waiting API). Checked by the database's clock, as the worker's claim is.
  */
-export async function failAbandoned(prisma: Pick<PrismaClient, '$executeRaw'>, id?: string): Promise<{ missed: number; abandoned: number }> {
+export function failMissed(prisma: Executor, id?: string): Promise<number> {
   const only = id === undefined ? Prisma.empty : Prisma.sql`AND id = ${id}`;
-  const missed = await prisma.$executeRaw`
+  return prisma.$executeRaw`
     UPDATE forwarding_requests SET status = 'failed', error_code = 'forwarding_api_retryable_upstream_error', failure = ${PICKUP_MISSED},
       outbound = NULL, key_id = NULL, completed_at = CURRENT_TIMESTAMP
     WHERE status = 'pending' AND pickup_deadline <= CURRENT_TIMESTAMP ${only}`;
-  const abandoned = await prisma.$executeRaw`
+}
+
+/**
+ * Fails calls nobody will record: `id`, a record whose run ended (its job is running again), or
+ * every record sending ABANDONED_AFTER_SECONDS past its timeout. The destination may have them.
+ */
+export function failAbandoned(prisma: Executor, id?: string): Promise<number> {
+  const which =
+    id === undefined ? Prisma.sql`claimed_at + make_interval(secs => timeout_ms / 1000.0 + ${ABANDONED_AFTER_SECONDS}) <= CURRENT_TIMESTAMP` : Prisma.sql`id = ${id}`;
+  return prisma.$executeRaw`
     UPDATE forwarding_requests SET status = 'failed', error_code = 'forwarding_api_upstream_error', failure = ${CALL_ABANDONED},
       outbound = NULL, key_id = NULL, completed_at = CURRENT_TIMESTAMP
-    WHERE status = 'sending' AND claimed_at + make_interval(secs => timeout_ms / 1000.0 + ${RECORDING_GRACE_SECONDS}) <= CURRENT_TIMESTAMP ${only}`;
-  return { missed, abandoned };
+    WHERE status = 'sending' AND ${which}`;
 }
 
 interface Claimed {
@@ -170,14 +208,25 @@ async function callDestination(url: string, outbound: Outbound, timeoutMs: numbe
   }
 }
 
-/** Runs one forward's call, if this worker is the one to take it; writes no events. */
+/** A call's outcome may land on its record while sending, or over "abandoned" (this run had lost its job's lock). */
+const stillUnrecorded = Prisma.sql`(status = 'sending' OR (status = 'failed' AND failure = ${CALL_ABANDONED}))`;
+
+/**
+ * Runs one forward's call, if this worker is the one to take it; writes no events. Once the
+ * destination answered, the answer is recorded through database outages, never sent again.
+ */
 export async function runForward(deps: ProcessDeps, id: string): Promise<readonly string[]> {
   const { prisma, encryption, config, clock, logger } = deps;
   const claimed = await prisma.$queryRaw<Claimed[]>`
     UPDATE forwarding_requests SET status = 'sending', claimed_at = CURRENT_TIMESTAMP
     WHERE id = ${id} AND status = 'pending' AND pickup_deadline > CURRENT_TIMESTAMP AND outbound IS NOT NULL
     RETURNING url, outbound, timeout_ms, allow_private_network`;
-  if (claimed.length === 0) return [];
+  if (claimed.length === 0) {
+    // A job id is its record's id, so a record already sending was claimed by an earlier run of
+    // this job, which ended without recording the call (killed, or out of recording time).
+    await failAbandoned(prisma, id);
+    return [];
+  }
   const row = claimed[0];
   let result: CallResult;
   let mask: Outbound['mask'] | undefined;
@@ -198,15 +247,21 @@ export async function runForward(deps: ProcessDeps, id: string): Promise<readonl
       status: result.status,
     };
     const context = { destination_duration: result.durationMs, destination_ip_address: result.address };
-    await prisma.$executeRaw`
+    await recordingDespiteOutages(
+      () => prisma.$executeRaw`
       UPDATE forwarding_requests SET status = 'succeeded', response_details = ${JSON.stringify(responseDetails)}::jsonb,
-        request_context = ${JSON.stringify(context)}::jsonb, outbound = NULL, key_id = NULL, completed_at = CURRENT_TIMESTAMP
-      WHERE id = ${id} AND status = 'sending'`;
+        request_context = ${JSON.stringify(context)}::jsonb, error_code = NULL, failure = NULL, outbound = NULL, key_id = NULL,
+        completed_at = CURRENT_TIMESTAMP
+      WHERE id = ${id} AND ${stillUnrecorded}`,
+    );
   } else {
-    await prisma.$executeRaw`
-      UPDATE forwarding_requests SET status = 'failed', error_code = ${result.code}, failure = ${result.failure},
+    const { code, failure } = result;
+    await recordingDespiteOutages(
+      () => prisma.$executeRaw`
+      UPDATE forwarding_requests SET status = 'failed', error_code = ${code}, failure = ${failure},
         outbound = NULL, key_id = NULL, completed_at = CURRENT_TIMESTAMP
-      WHERE id = ${id} AND status = 'sending'`;
+      WHERE id = ${id} AND ${stillUnrecorded}`,
+    );
   }
   return [];
 }
@@ -225,7 +280,8 @@ const BATCH = 500;
  * (pending before its pickup deadline): Redis may have lost it.
  */
 export const reconcileForwards: Reconcile = async ({ prisma, queues }) => {
-  const { missed, abandoned } = await failAbandoned(prisma);
+  const missed = await failMissed(prisma);
+  const abandoned = await failAbandoned(prisma);
   let requeued = 0;
   let afterId = '';
   for (;;) {

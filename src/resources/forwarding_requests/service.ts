@@ -10,7 +10,7 @@ import type { Tx } from '../../events/emit';
 import { resolvePaymentMethod, takeCvc } from '../payments';
 import { destinationFor, forwardingDestinations } from './destinations';
 import { queueForwards } from './jobs';
-import { failAbandoned, forwardingFailure, RECORDING_GRACE_SECONDS, type Outbound } from './pipeline';
+import { failMissed, forwardingFailure, outcomeNotKnownYet, RECORDING_GRACE_SECONDS, type Outbound } from './pipeline';
 import {
   blanksOf,
   checkCredential,
@@ -145,9 +145,10 @@ const POLL_MS = [5, 10, 20, 40, 80, 160, 250];
 
 /**
  * The create's second half, after its commit: waits until the record is final and answers it, or
- * its failure as the public error. Past the pickup deadline (no worker took it) or the call's
- * timeout and grace (its worker died), the record is failed here, by the same conditional updates
- * the reconciler uses, so a late worker finds nothing to do.
+ * its failure as the public error. Past the pickup deadline (no worker took it) the record is
+ * failed here, by the conditional update the reconciler uses, so a late worker finds nothing to
+ * do. Past the call's timeout and grace the answer is that the outcome is not known yet: the
+ * record is left to become final with the truth, which a retry with the key then answers.
  */
 export async function awaitForward(ctx: RequestContext, committed: unknown) {
   const { id } = committed as Created;
@@ -160,11 +161,8 @@ export async function awaitForward(ctx: RequestContext, committed: unknown) {
     if (row.status === 'succeeded') return serializeForwardingRequest(row);
     if (row.status === 'failed') throw forwardingFailure(row.id, row.errorCode ?? 'forwarding_api_upstream_error', row.failure);
     const now = clock.nowMs();
-    const due =
-      row.status === 'pending'
-        ? now >= row.pickupDeadline.getTime()
-        : row.claimedAt !== null && now >= row.claimedAt.getTime() + row.timeoutMs + RECORDING_GRACE_SECONDS * 1000;
-    if (due) await failAbandoned(prisma, id);
+    if (row.status === 'pending' && now >= row.pickupDeadline.getTime()) await failMissed(prisma, id);
+    else if (row.claimedAt !== null && now >= row.claimedAt.getTime() + row.timeoutMs + RECORDING_GRACE_SECONDS * 1000) throw outcomeNotKnownYet(id);
     await sleep(POLL_MS[Math.min(i, POLL_MS.length - 1)]);
   }
 }

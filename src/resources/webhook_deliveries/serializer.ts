@@ -35,6 +35,7 @@ export function serializeAttempt(row: WebhookAttempt) {
     error: row.error,
     response_body: row.responseExcerpt,
     succeeded: row.succeeded,
+    outcome: row.outcome,
   };
 }
 
