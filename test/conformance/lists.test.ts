@@ -24,7 +24,7 @@ import {
 import { requestsOf } from '../helpers/requests';
 import { describeListConformance, type CreatedObjects } from '../helpers/listConformance';
 import { routes } from '../../src/resources';
-import { CAPABILITIES } from '../../src/resources/accounts/serializer';
+import { CAPABILITIES } from '../../src/resources/connect/accounts/serializer';
 
 // Every list operation, the same way: the shared list conformance (envelope, limits, order,
 // cursors both ways, cursor errors, created filters, expand) and a walk through the official SDK's

@@ -1,6 +1,6 @@
 import { PRUNE_EVENTS, PRUNE_IDEMPOTENCY, PRUNE_LINKS, type Maintenance } from '../../workers/maintenance';
-import { cvcPurge } from '../../src/resources/payment_methods/jobs';
-import { secretSweep } from '../../src/resources/apps_secrets/jobs';
+import { cvcPurge } from '../../src/resources/payments/payment_methods/jobs';
+import { secretSweep } from '../../src/resources/apps/secrets/jobs';
 
 import type { TestApp } from '../helpers/app';
 import { startMaintenanceTestApp, type MaintenanceTestApp } from '../helpers/maintenanceApp';

@@ -1,7 +1,7 @@
 import type { Area } from '../area';
-import * as appsSecrets from '../apps_secrets/routes';
-import * as appsSecretSerializer from '../apps_secrets/serializer';
-import { secretSweep } from '../apps_secrets/jobs';
+import * as appsSecrets from './secrets/routes';
+import * as appsSecretSerializer from './secrets/serializer';
+import { secretSweep } from './secrets/jobs';
 
 // Apps: the secret store (secrets sealed at rest, swept when expired). No other area is imported.
 

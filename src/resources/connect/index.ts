@@ -1,18 +1,18 @@
 import { expandableOnly, type Area } from '../area';
-import * as accounts from '../accounts/routes';
-import * as accountSerializer from '../accounts/serializer';
-import * as capabilities from '../capabilities/routes';
-import * as capabilitySerializer from '../capabilities/serializer';
-import * as externalAccounts from '../external_accounts/routes';
-import * as externalAccountSerializer from '../external_accounts/serializer';
-import * as persons from '../persons/routes';
-import * as personSerializer from '../persons/serializer';
-import * as loginLinks from '../login_links/routes';
-import * as loginLinkSerializer from '../login_links/serializer';
-import * as accountLinks from '../account_links/routes';
-import * as accountLinkSerializer from '../account_links/serializer';
-import * as accountSessions from '../account_sessions/routes';
-import * as accountSessionSerializer from '../account_sessions/serializer';
+import * as accounts from './accounts/routes';
+import * as accountSerializer from './accounts/serializer';
+import * as capabilities from './capabilities/routes';
+import * as capabilitySerializer from './capabilities/serializer';
+import * as externalAccounts from './external_accounts/routes';
+import * as externalAccountSerializer from './external_accounts/serializer';
+import * as persons from './persons/routes';
+import * as personSerializer from './persons/serializer';
+import * as loginLinks from './login_links/routes';
+import * as loginLinkSerializer from './login_links/serializer';
+import * as accountLinks from './account_links/routes';
+import * as accountLinkSerializer from './account_links/serializer';
+import * as accountSessions from './account_sessions/routes';
+import * as accountSessionSerializer from './account_sessions/serializer';
 import { versionChanges } from './versions';
 
 // Connect: accounts and what hangs off them (capabilities, external accounts, persons, login

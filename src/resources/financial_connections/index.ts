@@ -1,7 +1,7 @@
 import { expandableOnly, type Area } from '../area';
-import * as financialConnections from '../financial_connections/routes';
-import * as financialConnectionsSerializer from '../financial_connections/serializer';
-import { fcLinkPrune, financialConnectionsWorker, reconcileFinancialConnectionsJobs } from '../financial_connections/pipeline';
+import * as financialConnections from './accounts/routes';
+import * as financialConnectionsSerializer from './accounts/serializer';
+import { fcLinkPrune, financialConnectionsWorker, reconcileFinancialConnectionsJobs } from './accounts/pipeline';
 
 // Financial Connections: sessions and the hosted bank-link flow, the accounts they link, their
 // owners and transactions; the worker refreshes, subscribes and deactivates. No other area is imported.

@@ -1,8 +1,8 @@
 import type { Area } from '../area';
-import * as forwardingRequests from '../forwarding_requests/routes';
-import * as forwardingRequestSerializer from '../forwarding_requests/serializer';
-import { forwardingPrune, forwardingWorker, reconcileForwards } from '../forwarding_requests/pipeline';
-import { forwardingDestinations } from '../forwarding_requests/destinations';
+import * as forwardingRequests from './requests/routes';
+import * as forwardingRequestSerializer from './requests/serializer';
+import { forwardingPrune, forwardingWorker, reconcileForwards } from './requests/pipeline';
+import { forwardingDestinations } from './requests/destinations';
 
 // Forwarding: requests that send a card's details to a destination FORWARDING_DESTINATIONS
 // lists, the call made by the worker. Forwarding reads and checks its own setting.

@@ -1,7 +1,7 @@
 import { expandableOnly, type Area } from '../area';
-import * as identity from '../identity/routes';
-import * as identitySerializer from '../identity/serializer';
-import { identityWorker, reconcileIdentityJobs } from '../identity/pipeline';
+import * as identity from './verification/routes';
+import * as identitySerializer from './verification/serializer';
+import { identityWorker, reconcileIdentityJobs } from './verification/pipeline';
 
 // Identity: verification sessions, their reports and the hosted test page; the worker finishes
 // processing and redaction. No other area is imported.

@@ -1,11 +1,11 @@
 import type { Area } from '../area';
-import * as customers from '../customers/routes';
-import * as customerSerializer from '../customers/serializer';
-import { retrieveCustomerObject } from '../customers/service';
-import * as paymentMethods from '../payment_methods/routes';
-import * as paymentMethodSerializer from '../payment_methods/serializer';
-import { retrievePaymentMethodObject } from '../payment_methods/service';
-import { cvcPurge } from '../payment_methods/jobs';
+import * as customers from './customers/routes';
+import * as customerSerializer from './customers/serializer';
+import { retrieveCustomerObject } from './customers/service';
+import * as paymentMethods from './payment_methods/routes';
+import * as paymentMethodSerializer from './payment_methods/serializer';
+import { retrievePaymentMethodObject } from './payment_methods/service';
+import { cvcPurge } from './payment_methods/jobs';
 
 // Payments: customers and their payment methods (cards and the public test cards); next,
 // payment and setup intents, charges and refunds.
@@ -27,5 +27,5 @@ export const area: Area = {
 };
 
 /** For other areas: a payment method by id (a public test id makes one), a card's CVC, a test card's charge outcome. */
-export { resolvePaymentMethod, takeCvc } from '../payment_methods/service';
-export { paymentResult, type CardOutcome } from '../payment_methods/testCards';
+export { resolvePaymentMethod, takeCvc } from './payment_methods/service';
+export { paymentResult, type CardOutcome } from './payment_methods/testCards';

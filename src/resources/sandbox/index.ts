@@ -1,6 +1,6 @@
 import type { Area } from '../area';
-import * as sandboxData from '../sandbox_data/routes';
-import * as sandboxDataSerializer from '../sandbox_data/serializer';
+import * as sandboxData from './data/routes';
+import * as sandboxDataSerializer from './data/serializer';
 
 // Sandbox: deleting a platform's data (DELETE /sandbox/v1/data). It deletes rows of every area's
 // tables by SQL, and imports no other area.

@@ -2,12 +2,12 @@ import type { Area } from '../area';
 import { API_VERSIONS } from '../../kernel/versions';
 import { EVENT_TYPES } from '../../events/types';
 import { eventFanoutQueue, webhookDeliveryQueue } from '../../events/jobs';
-import * as webhookEndpoints from '../webhook_endpoints/routes';
-import * as webhookEndpointSerializer from '../webhook_endpoints/serializer';
-import * as events from '../events/routes';
-import * as eventSerializer from '../events/serializer';
-import * as webhookDeliveries from '../webhook_deliveries/routes';
-import * as webhookDeliverySerializer from '../webhook_deliveries/serializer';
+import * as webhookEndpoints from './webhook_endpoints/routes';
+import * as webhookEndpointSerializer from './webhook_endpoints/serializer';
+import * as events from './events/routes';
+import * as eventSerializer from './events/serializer';
+import * as webhookDeliveries from './webhook_deliveries/routes';
+import * as webhookDeliverySerializer from './webhook_deliveries/serializer';
 import { versionChanges } from './versions';
 
 // Webhooks: endpoints, the events API, and the sandbox's delivery log and resend. Writing,
@@ -34,4 +34,4 @@ export const area: Area = {
 };
 
 /** For start-up: seals the signing secrets earlier versions kept in plain text. */
-export { sealPlaintextSecrets } from '../webhook_endpoints/service';
+export { sealPlaintextSecrets } from './webhook_endpoints/service';
