@@ -1,8 +1,9 @@
 import { execFile } from 'node:child_process';
-import { cpSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdtempSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
+import { areas } from '../src/resources';
 
 // The house's import rules (.dependency-cruiser.cjs), checked by `npm run lint:structure`, which
 // `npm test` runs first. A copy of the tree with rules broken on purpose must fail the checker,
@@ -10,6 +11,7 @@ import { promisify } from 'node:util';
 
 const root = path.join(__dirname, '..');
 const run = promisify(execFile);
+const config = require(path.join(root, '.dependency-cruiser.cjs'));
 
 async function cruise(dir: string): Promise<{ code: number; output: string }> {
   try {
@@ -57,21 +59,34 @@ test('the tree as it is keeps every rule', () => {
   expect(asItIs.code).toBe(0);
 });
 
-test('a planted circle and a kernel file importing an area fail the checker, each named with its import', async () => {
+test('a planted circle, a kernel file importing an area, and an area reaching inside another fail the checker, each named with its import', async () => {
   const dir = copyTree();
   try {
     // A circle through a type-only import: `import type` counts.
     writeFileSync(path.join(dir, 'src/lib/plantedA.ts'), "import { b } from './plantedB';\nexport const a = (): number => b;\n");
     writeFileSync(path.join(dir, 'src/lib/plantedB.ts'), "import type { a } from './plantedA';\nexport const b = 1;\nexport type A = typeof a;\n");
     writeFileSync(path.join(dir, 'src/kernel/planted.ts'), "import { area } from '../resources/payments';\nexport const planted = area.name;\n");
+    // Billing may use what payments' index exports, not a payments service itself.
+    writeFileSync(path.join(dir, 'src/resources/billing/planted.ts'), "export { takeCvc } from '../payments/payment_methods/service';\n");
     const { code, output } = await cruise(dir);
     expect(code).not.toBe(0);
     const found = findings(output);
     expect(found).toContainEqual(expect.stringMatching(/^error no-circular: src\/lib\/planted([AB])\.ts → src\/lib\/planted(?!\1)[AB]\.ts → src\/lib\/planted\1\.ts$/));
     expect(found).toContainEqual('error lower-layers-import-no-area: src/kernel/planted.ts → src/resources/payments/index.ts');
+    expect(found).toContainEqual('error areas-through-index: src/resources/billing/planted.ts → src/resources/payments/payment_methods/service.ts');
     // Nothing else: what was planted, besides what the tree as it is reports.
     expect(found.filter((f) => !/planted/.test(f))).toEqual(findings(asItIs.output));
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
 }, 120_000);
+
+test("the checker's list of areas is the registry's and the folders under src/resources/", () => {
+  const folders = readdirSync(path.join(root, 'src', 'resources'), { withFileTypes: true })
+    .filter((e) => e.isDirectory())
+    .map((e) => e.name)
+    .sort();
+  expect(areas.map((a) => a.name).sort()).toEqual(folders);
+  const rule = config.forbidden.find((r: { name: string }) => r.name === 'areas-through-index');
+  for (const name of folders) expect(new RegExp(rule.from.path).test(`src/resources/${name}/index.ts`)).toBe(true);
+});

@@ -20,7 +20,7 @@ const CODE_LENGTH = 8;
 
 /**
  * From this version a code's coupon is `promotion[coupon]`; before it, `coupon` (the version
- * change of promotion codes in src/resources/versions.ts).
+ * change of promotion codes in src/resources/billing/versions.ts).
  */
 const PROMOTION_SINCE = '2025-09-30';
 
