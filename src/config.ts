@@ -70,7 +70,7 @@ export interface Config {
   readonly seedApiKey: string;
 }
 
-/** Name, default and one-line meaning of every setting; .env.example and the README table follow it. */
+/** Name, default and one-line meaning of every setting; .env.example and the table in docs/configuration.md follow it. */
 export const settings = {
   HOST: ['127.0.0.1', 'Address the API (with its hosted pages and /metrics) and a worker\'s metrics listen on; 0.0.0.0 for every interface (the Docker image sets it)'],
   PORT: ['12111', 'HTTP port of the API'],
