@@ -63,7 +63,7 @@ export interface Figures {
    * been received" (the worker died mid-call); and how many were answered as failed (nothing sent,
    * or no connection) although the destination got them, which must be none.
    */
-  forwarded?: { succeeded: number; failed: number; unknown: number; failedButReceived: number };
+  forwarded?: { succeeded: number; failed: number; unknown: number; unknownReceived: number; failedButReceived: number };
   /**
    * Deliveries that arrived more than once, per endpoint (at-least-once allows them), and those of
    * them the attempt log doesn't show (each arrival must be an attempt in the log).
@@ -338,7 +338,8 @@ async function writeFigures(stack: Stack, scenario: string, client: ApiClient, r
 
 /**
  * Events that arrived more than once at each endpoint, and arrivals the attempt log doesn't show:
- * every arrival must be an attempt that succeeded, or one whose worker died (outcome unknown).
+ * every arrival must be an attempt that may have reached the endpoint: one that succeeded, got a
+ * status or timed out (a busy receiver answers late), or whose worker died (outcome unknown).
  */
 async function duplicateFigures(stack: Stack, receivers: Receiver[]): Promise<NonNullable<Figures['duplicates']>> {
   let unlogged = 0;
@@ -347,7 +348,8 @@ async function duplicateFigures(stack: Stack, receivers: Receiver[]): Promise<No
     const repeated = [...r.counts].filter(([, n]) => n > 1);
     perEndpoint.push(repeated.reduce((sum, [, n]) => sum + n - 1, 0));
     const logged = await stack.query<{ event_id: string; n: number }>(
-      `SELECT event_id, count(*)::int AS n FROM webhook_attempts WHERE endpoint_id = $1 AND outcome IN ('succeeded', 'unknown') GROUP BY 1`,
+      `SELECT event_id, count(*)::int AS n FROM webhook_attempts WHERE endpoint_id = $1
+         AND (outcome IN ('succeeded', 'unknown', 'started') OR status_code IS NOT NULL OR error LIKE 'Timed out%') GROUP BY 1`,
       [r.endpointId],
     );
     const attempts = new Map(logged.map((row) => [row.event_id, row.n]));
@@ -523,6 +525,7 @@ export async function forwardingScenario(stack: Stack, fault: FaultName, options
   let ranTwice = 0;
   let failedButReceived = 0;
   let unknown = 0;
+  let unknownReceived = 0;
   const problems: string[] = [];
   for (const [tag, { record }] of outcomes) {
     const [row, ...more] = byTag.get(tag) ?? [];
@@ -532,7 +535,10 @@ export async function forwardingScenario(stack: Stack, fault: FaultName, options
     // Answered as not sent (or never connected), yet the destination has it: a caller would send again.
     const saysNotSent = code === 'forwarding_api_retryable_upstream_error' || code === 'forwarding_api_upstream_connection_error';
     if (!record.ok && saysNotSent && received > 0) failedButReceived++;
-    if (!record.ok && code === 'forwarding_api_upstream_error') unknown++;
+    if (!record.ok && code === 'forwarding_api_upstream_error') {
+      unknown++;
+      if (received > 0) unknownReceived++;
+    }
     const agrees = record.ok ? row?.status === 'succeeded' && received === 1 : row?.status === 'failed' && code === row.error_code && !(saysNotSent && received > 0);
     if (agrees) consistent++;
     else if (record.ok) lost++;
@@ -561,7 +567,9 @@ export async function forwardingScenario(stack: Stack, fault: FaultName, options
     problems,
   };
   const succeeded = [...outcomes.values()].filter((o) => o.record.ok).length;
-  figures.forwarded = { succeeded, failed: consistent - succeeded - unknown, unknown, failedButReceived };
+  figures.forwarded = { succeeded, failed: consistent - succeeded - unknown, unknown, unknownReceived, failedButReceived };
+  // Only a worker that dies mid-call takes an answer with it: any other fault must leave none unknown.
+  if (fault !== 'worker-kill' && unknown > 0) figures.problems.push(`${unknown} forwards were answered "may have been received" though their worker lived (${unknownReceived} received)`);
   if (rows.length < n) figures.problems.push(`${n - rows.length} forwards have no record`);
   setRecovery(figures, backAt, Math.max(backAt, ...interrupted.map((o) => o.at)), backAt);
   Object.assign(figures, processFigures(stack, started));
@@ -658,7 +666,7 @@ export function formatFigures(f: Figures): string {
     `delivered ${f.delivered.join(' + ')}`,
     f.pipeline ? `pipeline ${f.pipeline.finished}/${f.pipeline.total}` : '',
     f.forwarded
-      ? `forwards ${f.forwarded.succeeded} succeeded + ${f.forwarded.failed} failed as recorded + ${f.forwarded.unknown} may have been received, ${f.forwarded.failedButReceived} answered not sent but received`
+      ? `forwards ${f.forwarded.succeeded} succeeded + ${f.forwarded.failed} failed as recorded + ${f.forwarded.unknown} may have been received (${f.forwarded.unknownReceived} were), ${f.forwarded.failedButReceived} answered not sent but received`
       : '',
     f.duplicates ? `duplicates ${f.duplicates.perEndpoint.join(' + ')} (${f.duplicates.unlogged} not in the log)` : '',
     `ran twice ${f.ranTwice}`,

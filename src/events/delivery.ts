@@ -44,6 +44,8 @@ export type AttemptOutcome =
 
 interface ClaimedDelivery {
   id: string;
+  /** The claim that took the delivery: one asked for twice in a batch goes to one of them. */
+  attempt_id: string;
   endpoint_id: string;
   event_id: string;
   attempts: number;
@@ -236,16 +238,17 @@ function payloadOf(d: ClaimedDelivery, versions: VersionRenderer): string {
   return payload;
 }
 
-/** Claims many deliveries in one statement; a delivery asked for twice in a batch goes to the first asker. */
+/**
+ * Claims many deliveries in one statement. A delivery asked for twice in a batch (a group job and
+ * the reconciler's single job, say) goes to the asker whose attempt row the statement wrote.
+ */
 async function claimBatch(sql: SqlClient, items: Claim[]): Promise<(ClaimedDelivery | undefined)[]> {
   const rows = await retryingDeadlocks(() => sql.query<Omit<ClaimedDelivery, 'batch'>>(claimDeliveries(items)));
   const batch: ClaimBatch = { payloads: new Map(), secrets: new Map() };
-  const byId = new Map(rows.map((r) => [r.id, { ...r, batch }]));
+  const byAttempt = new Map(rows.map((r) => [r.attempt_id, { ...r, batch }]));
   return items.map((i) => {
-    const row = byId.get(i.id);
-    if (!row || row.attempts !== i.attempt) return undefined;
-    byId.delete(i.id);
-    return row;
+    const row = byAttempt.get(i.attemptId);
+    return row && row.id === i.id && row.attempts === i.attempt ? row : undefined;
   });
 }
 

@@ -91,7 +91,7 @@ export const claimDeliveries = (items: readonly Claim[]) => sql`
       -- A delivery whose endpoint went away is canceled, not attempted.
       WHERE w.status = 'enabled' AND w.url IS NOT NULL AND w.secret IS NOT NULL
     )
-    SELECT c.id, c.endpoint_id, c.event_id, c.attempts, e.account_id, e.created, e.type, e.api_version, e.data,
+    SELECT c.id, c.attempt_id, c.endpoint_id, c.event_id, c.attempts, e.account_id, e.created, e.type, e.api_version, e.data,
            e.request_id, e.idempotency_key, e.pending_webhooks, a.parent_account_id,
            w.url, w.secret, w.api_version AS endpoint_api_version, w.status AS endpoint_status
     FROM claimed c

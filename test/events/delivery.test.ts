@@ -418,6 +418,29 @@ describe('attempts claimed together', () => {
     expect(await e.t.runtime.prisma.webhookDelivery.findUniqueOrThrow({ where: { id: deliveryId } })).toMatchObject({ status: 'succeeded', attempts: 1 });
   });
 
+  test('a delivery asked for twice in one claim batch (a group job and the reconciler\'s single job) goes to the asker whose attempt the statement wrote', async () => {
+    const { key, account, endpoint } = await setup('/d/twice');
+    const [deliveryId] = await fannedOut(account);
+    // The statement gives a delivery to one of its askers, as its join order falls (a big batch
+    // hashes): here the wanted rows go in reversed, so it is not the first asker.
+    const claimText = claimDeliveries([]).text;
+    const sql = e.t.runtime.sql;
+    const real = sql.query.bind(sql);
+    const query = jest.spyOn(sql, 'query').mockImplementation(((statement: { text: string; values: unknown[] }) =>
+      real(statement.text === claimText ? { text: statement.text, values: statement.values.map((v) => (Array.isArray(v) ? [...v].reverse() : v)) } : statement)) as never);
+    let outcomes;
+    try {
+      outcomes = await Promise.all(['group-job', 'single-job'].map((holder) => attemptDelivery(e.t.runtime, settings(), { deliveryId, attempt: 0, holder })));
+    } finally {
+      query.mockRestore();
+    }
+    expect(outcomes.map((o) => o.kind)).toEqual(['skipped', 'succeeded']);
+    expect(e.receiver.on(endpoint.path)).toHaveLength(1);
+    const attempts = (await attemptsOf(key, endpoint.id)).data;
+    expect(attempts.map((a: any) => [a.attempt, a.outcome, a.status_code])).toEqual([[1, 'succeeded', 200]]);
+    expect(await e.t.runtime.prisma.webhookDelivery.findUniqueOrThrow({ where: { id: deliveryId } })).toMatchObject({ status: 'succeeded', lockedBy: null });
+  });
+
   test('canceling a delivery marks an attempt a dead run left started as unknown', async () => {
     const { key, account, endpoint } = await setup('/d/cancel-started');
     const [deliveryId] = await fannedOut(account);
