@@ -47,7 +47,7 @@ FROM ${NODE_IMAGE} AS runtime
 # HOST: Sandbank listens on 127.0.0.1 unless told otherwise; in a container that would leave the
 # published port unreachable, so the image listens on every interface of its own network.
 # Production: the process never generates a key for secrets at rest; it starts only with
-# SECRETS_ENCRYPTION_KEY or an existing key file in DATA_DIR (see the README).
+# SECRETS_ENCRYPTION_KEY or an existing key file in DATA_DIR (see docs/configuration.md, Secrets at rest).
 ENV NODE_ENV=production \
     HOST=0.0.0.0 \
     DATA_DIR=/app/data

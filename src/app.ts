@@ -8,8 +8,7 @@ import { accessLog, errorMiddleware, InFlight, mountRoutes, notFound, requestIde
 import { IdempotencyStore } from './kernel/idempotency';
 import { RateLimiter } from './kernel/rateLimit';
 import { checkRoutesAgainstDocument, loadOpenApiDocument, operationsOf } from './kernel/openapi';
-import { generatedSchemas, queueDefinitions, resources } from './resources';
-import { versions } from './resources/versions';
+import { generatedSchemas, objectTypes, pages, queueDefinitions, routes } from './resources';
 import { renderMetrics, watchQueueDepth } from './lib/metrics';
 import { HOSTED_PREFIX, mountPages } from './hosted/pages';
 import { requestLogPage } from './hosted/requestLogPage';
@@ -30,17 +29,18 @@ export function buildApp(deps: AppDeps): BuiltApp {
   const { config, prisma, logger, clock, redis } = deps;
   const document = loadOpenApiDocument(generatedSchemas);
   const operations = operationsOf(document);
-  const routes = resources.flatMap((r) => r.routes);
   checkRoutesAgainstDocument(routes, operations);
 
+  // The object registry: each area's object types, with their expandable fields and retrieve.
   const expand = new ExpandRegistry();
-  for (const r of resources) for (const [object, fields] of Object.entries(r.expandable)) expand.register(object, fields);
+  for (const [object, type] of objectTypes) expand.register(object, type.expandable, type.retrieve);
+  expand.checkReferences();
   const kernel: Kernel = {
     deps,
     authenticator: new Authenticator(prisma, config.authMode, clock, config.apiKeyCacheSeconds, config.defaultApiVersion, deps.notifications),
     idempotency: new IdempotencyStore(prisma, deps.sql, config.idempotencyTtlHours, deps.encryption),
     expand,
-    versions,
+    versions: deps.versions,
     limits: { bodyLimitBytes: config.bodyLimitBytes, depthLimit: config.paramDepthLimit, countLimit: config.paramCountLimit },
     inFlight: new InFlight(),
     rateLimiter: config.apiRateLimit > 0 ? new RateLimiter(config.apiRateLimit, clock) : undefined,
@@ -88,7 +88,7 @@ export function buildApp(deps: AppDeps): BuiltApp {
     res.status(database && queue ? 200 : 503).json({ status: database && queue ? 'ready' : 'unavailable', postgres: database, redis: queue });
   });
 
-  mountPages(app, resources.flatMap((r) => r.pages ?? []), deps, kernel.limits, kernel.inFlight);
+  mountPages(app, pages, deps, kernel.limits, kernel.inFlight);
   mountPages(app, [requestLogPage(requestLog, kernel.authenticator)], deps, kernel.limits, kernel.inFlight, REQUEST_LOG_PATH);
   app.use(notFound(logger, kernel.authenticator));
   app.use(errorMiddleware(logger));

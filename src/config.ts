@@ -3,7 +3,6 @@
 import { isIP } from 'node:net';
 import { normalizeHost } from './lib/netguard';
 import { isApiVersion, LATEST_API_VERSION } from './kernel/versions';
-import { DestinationConfigError, parseForwardingDestinations, type ForwardingDestination } from './resources/forwarding_requests/destinations';
 
 export type AuthMode = 'open' | 'registered';
 
@@ -57,8 +56,8 @@ export interface Config {
   readonly cardCvcTtlSeconds: number;
   readonly identityProcessingDelayMs: number;
   readonly redactionDelayMs: number;
-  /** Where forwards may go (a URL on none is refused). */
-  readonly forwardingDestinations: readonly ForwardingDestination[];
+  /** FORWARDING_DESTINATIONS as written: forwarding parses and checks it (its `destinations.ts`) as a process starts. */
+  readonly forwardingDestinations: string;
   /** How long a forward waits for a worker to take it before it fails. */
   readonly forwardingPickupTimeoutMs: number;
   readonly fcRefreshDelayMs: number;
@@ -71,7 +70,7 @@ export interface Config {
   readonly seedApiKey: string;
 }
 
-/** Name, default and one-line meaning of every setting; .env.example and the README table follow it. */
+/** Name, default and one-line meaning of every setting; .env.example and the table in docs/configuration.md follow it. */
 export const settings = {
   HOST: ['127.0.0.1', 'Address the API (with its hosted pages and /metrics) and a worker\'s metrics listen on; 0.0.0.0 for every interface (the Docker image sets it)'],
   PORT: ['12111', 'HTTP port of the API'],
@@ -212,15 +211,6 @@ function url(env: Env, name: keyof typeof settings, fallback: string, protocols:
   return raw;
 }
 
-function forwardingDestinations(env: Env): readonly ForwardingDestination[] {
-  try {
-    return parseForwardingDestinations(env.FORWARDING_DESTINATIONS ?? settings.FORWARDING_DESTINATIONS[0]);
-  } catch (err) {
-    if (err instanceof DestinationConfigError) throw new ConfigError(`FORWARDING_DESTINATIONS ${err.message}`);
-    throw err;
-  }
-}
-
 /** SEED_FILE needs a key to act with; there is no default key, since the key decides whose account the objects join. */
 function seedSettings(env: Env): Pick<Config, 'seedFile' | 'seedApiKey'> {
   const seedFile = env.SEED_FILE ?? settings.SEED_FILE[0];
@@ -276,7 +266,7 @@ export function loadConfig(env: Env = process.env): Config {
     cardCvcTtlSeconds: integer(env, 'CARD_CVC_TTL_SECONDS', 1, 86400),
     identityProcessingDelayMs: integer(env, 'IDENTITY_PROCESSING_DELAY_MS', 0, 86400000),
     redactionDelayMs: integer(env, 'REDACTION_DELAY_MS', 0, 4 * 86400000),
-    forwardingDestinations: forwardingDestinations(env),
+    forwardingDestinations: env.FORWARDING_DESTINATIONS ?? settings.FORWARDING_DESTINATIONS[0],
     forwardingPickupTimeoutMs: integer(env, 'FORWARDING_PICKUP_TIMEOUT_MS', 100, 600000),
     fcRefreshDelayMs: integer(env, 'FC_REFRESH_DELAY_MS', 0, 86400000),
     fcRefreshCooldownSeconds: integer(env, 'FC_REFRESH_COOLDOWN_SECONDS', 0, 86400),

@@ -12,7 +12,8 @@ import { Encryption } from './lib/encryption';
 import { JobQueues } from './lib/queue';
 import { SHUTDOWN_MESSAGE } from './cluster';
 import { Notifications } from './lib/pgNotify';
-import { sealPlaintextSecrets } from './resources/webhook_endpoints/service';
+import { checkConfig, versions } from './resources';
+import { sealPlaintextSecrets } from './resources/webhooks';
 
 export interface Runtime extends ProcessDeps {
   close(): Promise<void>;
@@ -20,6 +21,8 @@ export interface Runtime extends ProcessDeps {
 
 /** Opens the shared clients of one process. */
 export function openRuntime(config: Config, options: { logger?: Logger; clock?: Clock } = {}): Runtime {
+  // Each area's own settings (forwarding's destinations): a bad one stops start-up before any client opens.
+  checkConfig(config);
   const logger = options.logger ?? createLogger(config.logLevel);
   const { prisma, pool } = createDatabase(config.databaseUrl, config.databasePoolSize, logger);
   const sql = new PoolSql(pool);
@@ -39,6 +42,7 @@ export function openRuntime(config: Config, options: { logger?: Logger; clock?: 
     queues,
     encryption,
     notifications,
+    versions,
     async close() {
       await Promise.allSettled([queues.close(), notifications.close(), prisma.$disconnect(), redis.quit().catch(() => redis.disconnect())]);
     },

@@ -3,7 +3,7 @@ import path from 'node:path';
 import { ConfigError, loadConfig, settings, type Config } from '../src/config';
 
 // The typed config, and the two documents that follow `settings` (both checked here): .env.example
-// line for line, and the README's configuration table row for row.
+// line for line, and the configuration table (docs/configuration.md) row for row.
 
 const root = path.join(__dirname, '..');
 const names = Object.keys(settings) as (keyof typeof settings)[];
@@ -67,10 +67,10 @@ describe('.env.example', () => {
   });
 });
 
-describe("the README's configuration table", () => {
+describe('the configuration table in docs/configuration.md', () => {
   /** The table's rows: name, default as shown, meaning. */
   function readTable(): { name: string; shown: string; meaning: string }[] {
-    const lines = readFileSync(path.join(root, 'README.md'), 'utf8').split('\n');
+    const lines = readFileSync(path.join(root, 'docs', 'configuration.md'), 'utf8').split('\n');
     const start = lines.indexOf('| Variable | Default | Meaning |');
     expect(start).toBeGreaterThan(-1);
     const rows: { name: string; shown: string; meaning: string }[] = [];

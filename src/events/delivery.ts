@@ -10,6 +10,7 @@ import { Encryption } from '../lib/encryption';
 import { newId } from '../lib/ids';
 import { checkHost, DestinationRefusedError, findRefusal, guardedLookup, type DestinationPolicy } from '../lib/netguard';
 import { claimDeliveries, completeAttempts, OUTCOME_UNKNOWN, type Claim, type Completion } from './queries';
+import type { VersionRenderer } from '../kernel/versions';
 import { renderDelivery, type EventRow } from './render';
 import { signatureHeader } from './signature';
 
@@ -102,7 +103,7 @@ export interface AttemptRequest {
 }
 
 export async function attemptDelivery(
-  { prisma, sql, clock, encryption }: Pick<Deps, 'prisma' | 'sql' | 'clock' | 'encryption'>,
+  { prisma, sql, clock, encryption, versions }: Pick<Deps, 'prisma' | 'sql' | 'clock' | 'encryption' | 'versions'>,
   settings: DeliverySettings,
   { deliveryId, attempt, holder, takeOver = false }: AttemptRequest,
 ): Promise<AttemptOutcome> {
@@ -120,7 +121,7 @@ export async function attemptDelivery(
   }
   const secret = await secretOf(d, d.secret, encryption);
 
-  const payload = payloadOf(d);
+  const payload = payloadOf(d, versions);
   const started = clock.nowMs();
   let statusCode: number | null = null;
   let error: string | null = null;
@@ -215,7 +216,7 @@ function secretOf(d: ClaimedDelivery, stored: string, encryption: Encryption): P
  * The payload as the delivery's endpoint reads it, rendered once per event and version in a batch:
  * the endpoints of one event (claimed together when fan-out made their jobs together) share it.
  */
-function payloadOf(d: ClaimedDelivery): string {
+function payloadOf(d: ClaimedDelivery, versions: VersionRenderer): string {
   const version = d.endpoint_api_version ?? d.api_version;
   const key = `${d.event_id} ${version}`;
   let payload = d.batch.payloads.get(key);
@@ -231,7 +232,7 @@ function payloadOf(d: ClaimedDelivery): string {
       idempotencyKey: d.idempotency_key,
       pendingWebhooks: d.pending_webhooks,
     };
-    payload = JSON.stringify(renderDelivery(row, { connected: d.parent_account_id !== null, apiVersion: version }));
+    payload = JSON.stringify(renderDelivery(row, versions, { connected: d.parent_account_id !== null, apiVersion: version }));
     d.batch.payloads.set(key, payload);
   }
   return payload;

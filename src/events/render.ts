@@ -1,12 +1,11 @@
 import type { Event } from '../generated/prisma/client';
-import { alreadyRendered, type Embedded } from '../kernel/versions';
-import { versions } from '../resources/versions';
+import { alreadyRendered, type Embedded, type VersionRenderer } from '../kernel/versions';
 
 // The public event object. `data` is stored in the newest shape and rendered for the event's
 // version: the endpoint's `api_version` when it has one, else the version the event was
 // written at (the account's default then). The envelope is left in the newest shape: whoever
 // sends it renders it for the reader (the kernel for a request's version, delivery for the
-// endpoint's).
+// endpoint's). `versions` holds every area's version changes (`deps.versions`).
 
 export type EventRow = Pick<
   Event,
@@ -21,7 +20,7 @@ export interface EventData {
 }
 
 /** `connected`: the event belongs to a connected account, so it names the account. */
-export function renderEvent(row: EventRow, options: { connected: boolean; apiVersion?: string | null }) {
+export function renderEvent(row: EventRow, versions: VersionRenderer, options: { connected: boolean; apiVersion?: string | null }) {
   const version = options.apiVersion ?? row.apiVersion;
   const stored = row.data as unknown as EventData;
   const data: EventData = { object: versions.render(stored.object, version, undefined, stored.embedded) };
@@ -46,7 +45,7 @@ export function renderEvent(row: EventRow, options: { connected: boolean; apiVer
 }
 
 /** The event as a webhook carries it: wholly at its version, the envelope included. */
-export function renderDelivery(row: EventRow, options: { connected: boolean; apiVersion?: string | null }) {
-  const event = renderEvent(row, options);
+export function renderDelivery(row: EventRow, versions: VersionRenderer, options: { connected: boolean; apiVersion?: string | null }) {
+  const event = renderEvent(row, versions, options);
   return versions.render(event, event.api_version);
 }

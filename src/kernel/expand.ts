@@ -3,8 +3,10 @@ import type { RequestContext } from './route';
 
 // expand[]: each resource declares, per object type, which fields can be expanded, what they
 // expand to, and how. Paths are checked against those declarations before any work is done.
-// Three kinds of field:
+// Four kinds of field:
 // - an id that expands to its object (`expand`);
+// - an id of another resource's object (`ref`): it expands through that object type's `retrieve`,
+//   registered by the resource that owns it, so serializers never import each other;
 // - a field the public API returns only when expanded (`withheldField`): the serializer keeps its
 //   value out of the object with `withhold`, and expanding puts it back;
 // - a sub-object that is always there but holds such fields (`pathField`): a path may go
@@ -19,11 +21,28 @@ export interface ExpandableField {
    * Turns the stored value (an id, possibly null) into the expanded value; `parent` is the
    * object holding it. Absent for withheld and path fields.
    */
-  readonly expand?: (value: unknown, parent: Record<string, unknown>, ctx: RequestContext) => Promise<unknown>;
-  readonly kind?: 'withheld' | 'path';
+  readonly expand?: Expand;
+  readonly kind?: 'withheld' | 'path' | 'ref';
 }
 
+type Expand = (value: unknown, parent: Record<string, unknown>, ctx: RequestContext) => Promise<unknown>;
+
 export type ExpandableFields = Readonly<Record<string, ExpandableField>>;
+
+/** One of the caller's objects of a type, by id, in its public shape; null when the caller has none. */
+export type Retrieve = (ctx: RequestContext, id: string) => Promise<unknown>;
+
+/**
+ * What the object registry holds for one object type: its expandable fields and, for a type that
+ * other objects name by id, how to retrieve it. Each area declares its own (src/resources/<area>/index.ts).
+ */
+export interface ObjectType {
+  readonly expandable: ExpandableFields;
+  readonly retrieve?: Retrieve;
+}
+
+/** A field holding the id of an object of `type`, expanded through the registry (null when the caller has none). */
+export const ref = (type: string): ExpandableField => ({ type, kind: 'ref' });
 
 /** A field the serializer withholds (see `withhold`); expanding it returns its value, or null. */
 export const withheldField = (type: string): ExpandableField => ({ type, kind: 'withheld' });
@@ -43,12 +62,24 @@ export function withhold<T extends object>(object: T, values: Record<string, unk
   return object;
 }
 
+/** The object registry: per object type, its expandable fields and its retrieve. */
 export class ExpandRegistry {
   private readonly types = new Map<string, ExpandableFields>();
+  private readonly byId = new Map<string, Expand>();
 
-  register(objectType: string, fields: ExpandableFields): void {
+  register(objectType: string, fields: ExpandableFields, retrieve?: Retrieve): void {
     if (this.types.has(objectType)) throw new Error(`Expandable fields of ${objectType} are declared twice`);
     this.types.set(objectType, fields);
+    if (retrieve) this.byId.set(objectType, async (value, _parent, ctx) => (typeof value === 'string' ? retrieve(ctx, value) : value));
+  }
+
+  /** Stops start-up when a `ref` names a type no resource retrieves. */
+  checkReferences(): void {
+    for (const [type, fields] of this.types) {
+      for (const [name, field] of Object.entries(fields)) {
+        if (field.kind === 'ref' && !this.byId.has(field.type)) throw new Error(`${type}.${name} refers to ${field.type}, which no resource retrieves`);
+      }
+    }
   }
 
   private field(type: string, name: string): ExpandableField | undefined {
@@ -112,14 +143,15 @@ export class ExpandRegistry {
     const field = this.field(typeof node.object === 'string' ? node.object : (type ?? ''), name);
     if (!field) return;
     const current = node[name];
+    const expand = field.kind === 'ref' ? this.byId.get(field.type) : field.expand;
     if (field.kind === 'withheld') {
       // A value withheld as `undefined` stays absent (a field the SDK types make optional, not nullable).
       const held = node[WITHHELD] as Record<string, unknown> | undefined;
       if (current === undefined) node[name] = held && Object.prototype.hasOwnProperty.call(held, name) ? held[name] : null;
-    } else if (field.expand && Array.isArray(current)) {
-      node[name] = await Promise.all(current.map((v) => (isObject(v) ? v : field.expand!(v, node, ctx))));
-    } else if (field.expand && !isObject(current)) {
-      node[name] = await field.expand(current, node, ctx);
+    } else if (expand && Array.isArray(current)) {
+      node[name] = await Promise.all(current.map((v) => (isObject(v) ? v : expand(v, node, ctx))));
+    } else if (expand && !isObject(current)) {
+      node[name] = await expand(current, node, ctx);
     }
     const value = node[name];
     if (Array.isArray(value)) await Promise.all(value.map((v) => this.expandPath(v, rest, field.type, ctx)));

@@ -6,7 +6,8 @@ import { findProjectRoot } from '../lib/projectRoot';
 import type { Schema } from './coerce';
 import type { HttpMethod, Route } from './route';
 
-// The project's own OpenAPI 3.1 document: one YAML file per area under openapi/, merged at boot.
+// The project's own OpenAPI 3.1 document: base.yaml and one YAML file per resource under
+// openapi/<area>/, merged at boot.
 // It is the source of every operation's request schema, and the router is checked against it.
 
 export interface OpenApiDocument {
@@ -29,7 +30,8 @@ export function loadOpenApiDocument(
   generatedSchemas: Record<string, unknown> = {},
   dir = path.join(findProjectRoot(), 'openapi'),
 ): OpenApiDocument {
-  const files = readdirSync(dir).filter((f) => f.endsWith('.yaml')).sort();
+  // base.yaml, then one file per resource in its area's folder (`connect/accounts.yaml`).
+  const files = (readdirSync(dir, { recursive: true }) as string[]).map((f) => f.split(path.sep).join('/')).filter((f) => f.endsWith('.yaml')).sort();
   const base = files.includes('base.yaml') ? 'base.yaml' : undefined;
   if (!base) throw new Error(`openapi/base.yaml is missing in ${dir}`);
   const parts = parseFiles(dir, files);

@@ -9,6 +9,7 @@ import type { Notifications } from '../lib/pgNotify';
 import type { SqlClient } from '../lib/sql';
 import type { Caller } from './auth';
 import type { WriteRunner } from './writes';
+import type { VersionRenderer } from './versions';
 
 export type HttpMethod = 'get' | 'post' | 'delete';
 
@@ -45,6 +46,8 @@ export interface Deps {
   readonly encryption: Encryption;
   /** PostgreSQL notifications (LISTEN on a connection of its own, opened on first use). */
   readonly notifications: Notifications;
+  /** Renders objects for an older API version, with every area's version changes. */
+  readonly versions: VersionRenderer;
 }
 
 /** What a process (the API or a worker) holds: the shared clients, Redis and its producers. */

@@ -143,7 +143,7 @@ export const isApiVersion = (value: string): boolean => known.has(value);
 /**
  * A change the public API made in `version` to objects of type `object`. Objects are written in
  * the newest shape; rendering for an older version undoes, newest first, every change made
- * after it. The table of changes lives with the resources (src/resources/versions.ts).
+ * after it. Each area declares the changes of its objects (src/resources/<area>/versions.ts).
  */
 export interface VersionChange {
   /** The version that made the change. */
@@ -186,6 +186,29 @@ const RENDERED = Symbol('rendered');
 export function alreadyRendered<T extends object>(value: T): T {
   Object.defineProperty(value, RENDERED, { value: true, enumerable: false });
   return value;
+}
+
+type Json = Record<string, any>;
+
+/** A plain object (not an array, not null): what a downgrade may take apart. */
+export const isJsonObject = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/**
+ * A downgrade that moves fields: each `[from, to]` takes the value at the dotted path `from`
+ * (when present: a partial object moves what it has) to the top-level `to`; the objects named
+ * in `replaced` go away, as the older versions had none.
+ */
+export function moveFields(moves: readonly (readonly [string, string])[], replaced: readonly string[]) {
+  return (object: Json): Json => {
+    const out: Json = { ...object };
+    for (const [from, to] of moves) {
+      let node: unknown = object;
+      for (const segment of from.split('.')) node = isJsonObject(node) ? node[segment] : undefined;
+      if (node !== undefined) out[to] = node;
+    }
+    for (const key of replaced) delete out[key];
+    return out;
+  };
 }
 
 const indexOf = new Map<string, number>(API_VERSIONS.map((v, i) => [v, i]));

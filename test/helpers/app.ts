@@ -36,7 +36,7 @@ export interface TestApp extends BuiltApp {
   close(): Promise<void>;
 }
 
-/** Forwarding destinations of test apps: the smallest config, as the README gives it (any port of this machine, defaults otherwise). */
+/** Forwarding destinations of test apps: the smallest config, as docs/forwarding.md gives it (any port of this machine, defaults otherwise). */
 export const LOCAL_DESTINATIONS = JSON.stringify([{ url: 'http://127.0.0.1:', allow_private_network: true }]);
 
 export const newTestKey = (): string => `sk_test_${randomBase62(24)}`;

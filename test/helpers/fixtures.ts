@@ -1,8 +1,8 @@
 import qs from 'qs';
 import { bearer, type TestApp } from './app';
 import { accountOfKey, emitTestEvent } from './events';
-import { finishProcessing } from '../../src/resources/identity/pipeline';
-import { finishRefresh } from '../../src/resources/financial_connections/pipeline';
+import { finishProcessing } from '../../src/resources/identity/verification/pipeline';
+import { finishRefresh } from '../../src/resources/financial_connections/accounts/pipeline';
 
 // Objects the conformance tests need, per area. When an area adds an operation with a path
 // parameter, add a factory for that parameter here; when its create operation has required

@@ -2,7 +2,7 @@ import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Worker } from 'bullmq';
 import { closeWorker } from '../../src/lib/queue';
-import { forwardingWorker } from '../../src/resources/forwarding_requests/pipeline';
+import { forwardingWorker } from '../../src/resources/forwarding/requests/pipeline';
 import { startJobWorker } from '../../workers/resourceWorkers';
 import { bearer, type TestApp } from './app';
 import { form } from './fixtures';

@@ -1,7 +1,7 @@
 import { bearer, newTestKey, startTestApp, type TestApp } from '../helpers/app';
 import { CLOSED_ORIGIN } from '../helpers/fixtures';
 import { ApiError } from '../../src/kernel/errors';
-import { ExpandRegistry, MAX_EXPAND_DEPTH, pathField, withheldField, withhold } from '../../src/kernel/expand';
+import { ExpandRegistry, MAX_EXPAND_DEPTH, pathField, ref, withheldField, withhold } from '../../src/kernel/expand';
 import type { RequestContext } from '../../src/kernel/route';
 import { accountOf, createEndpoint, ENDPOINTS, endpointCount, expectError, mustCreate } from './util';
 
@@ -180,6 +180,45 @@ describe('ExpandRegistry.apply', () => {
     const charge = { id: 'ch_1', object: 'charge', customer: 'cus_1' };
     expect(await registry.apply(charge, [], ctx)).toEqual({ id: 'ch_1', object: 'charge', customer: 'cus_1' });
     expect(calls).toHaveLength(0);
+  });
+});
+
+describe('the object registry: a ref expands through the retrieve its type registered', () => {
+  // An order names its buyer by id; the buyer type is another resource's, which registers how to
+  // retrieve one. The order's serializer knows only the type's name.
+  function registry() {
+    const retrieved: string[] = [];
+    const r = new ExpandRegistry();
+    r.register('order', { buyer: ref('buyer'), buyers: ref('buyer') });
+    r.register('buyer', { friend: ref('buyer') }, async (c, id) => {
+      retrieved.push(`${(c as { requestId: string }).requestId} ${id}`);
+      return id === 'by_gone' ? null : { id, object: 'buyer', friend: 'by_2' };
+    });
+    r.checkReferences();
+    return { r, retrieved };
+  }
+
+  test('ids become objects, in arrays too, and deeper paths go on through the retrieved object', async () => {
+    const { r, retrieved } = registry();
+    const order = { id: 'or_1', object: 'order', buyer: 'by_1', buyers: ['by_1', { id: 'by_9', object: 'buyer' }] };
+    r.check(['buyer.friend', 'buyers'], 'order', false);
+    const out = (await r.apply(order, ['buyer.friend', 'buyers'], ctx)) as any;
+    expect(out.buyer).toEqual({ id: 'by_1', object: 'buyer', friend: { id: 'by_2', object: 'buyer', friend: 'by_2' } });
+    expect(out.buyers).toEqual([{ id: 'by_1', object: 'buyer', friend: 'by_2' }, { id: 'by_9', object: 'buyer' }]);
+    expect(retrieved).toEqual(['req_test by_1', 'req_test by_2', 'req_test by_1']);
+  });
+
+  test('an id the caller has nothing for expands to null; a null stays null', async () => {
+    const { r } = registry();
+    expect(await r.apply({ id: 'or_2', object: 'order', buyer: 'by_gone' }, ['buyer'], ctx)).toEqual({ id: 'or_2', object: 'order', buyer: null });
+    expect(await r.apply({ id: 'or_3', object: 'order', buyer: null }, ['buyer'], ctx)).toEqual({ id: 'or_3', object: 'order', buyer: null });
+  });
+
+  test('a ref to a type nothing retrieves stops start-up, naming the field', () => {
+    const r = new ExpandRegistry();
+    r.register('order', { buyer: ref('buyer') });
+    r.register('buyer', {});
+    expect(() => r.checkReferences()).toThrow('order.buyer refers to buyer, which no resource retrieves');
   });
 });
 

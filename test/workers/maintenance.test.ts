@@ -2,8 +2,8 @@ import { PRUNE_EVENTS, PRUNE_IDEMPOTENCY, PRUNE_LINKS, startMaintenance, type Ma
 import { FINISHED_JOBS } from '../../src/lib/queue';
 import type { Schedule } from '../../src/kernel/route';
 import { schedules } from '../../src/resources';
-import { cvcPurge } from '../../src/resources/payment_methods/jobs';
-import { secretSweep } from '../../src/resources/apps_secrets/jobs';
+import { cvcPurge } from '../../src/resources/payments/payment_methods/jobs';
+import { secretSweep } from '../../src/resources/apps/secrets/jobs';
 
 import type { TestApp } from '../helpers/app';
 import { startMaintenanceTestApp, type MaintenanceTestApp } from '../helpers/maintenanceApp';

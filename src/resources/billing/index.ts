@@ -1,0 +1,66 @@
+import { expandableOnly, type Area } from '../area';
+import * as products from './products/routes';
+import * as productSerializer from './products/serializer';
+import { retrieveProductObject } from './products/service';
+import * as prices from './prices/routes';
+import * as priceSerializer from './prices/serializer';
+import { retrievePriceObject } from './prices/service';
+import * as taxRates from './tax_rates/routes';
+import * as taxRateSerializer from './tax_rates/serializer';
+import * as coupons from './coupons/routes';
+import * as couponSerializer from './coupons/serializer';
+import * as promotionCodes from './promotion_codes/routes';
+import * as promotionCodeSerializer from './promotion_codes/serializer';
+import * as subscriptions from './subscriptions/routes';
+import * as subscriptionSerializer from './subscriptions/serializer';
+import { retrieveSubscriptionObject } from './subscriptions/service';
+import * as invoices from './invoices/routes';
+import * as invoiceSerializer from './invoices/serializer';
+import { retrieveInvoiceObject } from './invoices/service';
+import * as testClocks from './test_clocks/routes';
+import * as testClockSerializer from './test_clocks/serializer';
+import { retrieveTestClockObject } from './test_clocks/service';
+import { billingWorker, reconcileBilling } from './subscriptions/pipeline';
+import { versionChanges } from './versions';
+
+// Billing: products, prices, tax rates, coupons, promotion codes, subscriptions and their items,
+// invoices and invoice items, and test clocks.
+//
+// Inside, calls run one way: test clocks → subscriptions → invoices → prices, products, coupons,
+// tax rates; prices → products (a price makes or finds its product); promotion codes → coupons.
+// The other directions go through interfaces the lower one declares, filled in by its route:
+// a product's `default_price_data` (`DefaultPrices`, products/service.ts) and an invoice paid
+// through its own operation (`InvoicePaid`, invoices/service.ts). The billing worker
+// (subscriptions/pipeline.ts) runs subscription renewals and test clock advances.
+// Across areas: billing → payments (a customer's card, a test card's outcome), through its index.
+
+export const area: Area = {
+  name: 'billing',
+  routes: [
+    ...products.routes,
+    ...prices.routes,
+    ...taxRates.routes,
+    ...coupons.routes,
+    ...promotionCodes.routes,
+    ...subscriptions.routes,
+    ...testClocks.routes,
+    ...invoices.routes,
+  ],
+  objects: {
+    [productSerializer.OBJECT]: { expandable: productSerializer.expandable, retrieve: retrieveProductObject },
+    [priceSerializer.OBJECT]: { expandable: priceSerializer.expandable, retrieve: retrievePriceObject },
+    [taxRateSerializer.OBJECT]: { expandable: taxRateSerializer.expandable },
+    [couponSerializer.OBJECT]: { expandable: couponSerializer.expandable },
+    ...expandableOnly(promotionCodeSerializer.expandable),
+    [subscriptionSerializer.SUBSCRIPTION_OBJECT]: { expandable: subscriptionSerializer.subscriptionExpandable, retrieve: retrieveSubscriptionObject },
+    [subscriptionSerializer.ITEM_OBJECT]: { expandable: subscriptionSerializer.itemExpandable },
+    plan: { expandable: subscriptionSerializer.planExpandable },
+    [testClockSerializer.OBJECT]: { expandable: testClockSerializer.expandable, retrieve: retrieveTestClockObject },
+    [invoiceSerializer.INVOICE_OBJECT]: { expandable: invoiceSerializer.invoiceExpandable, retrieve: retrieveInvoiceObject },
+    [invoiceSerializer.LINE_OBJECT]: { expandable: invoiceSerializer.lineExpandable },
+    [invoiceSerializer.INVOICE_ITEM_OBJECT]: { expandable: invoiceSerializer.invoiceItemExpandable },
+  },
+  workers: [billingWorker],
+  reconcilers: [reconcileBilling],
+  versionChanges,
+};

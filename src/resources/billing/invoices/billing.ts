@@ -1,0 +1,304 @@
+import { Prisma, type Customer } from '../../../generated/prisma/client';
+import { newId } from '../../../lib/ids';
+import { ApiError } from '../../../kernel/errors';
+import type { RequestContext } from '../../../kernel/route';
+import { causeOf, emit, type EventCause, type Tx } from '../../../events/emit';
+import type { EventType } from '../../../events/types';
+import type { PriceRow } from '../prices/serializer';
+import type { TaxRateRow } from '../tax_rates/serializer';
+import { paymentResult, type CardOutcome } from '../../payments';
+import { computeInvoice, type AppliedDiscount, type LineInput } from './amounts';
+import { serializeInvoice, type InvoiceLineRow, type InvoiceRow, type StoredTotals } from './serializer';
+
+// Making and charging invoices, for whoever bills: a request (a subscription's creation or
+// change, an invoice's payment) or the renewal worker. Everything happens in the caller's
+// transaction, and events go to the outbox in it (`Scope.events` collects their ids).
+
+/** Where billing work happens: the transaction, whose account, at what time, and its events. */
+export interface Scope {
+  readonly tx: Tx;
+  readonly accountId: string;
+  /** The version events are rendered at (the account's default). */
+  readonly apiVersion: string;
+  readonly cause: EventCause;
+  /** Billing time: the test clock's frozen time for objects on a clock, else now. */
+  readonly now: number;
+  /** Real time, for events' `created` (billing time may be far in the past or future). */
+  readonly eventTime: number;
+  readonly events: string[];
+}
+
+export const requestScope = (ctx: RequestContext, tx: Tx, now: number, eventTime: number): Scope => ({
+  tx,
+  accountId: ctx.caller.accountId,
+  apiVersion: ctx.caller.defaultApiVersion,
+  cause: causeOf(ctx),
+  now,
+  eventTime,
+  events: [],
+});
+
+export async function emitIn(scope: Scope, type: EventType, object: Record<string, unknown>, previous?: Record<string, unknown>): Promise<void> {
+  scope.events.push(
+    await emit(scope.tx, type, object, { accountId: scope.accountId, apiVersion: scope.apiVersion, created: scope.eventTime, cause: scope.cause, previousAttributes: previous }),
+  );
+}
+
+/** The account's tax rates by id (unknown ids are left out). */
+export async function taxRatesById(tx: Tx, accountId: string, ids: readonly string[]): Promise<Map<string, TaxRateRow>> {
+  if (ids.length === 0) return new Map();
+  const rows = await tx.taxRate.findMany({ where: { accountId, id: { in: [...new Set(ids)] } } });
+  return new Map(rows.map(({ seq: _seq, accountId: _a, ...row }) => [row.id, row]));
+}
+
+/** The account's prices by id. */
+export async function pricesById(tx: Tx, accountId: string, ids: readonly string[]): Promise<Map<string, PriceRow>> {
+  if (ids.length === 0) return new Map();
+  const rows = await tx.price.findMany({ where: { accountId, id: { in: [...new Set(ids)] } } });
+  return new Map(rows.map(({ seq: _seq, accountId: _a, ...row }) => [row.id, row]));
+}
+
+/** One line an invoice is about to bill, with its amount worked out (its currency and product are its price's). */
+export interface DraftLine extends Omit<LineInput, 'currency' | 'productId'> {
+  readonly invoiceItemId: string | null;
+  readonly subscriptionItemId: string | null;
+  readonly price: PriceRow;
+  readonly quantity: number | null;
+  readonly description: string;
+  readonly proration: boolean;
+  readonly periodStart: number;
+  readonly periodEnd: number;
+}
+
+export interface InvoiceSpec {
+  readonly customerId: string;
+  readonly subscription: { id: string; metadata: unknown; testClockId: string | null; collectionMethod: string; daysUntilDue: number | null; defaultPaymentMethod: string | null } | null;
+  readonly currency: string;
+  readonly billingReason: string;
+  readonly periodStart: number;
+  readonly periodEnd: number;
+  readonly lines: readonly DraftLine[];
+  readonly discounts: readonly AppliedDiscount[];
+  readonly prorationDate?: number;
+  /** The new invoice's id, when the caller must name it first (in an event before the invoice's). */
+  readonly id?: string;
+}
+
+/** What an invoice made for `spec` would ask for (amount_due), without writing anything. */
+export function amountDueOf(spec: Pick<InvoiceSpec, 'lines' | 'discounts'>): number {
+  return Math.max(0, computeInvoice(spec.lines.map(lineInputOf), spec.discounts).totals.total);
+}
+
+const lineInputOf = (line: DraftLine) => ({
+  amount: line.amount,
+  currency: line.price.currency,
+  productId: line.price.productId,
+  discountable: line.discountable,
+  taxRates: line.taxRates,
+  discountAmounts: line.discountAmounts,
+  discounts: line.discounts,
+});
+
+export interface MadeInvoice {
+  readonly row: InvoiceRow;
+  readonly lines: InvoiceLineRow[];
+}
+
+type CustomerDetails = Pick<Customer, 'id' | 'email' | 'name' | 'phone' | 'address' | 'shipping' | 'taxExempt' | 'testClockId'>;
+
+/** The draft an invoice for `spec` is (its lines and totals worked out), written nowhere. */
+export function draftInvoice(spec: InvoiceSpec, customer: CustomerDetails, now: number, id: string): MadeInvoice {
+  const { lines: results, totals } = computeInvoice(spec.lines.map(lineInputOf), spec.discounts);
+  const stored: StoredTotals = {
+    ...totals,
+    customer: { email: customer.email, name: customer.name, phone: customer.phone, address: customer.address, shipping: customer.shipping, tax_exempt: customer.taxExempt },
+  };
+  const sub = spec.subscription;
+  const row: InvoiceRow = {
+    id,
+    customerId: customer.id,
+    subscriptionId: sub?.id ?? null,
+    testClockId: sub?.testClockId ?? customer.testClockId,
+    created: now,
+    status: 'draft',
+    billingReason: spec.billingReason,
+    collectionMethod: sub?.collectionMethod ?? 'charge_automatically',
+    currency: spec.currency,
+    periodStart: spec.periodStart,
+    periodEnd: spec.periodEnd,
+    totals: stored as unknown as Prisma.JsonValue,
+    amountDue: BigInt(Math.max(0, totals.total)),
+    amountPaid: 0n,
+    attemptCount: 0,
+    number: null,
+    defaultPaymentMethod: sub?.defaultPaymentMethod ?? null,
+    dueDate: sub?.collectionMethod === 'send_invoice' ? now + 86_400 * (sub.daysUntilDue ?? 30) : null,
+    finalizedAt: null,
+    paidAt: null,
+    voidedAt: null,
+    lastPaymentError: null,
+    discounts: [...new Set(results.flatMap((r) => r.discount_amounts.map((d) => d.discount)))],
+    metadata: {},
+    subscriptionMetadata: (sub?.metadata ?? null) as Prisma.JsonValue,
+    subscriptionProrationDate: spec.prorationDate ?? null,
+  };
+  const lines: InvoiceLineRow[] = spec.lines.map((line, i) => ({
+    id: newId('il'),
+    invoiceId: id,
+    invoiceItemId: line.invoiceItemId,
+    subscriptionId: sub?.id ?? null,
+    subscriptionItemId: line.subscriptionItemId,
+    priceId: line.price.id,
+    productId: line.price.productId,
+    quantity: line.quantity,
+    unitAmountDecimal: line.price.unitAmountDecimal,
+    amount: BigInt(line.amount),
+    currency: spec.currency,
+    description: line.description,
+    proration: line.proration,
+    discountable: line.discountable,
+    periodStart: line.periodStart,
+    periodEnd: line.periodEnd,
+    discounts: results[i].discount_amounts.map((d) => d.discount),
+    discountAmounts: results[i].discount_amounts as unknown as Prisma.JsonValue,
+    taxes: results[i].taxes as unknown as Prisma.JsonValue,
+    metadata: {},
+  }));
+  return { row, lines };
+}
+
+/**
+ * Makes an invoice for `spec` and finalizes it at once (`invoice.created`, `invoice.finalized`):
+ * its lines and totals are fixed, the invoice items it bills are no longer pending, and it is
+ * `open` with a number. Subscriptions' renewal invoices are finalized at once too, where the
+ * public API leaves them a draft for about an hour.
+ */
+export async function createInvoice(scope: Scope, spec: InvoiceSpec): Promise<MadeInvoice> {
+  const { tx } = scope;
+  const customer = await tx.customer.findUniqueOrThrow({ where: { id: spec.customerId } });
+  // Numbers follow each other per customer: the customer's lock keeps two invoices from sharing one.
+  await tx.$queryRaw`SELECT id FROM customers WHERE id = ${customer.id} FOR UPDATE`;
+  const numbered = await tx.invoice.count({ where: { customerId: customer.id, number: { not: null } } });
+  const { row: draft, lines } = draftInvoice(spec, customer, scope.now, spec.id ?? newId('in'));
+  const id = draft.id;
+  await tx.invoice.create({
+    data: {
+      ...draft,
+      accountId: scope.accountId,
+      totals: draft.totals as Prisma.InputJsonValue,
+      metadata: {},
+      subscriptionMetadata: draft.subscriptionMetadata === null ? Prisma.DbNull : (draft.subscriptionMetadata as Prisma.InputJsonValue),
+      lastPaymentError: Prisma.DbNull,
+    },
+    select: { id: true },
+  });
+  // One statement, in line order (seq follows it).
+  await tx.invoiceLine.createMany({ data: lines.map((l) => ({ ...l, discountAmounts: l.discountAmounts as Prisma.InputJsonValue, taxes: l.taxes as Prisma.InputJsonValue, metadata: {} })) });
+  const items = spec.lines.flatMap((l) => (l.invoiceItemId ? [l.invoiceItemId] : []));
+  if (items.length > 0) await tx.invoiceItem.updateMany({ where: { id: { in: items } }, data: { invoiceId: id } });
+  const defaultRates: TaxRateRow[] = [];
+  await emitIn(scope, 'invoice.created', serializeInvoice(draft, lines, defaultRates));
+  const row: InvoiceRow = {
+    ...draft,
+    status: 'open',
+    finalizedAt: scope.now,
+    number: `${customer.id.slice(4, 12).toUpperCase()}-${String(numbered + 1).padStart(4, '0')}`,
+  };
+  await tx.invoice.update({ where: { id }, data: { status: row.status, finalizedAt: row.finalizedAt, number: row.number }, select: { id: true } });
+  await emitIn(scope, 'invoice.finalized', serializeInvoice(row, lines, defaultRates));
+  return { row, lines };
+}
+
+/** What charging a payment method does, known before anything is written. */
+export type Charge =
+  | { kind: 'paid' }
+  | { kind: 'declined'; error: ApiError }
+  | { kind: 'action_required'; error: ApiError }
+  | { kind: 'no_payment_method'; error: ApiError };
+
+export const noPaymentMethod = (): ApiError =>
+  new ApiError({
+    status: 400,
+    message: 'This customer has no attached payment source or default payment method. Please consider adding a default payment method.',
+    code: 'invoice_no_payment_method_types',
+  });
+
+const authenticationRequired = (): ApiError =>
+  new ApiError({
+    status: 402,
+    type: 'card_error',
+    code: 'authentication_required',
+    message: 'Your card was declined. This transaction requires authentication.',
+    extra: { decline_code: 'authentication_required' },
+  });
+
+/**
+ * What charging `amount` to a payment method of the account would do (the test card decides);
+ * a charge of nothing always succeeds.
+ */
+export async function chargeOutcome(tx: Tx, accountId: string, paymentMethodId: string | null, amount: number): Promise<Charge> {
+  if (amount <= 0) return { kind: 'paid' };
+  const pm = paymentMethodId === null ? null : await tx.paymentMethod.findFirst({ where: { id: paymentMethodId, accountId }, select: { outcome: true } });
+  if (!pm) return { kind: 'no_payment_method', error: noPaymentMethod() };
+  const result = paymentResult(pm.outcome as CardOutcome);
+  if (result.status === 'succeeded') return { kind: 'paid' };
+  if (result.status === 'requires_action') return { kind: 'action_required', error: authenticationRequired() };
+  return { kind: 'declined', error: result.error };
+}
+
+/** The payment method an invoice is charged to: its own default, else its customer's. */
+export async function paymentMethodFor(tx: Tx, invoice: Pick<InvoiceRow, 'defaultPaymentMethod' | 'customerId'>): Promise<string | null> {
+  if (invoice.defaultPaymentMethod) return invoice.defaultPaymentMethod;
+  const customer = await tx.customer.findUnique({ where: { id: invoice.customerId }, select: { defaultPaymentMethod: true } });
+  return customer?.defaultPaymentMethod ?? null;
+}
+
+/**
+ * Attempts to collect an open invoice with `paymentMethodId` (default: the invoice's or its
+ * customer's): paid (`invoice.paid`, `invoice.payment_succeeded`), or still open with the attempt
+ * counted and the decline recorded (`invoice.payment_failed`, or `invoice.payment_action_required`
+ * for a card that asks for authentication).
+ */
+export async function collectInvoice(scope: Scope, made: MadeInvoice, paymentMethodId?: string | null): Promise<{ invoice: MadeInvoice; charge: Charge }> {
+  const { tx } = scope;
+  const pm = paymentMethodId === undefined ? await paymentMethodFor(tx, made.row) : paymentMethodId;
+  const charge = await chargeOutcome(tx, scope.accountId, pm, Number(made.row.amountDue));
+  const attempted = Number(made.row.amountDue) > 0;
+  let row: InvoiceRow;
+  if (charge.kind === 'paid') {
+    row = { ...made.row, status: 'paid', amountPaid: made.row.amountDue, paidAt: scope.now, attemptCount: made.row.attemptCount + (attempted ? 1 : 0), lastPaymentError: null };
+  } else {
+    const error = charge.error.toBody().error as Prisma.JsonValue;
+    row = { ...made.row, attemptCount: made.row.attemptCount + 1, lastPaymentError: error };
+  }
+  await tx.invoice.update({
+    where: { id: row.id },
+    data: {
+      status: row.status,
+      amountPaid: row.amountPaid,
+      paidAt: row.paidAt,
+      attemptCount: row.attemptCount,
+      lastPaymentError: row.lastPaymentError === null ? Prisma.DbNull : (row.lastPaymentError as Prisma.InputJsonValue),
+    },
+    select: { id: true },
+  });
+  const object = serializeInvoice(row, made.lines);
+  if (charge.kind === 'paid') {
+    await emitIn(scope, 'invoice.paid', object);
+    await emitIn(scope, 'invoice.payment_succeeded', object);
+  } else if (charge.kind === 'action_required') {
+    await emitIn(scope, 'invoice.payment_action_required', object);
+  } else {
+    await emitIn(scope, 'invoice.payment_failed', object);
+  }
+  return { invoice: { row, lines: made.lines }, charge };
+}
+
+/** An invoice of the account with its lines, locked for the rest of the transaction; null when there is none. */
+export async function lockInvoice(tx: Tx, accountId: string, id: string): Promise<MadeInvoice | null> {
+  const locked = await tx.$queryRaw<{ id: string }[]>`SELECT id FROM invoices WHERE id = ${id} AND account_id = ${accountId} FOR UPDATE`;
+  if (locked.length === 0) return null;
+  const { seq: _seq, accountId: _a, ...row } = await tx.invoice.findUniqueOrThrow({ where: { id } });
+  const lines = await tx.invoiceLine.findMany({ where: { invoiceId: id }, orderBy: { seq: 'asc' } });
+  return { row, lines: lines.map(({ seq: _s, ...l }) => l) };
+}

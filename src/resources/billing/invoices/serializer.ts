@@ -1,0 +1,213 @@
+import type { Invoice, InvoiceItem, InvoiceLine } from '../../../generated/prisma/client';
+import { ref, type ExpandableFields } from '../../../kernel/expand';
+import type { Metadata } from '../../../kernel/metadata';
+import { serializeTaxRate, type TaxRateRow } from '../tax_rates/serializer';
+import type { InvoiceTotals, LineTax, DiscountAmount } from './amounts';
+
+export const INVOICE_OBJECT = 'invoice';
+export const LINE_OBJECT = 'line_item';
+export const INVOICE_ITEM_OBJECT = 'invoiceitem';
+
+export type InvoiceRow = Omit<Invoice, 'seq' | 'accountId'>;
+export type InvoiceLineRow = Omit<InvoiceLine, 'seq'>;
+export type InvoiceItemRow = Omit<InvoiceItem, 'seq' | 'accountId'>;
+
+/** What an invoice fixed when it was made: its totals and the customer's details then. */
+export interface StoredTotals extends InvoiceTotals {
+  customer: { email: string | null; name: string | null; phone: string | null; address: unknown; shipping: unknown; tax_exempt: string };
+}
+
+/** How many lines an invoice shows inline; the rest are a page away (`lines.has_more`). */
+export const INLINE_LINES = 10;
+
+export function serializeLine(row: InvoiceLineRow) {
+  const fromItem = row.invoiceItemId !== null;
+  const subscriptionItem = row.subscriptionItemId !== null;
+  return {
+    id: row.id,
+    object: LINE_OBJECT,
+    amount: Number(row.amount),
+    currency: row.currency,
+    description: row.description,
+    discount_amounts: row.discountAmounts as unknown as DiscountAmount[],
+    discountable: row.discountable,
+    discounts: row.discounts,
+    invoice: row.invoiceId,
+    livemode: false,
+    metadata: row.metadata as Metadata,
+    parent: subscriptionItem
+      ? {
+          type: 'subscription_item_details' as const,
+          invoice_item_details: null,
+          subscription_item_details: {
+            invoice_item: row.invoiceItemId,
+            proration: row.proration,
+            proration_details: { credited_items: null },
+            subscription: row.subscriptionId,
+            subscription_item: row.subscriptionItemId!,
+          },
+        }
+      : {
+          type: 'invoice_item_details' as const,
+          invoice_item_details: fromItem
+            ? { invoice_item: row.invoiceItemId!, proration: row.proration, proration_details: { credited_items: null }, subscription: row.subscriptionId }
+            : null,
+          subscription_item_details: null,
+        },
+    period: { end: row.periodEnd, start: row.periodStart },
+    pretax_credit_amounts: (row.discountAmounts as unknown as DiscountAmount[]).map((d) => ({ amount: d.amount, discount: d.discount, type: 'discount' as const })),
+    pricing: { type: 'price_details' as const, price_details: { price: row.priceId, product: row.productId }, unit_amount_decimal: row.unitAmountDecimal },
+    quantity: row.quantity,
+    quantity_decimal: row.quantity === null ? null : String(row.quantity),
+    subscription: row.subscriptionId,
+    subtotal: Number(row.amount),
+    taxes: row.taxes as unknown as LineTax[],
+  };
+}
+
+export function serializeInvoice(row: InvoiceRow, lines: readonly InvoiceLineRow[], defaultTaxRates: readonly TaxRateRow[] = []) {
+  const totals = row.totals as unknown as StoredTotals;
+  const amountDue = Number(row.amountDue);
+  const amountPaid = Number(row.amountPaid);
+  const open = row.status === 'open';
+  const customer = totals.customer;
+  return {
+    id: row.id,
+    object: INVOICE_OBJECT,
+    account_country: null,
+    account_name: null,
+    account_tax_ids: null,
+    amount_due: amountDue,
+    amount_overpaid: 0,
+    amount_paid: amountPaid,
+    amount_remaining: row.status === 'void' ? 0 : Math.max(0, amountDue - amountPaid),
+    amount_shipping: 0,
+    application: null,
+    attempt_count: row.attemptCount,
+    attempted: row.attemptCount > 0,
+    auto_advance: open,
+    automatic_tax: { disabled_reason: null, enabled: false, liability: null, provider: null, status: null },
+    automatically_finalizes_at: null,
+    billing_reason: row.billingReason,
+    collection_method: row.collectionMethod,
+    created: row.created,
+    currency: row.currency,
+    custom_fields: null,
+    customer: row.customerId as string | Record<string, unknown>,
+    customer_account: null,
+    customer_address: customer.address as Record<string, unknown> | null,
+    customer_email: customer.email,
+    customer_name: customer.name,
+    customer_phone: customer.phone,
+    customer_shipping: customer.shipping as Record<string, unknown> | null,
+    customer_tax_exempt: customer.tax_exempt,
+    default_payment_method: row.defaultPaymentMethod as string | Record<string, unknown> | null,
+    default_source: null,
+    default_tax_rates: defaultTaxRates.map(serializeTaxRate),
+    description: null,
+    discounts: row.discounts,
+    due_date: row.dueDate,
+    effective_at: row.finalizedAt,
+    ending_balance: row.finalizedAt === null ? null : 0,
+    footer: null,
+    from_invoice: null,
+    hosted_invoice_url: null,
+    invoice_pdf: null,
+    issuer: { type: 'self' },
+    last_finalization_error: null,
+    // Not in the public object (a payment intent holds it there, and none exists here): the
+    // decline of the latest attempt, or null.
+    last_payment_error: row.lastPaymentError as Record<string, unknown> | null,
+    latest_revision: null,
+    lines: {
+      object: 'list' as const,
+      data: lines.slice(0, INLINE_LINES).map(serializeLine),
+      has_more: lines.length > INLINE_LINES,
+      total_count: lines.length,
+      url: `/v1/invoices/${row.id}/lines`,
+    },
+    livemode: false,
+    metadata: row.metadata as Metadata,
+    next_payment_attempt: null,
+    number: row.number,
+    on_behalf_of: null,
+    parent:
+      row.subscriptionId === null
+        ? null
+        : {
+            type: 'subscription_details' as const,
+            quote_details: null,
+            subscription_details: {
+              metadata: (row.subscriptionMetadata as Metadata | null) ?? null,
+              subscription: row.subscriptionId as string | Record<string, unknown>,
+              ...(row.subscriptionProrationDate === null ? {} : { subscription_proration_date: row.subscriptionProrationDate }),
+            },
+          },
+    payment_settings: { default_mandate: null, payment_method_options: null, payment_method_types: null },
+    period_end: row.periodEnd,
+    period_start: row.periodStart,
+    post_payment_credit_notes_amount: 0,
+    pre_payment_credit_notes_amount: 0,
+    receipt_number: null,
+    rendering: null,
+    shipping_cost: null,
+    shipping_details: null,
+    starting_balance: 0,
+    statement_descriptor: null,
+    status: row.status,
+    status_transitions: {
+      finalized_at: row.finalizedAt,
+      marked_uncollectible_at: null,
+      paid_at: row.paidAt,
+      voided_at: row.voidedAt,
+    },
+    subtotal: totals.subtotal,
+    subtotal_excluding_tax: totals.subtotal_excluding_tax,
+    test_clock: row.testClockId as string | Record<string, unknown> | null,
+    total: totals.total,
+    total_discount_amounts: totals.total_discount_amounts,
+    total_excluding_tax: totals.total_excluding_tax,
+    total_pretax_credit_amounts: totals.total_discount_amounts.map((d) => ({ amount: d.amount, discount: d.discount, type: 'discount' as const })),
+    total_taxes: totals.total_taxes,
+    webhooks_delivered_at: row.created,
+  };
+}
+
+export function serializeInvoiceItem(row: InvoiceItemRow, taxRates: readonly TaxRateRow[]) {
+  const discountAmounts = row.discountAmounts as unknown as DiscountAmount[];
+  return {
+    id: row.id,
+    object: INVOICE_ITEM_OBJECT,
+    amount: Number(row.amount),
+    currency: row.currency,
+    customer: row.customerId as string | Record<string, unknown>,
+    customer_account: null,
+    date: row.date,
+    description: row.description,
+    discountable: row.discountable,
+    discounts: row.discounts,
+    invoice: row.invoiceId as string | Record<string, unknown> | null,
+    livemode: false,
+    metadata: row.metadata as Metadata,
+    net_amount: Number(row.amount) - discountAmounts.reduce((sum, d) => sum + d.amount, 0),
+    parent:
+      row.subscriptionId === null
+        ? null
+        : {
+            type: 'subscription_details' as const,
+            subscription_details: { subscription: row.subscriptionId, ...(row.subscriptionItemId === null ? {} : { subscription_item: row.subscriptionItemId }) },
+          },
+    period: { end: row.periodEnd, start: row.periodStart },
+    pricing: { type: 'price_details' as const, price_details: { price: row.priceId, product: row.productId }, unit_amount_decimal: row.unitAmountDecimal },
+    proration: row.proration,
+    proration_details: { credited_items: null, discount_amounts: discountAmounts },
+    quantity: row.quantity,
+    quantity_decimal: String(row.quantity),
+    tax_rates: taxRates.length === 0 ? null : taxRates.map(serializeTaxRate),
+    test_clock: row.testClockId as string | Record<string, unknown> | null,
+  };
+}
+
+export const invoiceExpandable: ExpandableFields = { customer: ref('customer'), default_payment_method: ref('payment_method') };
+export const lineExpandable: ExpandableFields = {};
+export const invoiceItemExpandable: ExpandableFields = { customer: ref('customer') };

@@ -1,0 +1,158 @@
+import type { Prisma } from '../../../generated/prisma/client';
+import { unixSeconds } from '../../../lib/clock';
+import { hasIdShape } from '../../../lib/ids';
+import { ApiError, invalidRequest, resourceMissing } from '../../../kernel/errors';
+import { paginateItems, paginateRows, rangeWhere } from '../../../kernel/list';
+import type { Deps, RequestContext } from '../../../kernel/route';
+import type { Tx } from '../../../events/emit';
+import { handOffEvents } from '../../../events/jobs';
+import { resolvePaymentMethod } from '../../payments';
+import { collectInvoice, lockInvoice, requestScope, taxRatesById, type Scope } from './billing';
+import { serializeInvoice, serializeInvoiceItem, serializeLine, type InvoiceItemRow, type InvoiceRow } from './serializer';
+// Paying an invoice moves its subscription on (active again, a parked change applied).
+
+const NAME = 'invoice';
+const ITEM_NAME = 'invoice item';
+
+async function linesOf(tx: Tx, invoiceId: string) {
+  return (await linesByInvoice(tx, [invoiceId])).get(invoiceId) ?? [];
+}
+
+/** The lines of several invoices in one query (a list page), by invoice, each in its order. */
+async function linesByInvoice(tx: Tx, invoiceIds: string[]) {
+  const byInvoice = new Map<string, Omit<Awaited<ReturnType<Tx['invoiceLine']['findMany']>>[number], 'seq'>[]>();
+  for (const { seq: _s, ...line } of await tx.invoiceLine.findMany({ where: { invoiceId: { in: invoiceIds } }, orderBy: { seq: 'asc' } })) {
+    const lines = byInvoice.get(line.invoiceId) ?? [];
+    lines.push(line);
+    byInvoice.set(line.invoiceId, lines);
+  }
+  return byInvoice;
+}
+
+const strip = <T extends { seq: bigint; accountId: string }>({ seq: _s, accountId: _a, ...row }: T) => row;
+
+async function findInvoice(ctx: RequestContext, id: string): Promise<InvoiceRow> {
+  const row = hasIdShape('in', id) ? await ctx.deps.prisma.invoice.findUnique({ where: { id, accountId: ctx.caller.accountId } }) : null;
+  if (!row) throw resourceMissing(NAME, id);
+  return strip(row);
+}
+
+export async function retrieveInvoice(ctx: RequestContext) {
+  const row = await findInvoice(ctx, ctx.pathParams.invoice);
+  return serializeInvoice(row, await linesOf(ctx.deps.prisma, row.id));
+}
+
+/** The public object of one of the caller's invoices (for expansion), or null. */
+export async function retrieveInvoiceObject(ctx: RequestContext, id: string) {
+  const row = await ctx.deps.prisma.invoice.findUnique({ where: { id, accountId: ctx.caller.accountId } });
+  return row ? serializeInvoice(strip(row), await linesOf(ctx.deps.prisma, id)) : null;
+}
+
+export async function listInvoices(ctx: RequestContext) {
+  const { params, caller, deps } = ctx;
+  const where: Prisma.InvoiceWhereInput = {
+    accountId: caller.accountId,
+    customerId: params.customer,
+    subscriptionId: params.subscription,
+    status: params.status,
+    collectionMethod: params.collection_method,
+    created: rangeWhere(params.created),
+    dueDate: rangeWhere(params.due_date),
+  };
+  return paginateRows<InvoiceRow & { seq: bigint; accountId: string }>({
+    params,
+    url: '/v1/invoices',
+    where: where as Record<string, unknown>,
+    model: deps.prisma.invoice as any,
+    objectName: NAME,
+    serializeAll: async (rows) => {
+      const lines = await linesByInvoice(deps.prisma, rows.map((row) => row.id));
+      return rows.map((row) => serializeInvoice(strip(row), lines.get(row.id) ?? []));
+    },
+  });
+}
+
+export async function listInvoiceLines(ctx: RequestContext) {
+  const row = await findInvoice(ctx, ctx.pathParams.invoice);
+  const lines = await linesOf(ctx.deps.prisma, row.id);
+  // Lines are listed in invoice order, as the public API lists them.
+  return paginateItems({ params: ctx.params, url: `/v1/invoices/${row.id}/lines`, items: lines, objectName: 'line item', serialize: serializeLine });
+}
+
+/**
+ * What paying an invoice does to the subscription it bills. Subscriptions implement it and the
+ * route passes it in: subscriptions bill invoices, never the other way.
+ */
+export interface InvoicePaid {
+  /** In the payment's transaction, once the invoice is paid. */
+  paid(scope: Scope, invoice: InvoiceRow): Promise<void>;
+  /** After the commit: queues the next action of the invoice's subscription. */
+  schedule(deps: Pick<Deps, 'prisma' | 'queues' | 'clock'>, subscriptionIds: readonly string[]): Promise<void>;
+}
+
+/**
+ * `POST /v1/invoices/{id}/pay`: charges an open invoice (its default payment method, its
+ * customer's, or `payment_method`). A decline is recorded on the invoice and answered 402.
+ */
+export async function payInvoice(ctx: RequestContext, subscriptions: InvoicePaid) {
+  const { params, deps } = ctx;
+  const id = ctx.pathParams.invoice;
+  const eventTime = unixSeconds(deps.clock);
+  const result = await deps.prisma.$transaction(async (tx) => {
+    const made = hasIdShape('in', id) ? await lockInvoice(tx, ctx.caller.accountId, id) : null;
+    if (!made) throw resourceMissing(NAME, id);
+    if (made.row.status === 'paid') throw invalidRequest('Invoice is already paid.', 'invoice_already_paid');
+    if (made.row.status !== 'open') throw invalidRequest(`You can only pay an open invoice; this invoice is ${made.row.status}.`, 'invoice_not_editable');
+    const clock = made.row.testClockId === null ? null : await tx.testClock.findUnique({ where: { id: made.row.testClockId }, select: { frozenTime: true } });
+    const scope = requestScope(ctx, tx, clock?.frozenTime ?? eventTime, eventTime);
+    let paymentMethod: string | undefined;
+    if (params.payment_method !== undefined) paymentMethod = (await resolvePaymentMethod(tx, ctx, params.payment_method, 'payment_method')).id;
+    const { invoice, charge } = await collectInvoice(scope, made, paymentMethod);
+    if (charge.kind === 'paid') await subscriptions.paid(scope, invoice.row);
+    return { invoice: serializeInvoice(invoice.row, invoice.lines), charge, events: scope.events, subscription: invoice.row.subscriptionId };
+  });
+  await handOffEvents(deps.queues, result.events);
+  if (result.subscription) await subscriptions.schedule(deps, [result.subscription]);
+  if (result.charge.kind !== 'paid') {
+    // The attempt stands (counted, its events written); the answer is the decline.
+    const e = result.charge.error;
+    throw new ApiError({ status: e.status, type: e.type, code: e.code, message: e.message, extra: e.extra, keepsWrites: true });
+  }
+  return result.invoice;
+}
+
+async function itemTaxRates(tx: Tx, accountId: string, rows: readonly InvoiceItemRow[]) {
+  return taxRatesById(tx, accountId, rows.flatMap((r) => r.taxRates));
+}
+
+const serializeItemWith = (rates: Map<string, any>) => (row: InvoiceItemRow) => serializeInvoiceItem(row, row.taxRates.flatMap((id) => (rates.has(id) ? [rates.get(id)] : [])));
+
+export async function retrieveInvoiceItem(ctx: RequestContext) {
+  const id = ctx.pathParams.invoiceitem;
+  const found = hasIdShape('ii', id) ? await ctx.deps.prisma.invoiceItem.findUnique({ where: { id, accountId: ctx.caller.accountId } }) : null;
+  if (!found) throw resourceMissing(ITEM_NAME, id);
+  const row = strip(found);
+  return serializeItemWith(await itemTaxRates(ctx.deps.prisma, ctx.caller.accountId, [row]))(row);
+}
+
+export async function listInvoiceItems(ctx: RequestContext) {
+  const { params, caller, deps } = ctx;
+  const where: Prisma.InvoiceItemWhereInput = {
+    accountId: caller.accountId,
+    customerId: params.customer,
+    date: rangeWhere(params.created),
+    ...(params.invoice !== undefined ? { invoiceId: params.invoice } : {}),
+    ...(params.pending === true ? { invoiceId: null } : params.pending === false ? { invoiceId: { not: null } } : {}),
+  };
+  return paginateRows<InvoiceItemRow & { seq: bigint; accountId: string }>({
+    params,
+    url: '/v1/invoiceitems',
+    where: where as Record<string, unknown>,
+    model: deps.prisma.invoiceItem as any,
+    objectName: ITEM_NAME,
+    serializeAll: async (stored) => {
+      const rows = stored.map(strip);
+      return rows.map(serializeItemWith(await itemTaxRates(deps.prisma, caller.accountId, rows)));
+    },
+  });
+}

@@ -1,0 +1,38 @@
+import { raw, sql, type Fragment } from '../../../lib/sql';
+import type { SqlRows } from '../../../kernel/list';
+
+// The hot statements of prices, on the `pg` pool (src/lib/sql.ts). Prisma serves the rest.
+
+/** A price in the row shape the serializer takes, and `seq`. */
+const SELECT_ROW = raw(`
+  SELECT id, seq, product_id AS "productId", created, active, type, billing_scheme AS "billingScheme", currency,
+         unit_amount AS "unitAmount", unit_amount_decimal AS "unitAmountDecimal", custom_unit_amount AS "customUnitAmount",
+         recurring, tiers_mode AS "tiersMode", tiers, transform_quantity AS "transformQuantity", tax_behavior AS "taxBehavior",
+         lookup_key AS "lookupKey", nickname, metadata
+  FROM prices`);
+
+/** One of the account's prices. */
+export const selectOwned = (id: string, accountId: string) => sql`${SELECT_ROW} WHERE id = ${id} AND account_id = ${accountId}`;
+
+export interface PriceFilters {
+  readonly active?: boolean;
+  readonly currency?: string;
+  readonly product?: string;
+  readonly type?: string;
+  readonly created: readonly Fragment[];
+  readonly lookupKeys?: readonly string[];
+  /** `recurring[interval]=month`…: each member of `recurring` equal to the string given. */
+  readonly recurring?: Readonly<Record<string, string>>;
+}
+
+/** The account's prices for the list, with its filters. */
+export function listedRows(accountId: string, f: PriceFilters): SqlRows {
+  const where = [sql`account_id = ${accountId}`, ...f.created];
+  if (f.active !== undefined) where.push(sql`active = ${f.active}`);
+  if (f.currency !== undefined) where.push(sql`currency = ${f.currency}`);
+  if (f.product !== undefined) where.push(sql`product_id = ${f.product}`);
+  if (f.type !== undefined) where.push(sql`type = ${f.type}`);
+  if (f.lookupKeys !== undefined) where.push(sql`lookup_key = ANY(${f.lookupKeys}::text[])`);
+  for (const [key, value] of Object.entries(f.recurring ?? {})) where.push(sql`recurring -> ${key}::text = to_jsonb(${value}::text)`);
+  return { select: SELECT_ROW, where };
+}

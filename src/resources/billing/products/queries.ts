@@ -1,0 +1,32 @@
+import { raw, sql, type Fragment } from '../../../lib/sql';
+import type { SqlRows } from '../../../kernel/list';
+
+// The hot statements of products, on the `pg` pool (src/lib/sql.ts). Prisma serves the rest.
+
+/** A product in the row shape the serializer takes, and `seq`. */
+const SELECT_ROW = raw(`
+  SELECT id, seq, created, updated, active, name, description, images, marketing_features AS "marketingFeatures", metadata,
+         package_dimensions AS "packageDimensions", shippable, statement_descriptor AS "statementDescriptor",
+         tax_code AS "taxCode", unit_label AS "unitLabel", url, default_price AS "defaultPrice"
+  FROM products`);
+
+/** One of the account's products. */
+export const selectOwned = (id: string, accountId: string) => sql`${SELECT_ROW} WHERE id = ${id} AND account_id = ${accountId}`;
+
+export interface ProductFilters {
+  readonly active?: boolean;
+  readonly created: readonly Fragment[];
+  readonly shippable?: boolean;
+  readonly url?: string;
+  readonly ids?: readonly string[];
+}
+
+/** The account's products for the list, with its filters. */
+export function listedRows(accountId: string, f: ProductFilters): SqlRows {
+  const where = [sql`account_id = ${accountId}`, ...f.created];
+  if (f.active !== undefined) where.push(sql`active = ${f.active}`);
+  if (f.shippable !== undefined) where.push(sql`shippable = ${f.shippable}`);
+  if (f.url !== undefined) where.push(sql`url = ${f.url}`);
+  if (f.ids !== undefined) where.push(sql`id = ANY(${f.ids}::text[])`);
+  return { select: SELECT_ROW, where };
+}

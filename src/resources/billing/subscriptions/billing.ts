@@ -1,0 +1,279 @@
+import { Prisma } from '../../../generated/prisma/client';
+import { newId } from '../../../lib/ids';
+import type { Tx } from '../../../events/emit';
+import type { PriceRow } from '../prices/serializer';
+import type { TaxRateRow } from '../tax_rates/serializer';
+import type { CouponRow } from '../coupons/serializer';
+import { formatDate, formatMoney, percentDiscount, priceAmount, prorate, type AppliedDiscount, type DiscountAmount } from '../invoices/amounts';
+import { collectInvoice, createInvoice, emitIn, pricesById, taxRatesById, type Charge, type DraftLine, type MadeInvoice, type Scope } from '../invoices/billing';
+import { serializeInvoiceItem, type InvoiceItemRow } from '../invoices/serializer';
+import {
+  type ItemRow,
+  type ItemView,
+  type StoredDiscount,
+  type SubscriptionRow,
+  type SubscriptionView,
+} from './serializer';
+
+// What subscriptions bill: their periods' lines, the prorations a change makes, and the
+// invoices of both; used by requests and by the renewal worker alike.
+
+/** A subscription with its items, prices and tax rates, for serializing and billing. */
+export async function loadView(tx: Tx, row: SubscriptionRow & { accountId?: string }, accountId: string): Promise<SubscriptionView> {
+  const items = (await tx.subscriptionItem.findMany({ where: { subscriptionId: row.id }, orderBy: { seq: 'asc' } })).map(({ seq: _s, accountId: _a, ...r }) => r);
+  return viewOf(tx, stripRow(row), items, accountId);
+}
+
+const stripRow = (row: SubscriptionRow & { seq?: bigint; accountId?: string }): SubscriptionRow => {
+  const { seq: _s, accountId: _a, ...rest } = row;
+  return rest;
+};
+
+/** The view of a subscription whose item rows are known. */
+export async function viewOf(tx: Tx, row: SubscriptionRow, items: readonly ItemRow[], accountId: string): Promise<SubscriptionView> {
+  const prices = await pricesById(tx, accountId, items.map((i) => i.priceId));
+  const rates = await taxRatesById(tx, accountId, [...row.defaultTaxRates, ...items.flatMap((i) => i.taxRates)]);
+  const pick = (ids: readonly string[]) => ids.flatMap((id) => (rates.has(id) ? [rates.get(id)!] : []));
+  return {
+    row,
+    items: items.map((i) => ({ row: i, price: prices.get(i.priceId)!, taxRates: i.taxRatesSet ? pick(i.taxRates) : null })),
+    defaultTaxRates: pick(row.defaultTaxRates),
+  };
+}
+
+/** The tax rates that apply to an item: its own when set, else the subscription's defaults. */
+export const ratesOf = (item: Pick<ItemView, 'taxRates'>, view: Pick<SubscriptionView, 'defaultTaxRates'>): readonly TaxRateRow[] => item.taxRates ?? view.defaultTaxRates;
+
+/** The coupons behind stored discounts, as invoices apply them. */
+export async function appliedDiscounts(tx: Tx, stored: readonly StoredDiscount[], periodStart: number): Promise<AppliedDiscount[]> {
+  const live = stored.filter((d) => d.end === null || periodStart < d.end);
+  if (live.length === 0) return [];
+  const coupons = await tx.coupon.findMany({ where: { seq: { in: live.map((d) => BigInt(d.coupon_seq)) } } });
+  const bySeq = new Map(coupons.map(({ seq, accountId: _a, ...c }) => [String(seq), { ...c, id: c.id } as CouponRow]));
+  return live.flatMap((d) => (bySeq.has(d.coupon_seq) ? [{ id: d.id, coupon: bySeq.get(d.coupon_seq)! }] : []));
+}
+
+const times = (quantity: number | null) => (quantity !== null && quantity > 1 ? `${quantity} × ` : '');
+
+async function productNames(tx: Tx, prices: readonly PriceRow[]): Promise<Map<string, string>> {
+  const products = await tx.product.findMany({ where: { id: { in: [...new Set(prices.map((p) => p.productId))] } }, select: { id: true, name: true } });
+  return new Map(products.map((p) => [p.id, p.name]));
+}
+
+/** `1 × Gold (at $10.00 / month)`, as a period's line describes an item. */
+function periodDescription(price: PriceRow, name: string, quantity: number | null): string {
+  const recurring = price.recurring as { interval: string; interval_count: number };
+  const every = recurring.interval_count === 1 ? recurring.interval : `every ${recurring.interval_count} ${recurring.interval}s`;
+  const unit = price.unitAmountDecimal === null ? '' : ` (at ${formatMoney(Number(price.unitAmountDecimal), price.currency)} / ${every})`;
+  return `${quantity ?? 1} × ${name}${unit}`;
+}
+
+/**
+ * The lines of one period of a subscription ([start, end]); `fraction` prorates them (a first
+ * period that ends at a billing cycle anchor), and a trial bills nothing.
+ */
+export async function periodLines(tx: Tx, view: SubscriptionView, start: number, end: number, options: { trial?: boolean; fromStart?: number } = {}): Promise<DraftLine[]> {
+  const names = await productNames(tx, view.items.map((i) => i.price));
+  const appliedByItem = await Promise.all(view.items.map((i) => appliedDiscounts(tx, i.row.discounts as unknown as StoredDiscount[], start)));
+  return view.items.map((item, i) => {
+    const name = names.get(item.price.productId) ?? item.price.productId;
+    const whole = priceAmount(item.price, item.row.quantity ?? 0);
+    const amount = options.trial ? 0 : options.fromStart === undefined ? whole : prorate(whole, options.fromStart, start, end);
+    return {
+      invoiceItemId: null,
+      subscriptionItemId: item.row.id,
+      price: item.price,
+      quantity: item.row.quantity,
+      amount,
+      description: options.trial ? `Trial period for ${name}` : periodDescription(item.price, name, item.row.quantity),
+      proration: false,
+      discountable: true,
+      periodStart: options.fromStart ?? start,
+      periodEnd: end,
+      taxRates: ratesOf(item, view),
+      discounts: appliedByItem[i],
+    };
+  });
+}
+
+/** One proration: what the change at `t` credits or charges for the rest of the period. */
+export interface Proration {
+  readonly itemId: string;
+  readonly price: PriceRow;
+  readonly quantity: number;
+  readonly amount: number;
+  readonly description: string;
+  readonly taxRates: readonly TaxRateRow[];
+  readonly discountAmounts: DiscountAmount[];
+}
+
+/** An item before and after a change (either may be absent: an item added or deleted). */
+export interface ItemChange {
+  readonly itemId: string;
+  readonly before: { price: PriceRow; quantity: number | null } | null;
+  readonly after: { price: PriceRow; quantity: number | null } | null;
+  readonly taxRates: readonly TaxRateRow[];
+}
+
+/**
+ * The prorations of item changes at `t` in the period [start, end]: the credit of what was last
+ * billed (flexible billing) and the charge of what replaces it, each `amount × (end − t) /
+ * (end − start)` rounded on its own line, and each carrying its share of the subscription's
+ * percentage discounts (`proration_details.discount_amounts`); amount-off coupons are left to
+ * the invoice.
+ */
+export async function prorationsOf(tx: Tx, changes: readonly ItemChange[], discounts: readonly AppliedDiscount[], t: number, start: number, end: number): Promise<Proration[]> {
+  const prices = changes.flatMap((c) => [c.before?.price, c.after?.price].filter((p): p is PriceRow => p !== undefined));
+  const names = await productNames(tx, prices);
+  const when = formatDate(t);
+  const out: Proration[] = [];
+  const share = (price: PriceRow, amount: number): DiscountAmount[] =>
+    discounts
+      .filter(({ coupon }) => coupon.percentOff !== null && (coupon.appliesToProducts.length === 0 || coupon.appliesToProducts.includes(price.productId)))
+      .map(({ id, coupon }) => ({ amount: percentDiscount(coupon, amount), discount: id }))
+      .filter((d) => d.amount !== 0);
+  for (const change of changes) {
+    for (const [side, sign, words] of [
+      [change.before, -1, 'Unused time on'],
+      [change.after, 1, 'Remaining time on'],
+    ] as const) {
+      if (!side) continue;
+      const quantity = side.quantity ?? 0;
+      const amount = sign * prorate(priceAmount(side.price, quantity), t, start, end);
+      out.push({
+        itemId: change.itemId,
+        price: side.price,
+        quantity,
+        amount,
+        description: `${words} ${times(side.quantity)}${names.get(side.price.productId) ?? side.price.productId} after ${when}`,
+        taxRates: change.taxRates,
+        discountAmounts: share(side.price, amount),
+      });
+    }
+  }
+  return out;
+}
+
+/** Writes prorations as pending invoice items of the subscription (`invoiceitem.created` each). */
+export async function insertProrations(scope: Scope, sub: SubscriptionRow, prorations: readonly Proration[], t: number): Promise<InvoiceItemRow[]> {
+  const rows: InvoiceItemRow[] = [];
+  for (const p of prorations) {
+    const row: InvoiceItemRow = {
+      id: newId('ii'),
+      customerId: sub.customerId,
+      subscriptionId: sub.id,
+      subscriptionItemId: p.itemId,
+      invoiceId: null,
+      testClockId: sub.testClockId,
+      date: scope.now,
+      priceId: p.price.id,
+      productId: p.price.productId,
+      quantity: p.quantity,
+      unitAmountDecimal: p.price.unitAmountDecimal,
+      amount: BigInt(p.amount),
+      currency: p.price.currency,
+      description: p.description,
+      proration: true,
+      discountable: false,
+      periodStart: t,
+      periodEnd: sub.periodEnd,
+      taxRates: p.taxRates.map((r) => r.id),
+      discounts: [],
+      discountAmounts: p.discountAmounts as unknown as Prisma.JsonValue,
+      metadata: {},
+    };
+    await scope.tx.invoiceItem.create({ data: { ...row, accountId: scope.accountId, discountAmounts: row.discountAmounts as Prisma.InputJsonValue, metadata: {} }, select: { id: true } });
+    await emitIn(scope, 'invoiceitem.created', serializeInvoiceItem(row, p.taxRates));
+    rows.push(row);
+  }
+  return rows;
+}
+
+/** The subscription's pending invoice items as invoice lines. */
+export async function pendingItemLines(tx: Tx, accountId: string, subscriptionId: string): Promise<DraftLine[]> {
+  const items = await tx.invoiceItem.findMany({ where: { subscriptionId, invoiceId: null }, orderBy: { seq: 'asc' } });
+  const prices = await pricesById(tx, accountId, items.map((i) => i.priceId));
+  const rates = await taxRatesById(tx, accountId, items.flatMap((i) => i.taxRates));
+  return items.map((i) => ({
+    invoiceItemId: i.id,
+    subscriptionItemId: i.subscriptionItemId,
+    price: prices.get(i.priceId)!,
+    quantity: i.quantity,
+    amount: Number(i.amount),
+    description: i.description ?? '',
+    proration: i.proration,
+    discountable: i.discountable,
+    periodStart: i.periodStart,
+    periodEnd: i.periodEnd,
+    taxRates: i.taxRates.flatMap((id) => (rates.has(id) ? [rates.get(id)!] : [])),
+    discountAmounts: i.discountAmounts as unknown as DiscountAmount[],
+  }));
+}
+
+/** Invoices `lines` for a subscription and, when it collects automatically, charges it. */
+export async function billSubscription(
+  scope: Scope,
+  view: SubscriptionView,
+  reason: string,
+  lines: readonly DraftLine[],
+  options: { periodStart: number; periodEnd: number; prorationDate?: number; collect?: boolean; id?: string },
+): Promise<{ invoice: MadeInvoice; charge: Charge | null }> {
+  const { row } = view;
+  const made = await createInvoice(scope, {
+    customerId: row.customerId,
+    subscription: row,
+    currency: row.currency,
+    billingReason: reason,
+    periodStart: options.periodStart,
+    periodEnd: options.periodEnd,
+    lines,
+    discounts: await appliedDiscounts(scope.tx, row.discounts as unknown as StoredDiscount[], options.periodStart),
+    prorationDate: options.prorationDate,
+    id: options.id,
+  });
+  if (row.collectionMethod !== 'charge_automatically' || options.collect === false) return { invoice: made, charge: null };
+  return collectInvoice(scope, made);
+}
+
+export const jsonOf = (value: unknown): Prisma.InputJsonValue => value as Prisma.InputJsonValue;
+export const nullableJson = (value: unknown) => (value === null ? Prisma.DbNull : (value as Prisma.InputJsonValue));
+
+/** A period [start, end] and what its invoice bills: its lines, what is pending, the discounts then. */
+export async function periodOf(scope: Scope, view: SubscriptionView, start: number, end: number, anchor = view.row.billingCycleAnchor) {
+  const { row } = view;
+  const next: SubscriptionView = { ...view, row: { ...row, periodStart: start, periodEnd: end, billingCycleAnchor: anchor } };
+  const lines = [...(await periodLines(scope.tx, next, start, end)), ...(await pendingItemLines(scope.tx, scope.accountId, row.id))];
+  const discounts = await appliedDiscounts(scope.tx, row.discounts as unknown as StoredDiscount[], start);
+  return { next, lines, discounts };
+}
+
+/**
+ * Starts the period [start, end] (a renewal, or an update resetting the cycle at `start`): its
+ * invoice made, finalized and charged (unless `collect` is false); answers the subscription
+ * after it, not yet saved, and the charge.
+ */
+export async function startPeriod(
+  scope: Scope,
+  view: SubscriptionView,
+  period: { start: number; end: number; anchor?: number; reason: string; collect?: boolean },
+): Promise<{ after: SubscriptionView; invoice: MadeInvoice; charge: Charge | null }> {
+  const { row } = view;
+  const { start, end } = period;
+  const { next, lines, discounts } = await periodOf(scope, view, start, end, period.anchor);
+  const { invoice, charge } = await billSubscription(scope, next, period.reason, lines, { periodStart: start, periodEnd: end, collect: period.collect });
+  // Once-only discounts end with the invoice that applied them; repeating ones when their months are up.
+  const used = new Set(invoice.row.discounts);
+  const kept = (row.discounts as unknown as StoredDiscount[]).filter(
+    (d) => !(used.has(d.id) && discounts.find((a) => a.id === d.id)?.coupon.duration === 'once') && (d.end === null || d.end > start),
+  );
+  const status = charge === null || charge.kind === 'paid' ? 'active' : 'past_due';
+  // Everything is billed at its present price and quantity from now on (what later credits undo).
+  await scope.tx.$executeRaw`UPDATE subscription_items SET billed_price_id = price_id, billed_quantity = quantity WHERE subscription_id = ${row.id}`;
+  const items = view.items.map((i) => ({ ...i, row: { ...i.row, billedPriceId: i.row.priceId, billedQuantity: i.row.quantity } }));
+  const after: SubscriptionView = {
+    ...next,
+    items,
+    row: { ...next.row, status, latestInvoice: invoice.row.id, discounts: kept as unknown as typeof row.discounts, trialWillEndSent: row.trialWillEndSent || row.status === 'trialing' },
+  };
+  return { after, invoice, charge };
+}

@@ -1,0 +1,149 @@
+import { accountApiVersion, automaticCause, type Tx } from '../../../events/emit';
+import type { Deps } from '../../../kernel/route';
+import { unixSeconds } from '../../../lib/clock';
+import { nextPeriodEnd } from '../invoices/amounts';
+import { draftInvoice, emitIn, lockInvoice, type Scope } from '../invoices/billing';
+import { serializeInvoice } from '../invoices/serializer';
+import type { InvoiceRow } from '../invoices/serializer';
+import { loadView, periodOf, startPeriod } from './billing';
+import { serializeSubscription, type StoredPendingUpdate, type SubscriptionView } from './serializer';
+import { applyPendingUpdate, endSubscription, INCOMPLETE_SECONDS, saveSubscriptionRow, TRIAL_WILL_END_SECONDS, UPCOMING_SECONDS, upcomingDue } from './service';
+import { scheduleSubscriptions } from './jobs';
+
+// A subscription's own time: renewals at each period end (an invoice made, finalized and
+// charged; a trial's end; cancel-at-period-end taking effect), `cancel_at`, a parked change
+// expiring, an unpaid first invoice expiring. The renewal worker runs them on the real clock; a
+// test clock's advance runs them at its frozen times.
+
+/**
+ * What a subscription does when one of its invoices gets paid: a change parked until then is
+ * applied, and an `incomplete` or `past_due` subscription whose latest invoice it is becomes `active`.
+ */
+export async function invoicePaid(scope: Scope, invoice: InvoiceRow): Promise<void> {
+  if (invoice.subscriptionId === null) return;
+  const { tx } = scope;
+  const rows = await tx.$queryRaw<{ id: string }[]>`SELECT id FROM subscriptions WHERE id = ${invoice.subscriptionId} FOR UPDATE`;
+  if (rows.length === 0) return;
+  let view = await loadView(tx, await tx.subscription.findUniqueOrThrow({ where: { id: invoice.subscriptionId } }), scope.accountId);
+  const pending = view.row.pendingUpdate as StoredPendingUpdate | null;
+  if (pending?.invoice === invoice.id) view = await applyPendingUpdate(scope, view);
+  if ((view.row.status === 'incomplete' || view.row.status === 'past_due') && view.row.latestInvoice === invoice.id) {
+    await saveSubscriptionRow(scope, view, { ...view, row: { ...view.row, status: 'active' } });
+  }
+}
+
+/** The scope of work the system does on its own for an account, at billing time `now`. */
+export async function systemScope(tx: Tx, deps: Pick<Deps, 'clock' | 'config'>, accountId: string, now: number): Promise<Scope> {
+  return {
+    tx,
+    accountId,
+    apiVersion: await accountApiVersion(tx, accountId, deps.config.defaultApiVersion),
+    cause: automaticCause,
+    now,
+    eventTime: unixSeconds(deps.clock),
+    events: [],
+  };
+}
+
+/**
+ * Runs the subscription's next due action if it is due by `until` (billing time), in `tx`, with
+ * the subscription locked; answers the events it wrote, or null when nothing was due.
+ */
+export async function stepSubscription(tx: Tx, deps: Pick<Deps, 'clock' | 'config'>, id: string, until: number): Promise<string[] | null> {
+  const rows = await tx.$queryRaw<{ id: string }[]>`SELECT id FROM subscriptions WHERE id = ${id} FOR UPDATE`;
+  if (rows.length === 0) return null;
+  const stored = await tx.subscription.findUniqueOrThrow({ where: { id } });
+  const at = stored.nextActionAt;
+  if (at === null || at > until) return null;
+  const scope = await systemScope(tx, deps, stored.accountId, at);
+  const view = await loadView(tx, stored, stored.accountId);
+  await runDueAction(scope, view, at);
+  return scope.events;
+}
+
+async function runDueAction(scope: Scope, view: SubscriptionView, at: number): Promise<void> {
+  const { row } = view;
+  if (row.status === 'incomplete') {
+    if (at < row.created + INCOMPLETE_SECONDS) return;
+    // An unpaid first invoice: the subscription expires, and the invoice is voided.
+    const invoice = row.latestInvoice ? await lockInvoice(scope.tx, scope.accountId, row.latestInvoice) : null;
+    if (invoice && invoice.row.status === 'open') {
+      await scope.tx.invoice.update({ where: { id: invoice.row.id }, data: { status: 'void', voidedAt: at }, select: { id: true } });
+      await emitIn(scope, 'invoice.voided', serializeInvoice({ ...invoice.row, status: 'void', voidedAt: at }, invoice.lines));
+    }
+    await saveSubscriptionRow(scope, view, { ...view, row: { ...row, status: 'incomplete_expired', endedAt: at } });
+    return;
+  }
+  if (row.status === 'trialing' && row.trialEnd !== null && !row.trialWillEndSent && at >= row.trialEnd - TRIAL_WILL_END_SECONDS && at < row.periodEnd) {
+    const after = { ...view, row: { ...row, trialWillEndSent: true } };
+    await saveSubscriptionRow(scope, view, after);
+    await emitIn(scope, 'customer.subscription.trial_will_end', serializeSubscription(after));
+    return;
+  }
+  const pending = row.pendingUpdate as StoredPendingUpdate | null;
+  if (pending && at >= pending.expires_at && at < row.periodEnd) {
+    const after = { ...view, row: { ...row, pendingUpdate: null } };
+    await saveSubscriptionRow(scope, view, after);
+    await emitIn(scope, 'customer.subscription.pending_update_expired', serializeSubscription(after));
+    return;
+  }
+  if (upcomingDue(row) && at >= row.periodEnd - UPCOMING_SECONDS && at < row.periodEnd) {
+    await emitUpcoming(scope, view);
+    await saveSubscriptionRow(scope, view, { ...view, row: { ...row, upcomingSentFor: row.periodEnd } });
+    return;
+  }
+  if ((row.cancelAt !== null && at >= row.cancelAt) || (row.cancelAtPeriodEnd && at >= row.periodEnd)) {
+    await endSubscription(scope, view, { prorate: false, invoiceNow: false, details: { comment: null, feedback: null, reason: 'cancellation_requested' } });
+    return;
+  }
+  if (at >= row.periodEnd) await renew(scope, view);
+}
+
+/** The period after the current one (a renewal's). */
+const renewalPeriod = ({ row }: SubscriptionView) => ({ start: row.periodEnd, end: nextPeriodEnd(row.billingCycleAnchor, row.interval, row.intervalCount, row.periodEnd) });
+
+/**
+ * `invoice.upcoming`: the invoice the coming renewal will make (the next period's lines and what
+ * is pending), as a draft nothing stores. Like the public API's, it has no id.
+ */
+async function emitUpcoming(scope: Scope, view: SubscriptionView): Promise<void> {
+  const { row } = view;
+  const { start, end } = renewalPeriod(view);
+  const { lines, discounts } = await periodOf(scope, view, start, end);
+  const customer = await scope.tx.customer.findUniqueOrThrow({ where: { id: row.customerId } });
+  const spec = { customerId: row.customerId, subscription: row, currency: row.currency, billingReason: 'upcoming', periodStart: start, periodEnd: end, lines, discounts };
+  const { row: draft, lines: drafted } = draftInvoice(spec, customer, scope.now, '');
+  const { id: _none, ...preview } = serializeInvoice(draft, drafted);
+  await emitIn(scope, 'invoice.upcoming', { ...preview, lines: { ...preview.lines, url: '/v1/invoices/upcoming/lines' } });
+}
+
+/**
+ * Starts the next period: an invoice of its lines (and the pending prorations), charged when the
+ * subscription collects automatically. A trial ends; a decline makes the subscription `past_due`.
+ */
+async function renew(scope: Scope, view: SubscriptionView): Promise<void> {
+  const { start, end } = renewalPeriod(view);
+  const { after } = await startPeriod(scope, view, { start, end, reason: 'subscription_cycle' });
+  await saveSubscriptionRow(scope, view, after);
+}
+
+/**
+ * Runs what is due of a subscription on the real clock (the renewal worker's job), one action per
+ * transaction, and schedules its next; subscriptions on a test clock follow the clock instead.
+ */
+export async function runSubscriptionJob(deps: Deps, id: string): Promise<string[]> {
+  const events: string[] = [];
+  // A subscription that was left alone for long catches up one period at a time; a bound keeps a job short.
+  for (let i = 0; i < 100; i++) {
+    const stepped = await deps.prisma.$transaction(async (tx) => {
+      const row = await tx.subscription.findUnique({ where: { id }, select: { testClockId: true } });
+      if (!row || row.testClockId !== null) return null;
+      return stepSubscription(tx, deps, id, unixSeconds(deps.clock));
+    });
+    if (stepped === null) break;
+    events.push(...stepped);
+  }
+  await scheduleSubscriptions(deps, [id]);
+  return events;
+}
+

@@ -1,0 +1,173 @@
+import { unixSeconds } from '../../../lib/clock';
+import { hasIdShape, newId } from '../../../lib/ids';
+import { invalidRequest, resourceMissing } from '../../../kernel/errors';
+import { paginate } from '../../../kernel/list';
+import type { Deps, RequestContext } from '../../../kernel/route';
+import { emit, requestEventOptions, type Tx } from '../../../events/emit';
+import { handOffEvents } from '../../../events/jobs';
+import { addInterval } from '../invoices/amounts';
+import { scheduleBilling, testClockJob } from '../subscriptions/jobs';
+import { stepSubscription, systemScope } from '../subscriptions/renewals';
+import { emitIn } from '../invoices/billing';
+import { serializeDeletedTestClock, serializeTestClock, type TestClockRow } from './serializer';
+
+const NAME = 'test clock';
+
+/** A test clock is deleted 30 days after its creation, as the public API's are. */
+const LIFETIME_SECONDS = 30 * 86_400;
+
+/** The public API's frozen times: within about five years around now. */
+const SPAN_SECONDS = 5 * 366 * 86_400;
+
+const strip = <T extends { seq: bigint; accountId: string }>({ seq: _s, accountId: _a, ...row }: T) => row;
+
+async function lockClock(tx: Tx, ctx: RequestContext, id: string): Promise<TestClockRow> {
+  if (!hasIdShape('clock', id)) throw resourceMissing(NAME, id);
+  const rows = await tx.$queryRaw<{ id: string }[]>`SELECT id FROM test_clocks WHERE id = ${id} AND account_id = ${ctx.caller.accountId} AND NOT deleted FOR UPDATE`;
+  if (rows.length === 0) throw resourceMissing(NAME, id);
+  return strip(await tx.testClock.findUniqueOrThrow({ where: { id } }));
+}
+
+function checkFrozenTime(value: number, now: number): void {
+  if (Math.abs(value - now) > SPAN_SECONDS) throw invalidRequest('`frozen_time` must be within five years of the current time.', 'parameter_invalid', 'frozen_time');
+}
+
+export async function createTestClock(ctx: RequestContext) {
+  const { params, deps } = ctx;
+  const now = unixSeconds(deps.clock);
+  checkFrozenTime(params.frozen_time, now);
+  const { row, eventId } = await deps.prisma.$transaction(async (tx) => {
+    const row: TestClockRow = {
+      id: newId('clock'),
+      created: now,
+      name: params.name ?? null,
+      frozenTime: params.frozen_time,
+      status: 'ready',
+      targetFrozenTime: null,
+      deletesAfter: now + LIFETIME_SECONDS,
+      deleted: false,
+    };
+    await tx.testClock.create({ data: { ...row, accountId: ctx.caller.accountId }, select: { id: true } });
+    return { row, eventId: await emit(tx, 'test_helpers.test_clock.created', serializeTestClock(row), requestEventOptions(ctx, now)) };
+  });
+  await handOffEvents(deps.queues, [eventId]);
+  return serializeTestClock(row);
+}
+
+export async function retrieveTestClock(ctx: RequestContext) {
+  const id = ctx.pathParams.test_clock;
+  const row = hasIdShape('clock', id) ? await ctx.deps.prisma.testClock.findFirst({ where: { id, accountId: ctx.caller.accountId, deleted: false } }) : null;
+  if (!row) throw resourceMissing(NAME, id);
+  return serializeTestClock(strip(row));
+}
+
+/** The public object of one of the caller's clocks (for expansion), or null. */
+export async function retrieveTestClockObject(ctx: RequestContext, id: string) {
+  const row = await ctx.deps.prisma.testClock.findFirst({ where: { id, accountId: ctx.caller.accountId, deleted: false } });
+  return row ? serializeTestClock(strip(row)) : null;
+}
+
+export async function listTestClocks(ctx: RequestContext) {
+  return paginate<TestClockRow & { seq: bigint }>({
+    params: ctx.params,
+    url: '/v1/test_helpers/test_clocks',
+    where: { accountId: ctx.caller.accountId, deleted: false },
+    model: ctx.deps.prisma.testClock as any,
+    objectName: NAME,
+    serialize: serializeTestClock,
+  });
+}
+
+/** Deletes a clock and what lives on it: its customers, and their subscriptions end (no events of theirs). */
+export async function deleteTestClock(ctx: RequestContext) {
+  const { deps } = ctx;
+  const id = ctx.pathParams.test_clock;
+  const now = unixSeconds(deps.clock);
+  const eventId = await deps.prisma.$transaction(async (tx) => {
+    const row = await lockClock(tx, ctx, id);
+    await tx.testClock.update({ where: { id }, data: { deleted: true }, select: { id: true } });
+    await tx.subscription.updateMany({ where: { testClockId: id, status: { notIn: ['canceled', 'incomplete_expired'] } }, data: { status: 'canceled', endedAt: row.frozenTime, canceledAt: row.frozenTime, nextActionAt: null } });
+    await tx.customer.updateMany({ where: { testClockId: id }, data: { deleted: true } });
+    return emit(tx, 'test_helpers.test_clock.deleted', serializeTestClock(row), requestEventOptions(ctx, now));
+  });
+  await handOffEvents(deps.queues, [eventId]);
+  return serializeDeletedTestClock(id);
+}
+
+/**
+ * `advance`: the clock goes `advancing` towards `frozen_time`, at most two billing intervals of
+ * its shortest live subscription ahead, and the worker moves it there renewal by renewal.
+ */
+export async function advanceTestClock(ctx: RequestContext) {
+  const { params, deps } = ctx;
+  const id = ctx.pathParams.test_clock;
+  const now = unixSeconds(deps.clock);
+  const target: number = params.frozen_time;
+  const result = await deps.prisma.$transaction(async (tx) => {
+    const row = await lockClock(tx, ctx, id);
+    if (row.status === 'advancing') throw invalidRequest('The test clock is already advancing; wait until it is ready.', 'test_clock_advancing');
+    if (target <= row.frozenTime) {
+      throw invalidRequest(`Cannot advance to ${target}: the new frozen_time must be after the current one (${row.frozenTime}).`, 'parameter_invalid', 'frozen_time');
+    }
+    checkFrozenTime(target, now);
+    const subs = await tx.subscription.findMany({ where: { testClockId: id, status: { notIn: ['canceled', 'incomplete_expired'] } }, select: { interval: true, intervalCount: true } });
+    const limit = Math.min(...subs.map((s) => addInterval(row.frozenTime, s.interval, s.intervalCount, 2)));
+    if (target > limit) {
+      throw invalidRequest(
+        `Cannot advance the test clock more than two intervals of its shortest subscription at once: advance to ${limit} at most, then again.`,
+        'parameter_invalid',
+        'frozen_time',
+      );
+    }
+    const advancing: TestClockRow = { ...row, status: 'advancing', targetFrozenTime: target };
+    await tx.testClock.update({ where: { id }, data: { status: 'advancing', targetFrozenTime: target }, select: { id: true } });
+    const eventId = await emit(tx, 'test_helpers.test_clock.advancing', serializeTestClock(advancing), requestEventOptions(ctx, now));
+    return { clock: serializeTestClock(advancing), eventId };
+  });
+  await handOffEvents(deps.queues, [result.eventId]);
+  await scheduleBilling(deps.queues, [testClockJob(id, target)]);
+  return result.clock;
+}
+
+/** How many renewals one job runs before it hands the rest to a job of its own (bounded jobs). */
+const STEPS_PER_JOB = 500;
+
+/**
+ * Moves an advancing clock to its target: each due action of its subscriptions, earliest first,
+ * in a transaction of its own that also moves the clock's frozen time there, so a killed worker
+ * resumes where the database says; then `ready`. Answers the events written.
+ */
+export async function runTestClockJob(deps: Deps, id: string): Promise<string[]> {
+  const events: string[] = [];
+  for (let i = 0; i < STEPS_PER_JOB; i++) {
+    const step = await deps.prisma.$transaction(async (tx) => {
+      const locked = await tx.$queryRaw<{ id: string }[]>`SELECT id FROM test_clocks WHERE id = ${id} AND status = 'advancing' AND NOT deleted FOR UPDATE`;
+      if (locked.length === 0) return null;
+      const stored = await tx.testClock.findUniqueOrThrow({ where: { id } });
+      const clock = strip(stored);
+      const target = clock.targetFrozenTime!;
+      const due = await tx.subscription.findFirst({
+        where: { testClockId: id, nextActionAt: { lte: target } },
+        orderBy: [{ nextActionAt: 'asc' }, { id: 'asc' }],
+        select: { id: true, nextActionAt: true, accountId: true },
+      });
+      if (!due) {
+        const ready: TestClockRow = { ...clock, frozenTime: target, status: 'ready', targetFrozenTime: null };
+        await tx.testClock.update({ where: { id }, data: { frozenTime: target, status: 'ready', targetFrozenTime: null }, select: { id: true } });
+        const scope = await systemScope(tx, deps, stored.accountId, target);
+        await emitIn(scope, 'test_helpers.test_clock.ready', serializeTestClock(ready));
+        return { done: true, events: scope.events };
+      }
+      const at = Math.max(clock.frozenTime, due.nextActionAt!);
+      await tx.testClock.update({ where: { id }, data: { frozenTime: at }, select: { id: true } });
+      return { done: false, events: (await stepSubscription(tx, deps, due.id, at)) ?? [] };
+    });
+    if (step === null) return events;
+    events.push(...step.events);
+    if (step.done) return events;
+  }
+  // More to do: a job of its own (the job id names the step, so it is not the one running).
+  const clock = await deps.prisma.testClock.findUnique({ where: { id }, select: { frozenTime: true, targetFrozenTime: true } });
+  if (clock?.targetFrozenTime) await scheduleBilling(deps.queues, [{ ...testClockJob(id, clock.targetFrozenTime), id: `test_clock-${id}-${clock.targetFrozenTime}-${clock.frozenTime}` }]);
+  return events;
+}

@@ -1,0 +1,34 @@
+import { raw, sql, type Fragment } from '../../../lib/sql';
+import type { SqlRows } from '../../../kernel/list';
+import type { Write } from '../../../kernel/writes';
+import type { CustomerRow } from './serializer';
+
+// The hot statements of customers, on the `pg` pool (src/lib/sql.ts). Prisma serves the rest.
+
+const jsonOrNull = (value: unknown): string | null => (value === null || value === undefined ? null : JSON.stringify(value));
+
+export const insertCustomer = (row: CustomerRow, accountId: string): Write => ({
+  sql: sql`
+    INSERT INTO customers (id, account_id, created, email, name, phone, description, address, shipping, metadata,
+                           preferred_locales, tax_exempt, default_payment_method, test_clock_id)
+    VALUES (${row.id}, ${accountId}, ${row.created}, ${row.email}, ${row.name}, ${row.phone}, ${row.description},
+            ${jsonOrNull(row.address)}::jsonb, ${jsonOrNull(row.shipping)}::jsonb, ${JSON.stringify(row.metadata)}::jsonb,
+            ${row.preferredLocales}::text[], ${row.taxExempt}, ${row.defaultPaymentMethod}, ${row.testClockId})
+    RETURNING id`,
+});
+
+/** A customer in the row shape the serializer takes (and `seq`, for lists). */
+const SELECT_ROW = raw(`
+  SELECT id, seq, created, email, name, phone, description, address, shipping, metadata, preferred_locales AS "preferredLocales",
+         tax_exempt AS "taxExempt", default_payment_method AS "defaultPaymentMethod", test_clock_id AS "testClockId", deleted
+  FROM customers`);
+
+/** One of the account's customers, deleted ones included. */
+export const selectOwned = (id: string, accountId: string) => sql`${SELECT_ROW} WHERE id = ${id} AND account_id = ${accountId}`;
+
+/** The account's customers for the list (deleted ones never), with its filters. */
+export function listedRows(accountId: string, filters: { email?: string; created: readonly Fragment[] }): SqlRows {
+  const where = [sql`account_id = ${accountId}`, sql`NOT deleted`, ...filters.created];
+  if (filters.email !== undefined) where.push(sql`email = ${filters.email}`);
+  return { select: SELECT_ROW, where };
+}

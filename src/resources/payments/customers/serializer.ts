@@ -1,0 +1,51 @@
+import type { Customer } from '../../../generated/prisma/client';
+import { ref, type ExpandableFields } from '../../../kernel/expand';
+import type { Metadata } from '../../../kernel/metadata';
+
+export const OBJECT = 'customer';
+/** The type of `invoice_settings`, so expand paths can go through it. */
+export const INVOICE_SETTINGS_OBJECT = 'customer.invoice_settings';
+
+export type CustomerRow = Pick<
+  Customer,
+  'id' | 'created' | 'email' | 'name' | 'phone' | 'description' | 'address' | 'shipping' | 'metadata' | 'preferredLocales' | 'taxExempt' | 'defaultPaymentMethod' | 'testClockId'
+>;
+
+/** The public object; fields of areas not built here (balances, sources, discounts) have their empty values. */
+export function serializeCustomer(row: CustomerRow) {
+  return {
+    id: row.id,
+    object: OBJECT,
+    address: row.address as Record<string, string | null> | null,
+    balance: 0,
+    created: row.created,
+    currency: null,
+    default_source: null,
+    delinquent: false,
+    description: row.description,
+    discount: null,
+    email: row.email,
+    invoice_prefix: row.id.slice(4, 12).toUpperCase(),
+    invoice_settings: { custom_fields: null, default_payment_method: row.defaultPaymentMethod, footer: null, rendering_options: null },
+    livemode: false,
+    metadata: row.metadata as Metadata,
+    name: row.name,
+    next_invoice_sequence: 1,
+    phone: row.phone,
+    preferred_locales: row.preferredLocales,
+    shipping: row.shipping as Record<string, unknown> | null,
+    tax_exempt: row.taxExempt,
+    test_clock: row.testClockId,
+  };
+}
+
+export const serializeDeletedCustomer = (id: string) => ({ id, object: OBJECT, deleted: true as const });
+
+export const expandable: ExpandableFields = {
+  // Already an object: expansion only goes through it.
+  invoice_settings: { type: INVOICE_SETTINGS_OBJECT, expand: async (value) => value },
+};
+
+export const invoiceSettingsExpandable: ExpandableFields = {
+  default_payment_method: ref('payment_method'),
+};

@@ -1,0 +1,246 @@
+import type { Prisma } from '../../../generated/prisma/client';
+import { unixSeconds } from '../../../lib/clock';
+import { hasIdShape, newId } from '../../../lib/ids';
+import { ApiError, resourceMissing } from '../../../kernel/errors';
+import { paginateSql, rangeConditions } from '../../../kernel/list';
+import { applyMetadata, type Metadata, type MetadataParam } from '../../../kernel/metadata';
+import type { RequestContext } from '../../../kernel/route';
+import { causeOf, emit, eventInsert, previousAttributes, type EmitOptions, type Tx } from '../../../events/emit';
+import type { EventType } from '../../../events/types';
+import { handOffEvents } from '../../../events/jobs';
+import { attachPaymentMethod, resolvePaymentMethod } from '../payment_methods/service';
+import { insertCustomer, listedRows, selectOwned } from './queries';
+import { serializeCustomer, serializeDeletedCustomer, type CustomerRow } from './serializer';
+
+const NAME = 'customer';
+const ROW = {
+  id: true,
+  created: true,
+  email: true,
+  name: true,
+  phone: true,
+  description: true,
+  address: true,
+  shipping: true,
+  metadata: true,
+  preferredLocales: true,
+  taxExempt: true,
+  defaultPaymentMethod: true,
+  testClockId: true,
+} as const;
+
+const ADDRESS_KEYS = ['city', 'country', 'line1', 'line2', 'postal_code', 'state'] as const;
+
+type AddressParam = Partial<Record<(typeof ADDRESS_KEYS)[number], string>>;
+
+/** An address as the public object shows it: every member, null when not given. */
+const addressOf = (param: AddressParam): Record<string, string | null> =>
+  Object.fromEntries(ADDRESS_KEYS.map((k) => [k, param[k] === undefined || param[k] === '' ? null : param[k]!]));
+
+/** `''` clears a field (null); undefined leaves it. */
+const emptyToNull = (value: string | undefined): string | null | undefined => (value === '' ? null : value);
+
+function shippingOf(param: { address: AddressParam; name: string; phone?: string } | '' | undefined) {
+  if (param === undefined) return undefined;
+  if (param === '') return null;
+  return { address: addressOf(param.address), name: param.name, phone: param.phone ?? null };
+}
+
+/** The columns a create or update parameter set writes (undefined: unchanged). */
+function fieldsOf(params: Record<string, any>) {
+  return {
+    email: emptyToNull(params.email),
+    name: emptyToNull(params.name),
+    phone: emptyToNull(params.phone),
+    description: emptyToNull(params.description),
+    address: params.address === undefined ? undefined : params.address === '' ? null : addressOf(params.address),
+    shipping: shippingOf(params.shipping),
+    preferredLocales: params.preferred_locales === undefined ? undefined : params.preferred_locales === '' ? [] : (params.preferred_locales as string[]),
+    taxExempt: emptyToNull(params.tax_exempt) === null ? 'none' : params.tax_exempt,
+  };
+}
+
+const json = (value: unknown) => (value === null ? (null as unknown as Prisma.InputJsonValue) : (value as Prisma.InputJsonValue));
+
+const customerEventOptions = (ctx: RequestContext, previous?: Record<string, unknown>): EmitOptions => ({
+  accountId: ctx.caller.accountId,
+  apiVersion: ctx.caller.defaultApiVersion,
+  created: unixSeconds(ctx.deps.clock),
+  cause: causeOf(ctx),
+  previousAttributes: previous,
+});
+
+const emitCustomer = (tx: Tx, ctx: RequestContext, type: EventType, row: CustomerRow, previous?: Record<string, unknown>) =>
+  emit(tx, type, serializeCustomer(row), customerEventOptions(ctx, previous));
+
+/** One of the caller's customers, locked, deleted ones included; `resource_missing` otherwise. */
+async function lockOwned(tx: Tx, ctx: RequestContext, id: string): Promise<CustomerRow & { deleted: boolean }> {
+  if (!hasIdShape('cus', id)) throw resourceMissing(NAME, id);
+  const rows = await tx.$queryRaw<{ id: string }[]>`SELECT id FROM customers WHERE id = ${id} AND account_id = ${ctx.caller.accountId} FOR UPDATE`;
+  if (rows.length === 0) throw resourceMissing(NAME, id);
+  return tx.customer.findUniqueOrThrow({ where: { id }, select: { ...ROW, deleted: true } });
+}
+
+const DEFAULT_PM_PARAM = 'invoice_settings[default_payment_method]';
+
+/** A default payment method must be one attached to this customer. */
+async function checkDefaultPaymentMethod(tx: Tx, ctx: RequestContext, customerId: string, id: string): Promise<string> {
+  const pm = await resolvePaymentMethod(tx, ctx, id, DEFAULT_PM_PARAM);
+  if (pm.customerId !== customerId) {
+    throw new ApiError({
+      status: 400,
+      code: 'resource_missing',
+      param: DEFAULT_PM_PARAM,
+      message: `The customer does not have a payment method with the ID ${id}. The payment method must be attached to the customer.`,
+    });
+  }
+  return pm.id;
+}
+
+/** A test clock of the caller's that a new customer lives on (`test_clock`), or null. */
+async function testClockOf(tx: Tx, ctx: RequestContext, id: string | undefined): Promise<string | null> {
+  if (id === undefined) return null;
+  const clock = hasIdShape('clock', id) ? await tx.testClock.findFirst({ where: { id, accountId: ctx.caller.accountId, deleted: false }, select: { id: true } }) : null;
+  if (!clock) throw resourceMissing('test clock', id, 'test_clock', 400);
+  return clock.id;
+}
+
+/** A create with nothing to read or lock first: the route sends it as one statement. */
+export const createsAlone = (params: Record<string, any>): boolean =>
+  params.payment_method === undefined && params.test_clock === undefined && params.invoice_settings?.default_payment_method === undefined;
+
+export async function createCustomer(ctx: RequestContext) {
+  const { params, deps, caller } = ctx;
+  const fields = fieldsOf(params);
+  // In the operation's transaction (the ordinary path, as every create that isn't `createsAlone` takes).
+  const tx: Tx = deps.prisma;
+  let row: CustomerRow = {
+    id: newId('cus', 14),
+    created: unixSeconds(deps.clock),
+    email: fields.email ?? null,
+    name: fields.name ?? null,
+    phone: fields.phone ?? null,
+    description: fields.description ?? null,
+    address: fields.address ?? null,
+    shipping: fields.shipping ?? null,
+    metadata: applyMetadata({}, params.metadata as MetadataParam | undefined),
+    preferredLocales: fields.preferredLocales ?? [],
+    taxExempt: fields.taxExempt ?? 'none',
+    defaultPaymentMethod: null,
+    testClockId: await testClockOf(tx, ctx, params.test_clock),
+  };
+  await deps.write(insertCustomer(row, caller.accountId));
+  const attachedEvents: string[] = [];
+  let attached: string | undefined;
+  if (params.payment_method !== undefined) {
+    const pm = await resolvePaymentMethod(tx, ctx, params.payment_method, 'payment_method');
+    const result = await attachPaymentMethod(tx, ctx, pm, row.id);
+    attached = pm.id;
+    attachedEvents.push(...result.eventIds);
+  }
+  const defaultId: string | undefined = params.invoice_settings?.default_payment_method;
+  if (defaultId !== undefined && defaultId !== '') {
+    // Naming the payment method just attached (a test id makes a new one per use) means that one.
+    const id = defaultId === params.payment_method && attached ? attached : await checkDefaultPaymentMethod(tx, ctx, row.id, defaultId);
+    row = { ...row, defaultPaymentMethod: id };
+    await tx.customer.update({ where: { id: row.id }, data: { defaultPaymentMethod: id }, select: { id: true } });
+  }
+  // customer.created comes first, as the public API sends it.
+  const created = eventInsert('customer.created', serializeCustomer(row), customerEventOptions(ctx));
+  await deps.write(created.write);
+  await handOffEvents(deps.queues, [created.id, ...attachedEvents]);
+  return serializeCustomer(row);
+}
+
+export async function retrieveCustomer(ctx: RequestContext) {
+  const id = ctx.pathParams.customer;
+  if (!hasIdShape('cus', id)) throw resourceMissing(NAME, id);
+  const customer = await retrieveCustomerObject(ctx, id);
+  if (!customer) throw resourceMissing(NAME, id);
+  return customer;
+}
+
+/** The public object of one of the caller's customers (for expansion), or null when it is gone. */
+export async function retrieveCustomerObject(ctx: RequestContext, id: string) {
+  const [row] = await ctx.deps.sql.query<CustomerRow & { deleted: boolean }>(selectOwned(id, ctx.caller.accountId));
+  if (!row) return null;
+  return row.deleted ? serializeDeletedCustomer(id) : serializeCustomer(row);
+}
+
+export async function updateCustomer(ctx: RequestContext) {
+  const { params, deps } = ctx;
+  const id = ctx.pathParams.customer;
+  const fields = fieldsOf(params);
+  const { row, eventId } = await deps.prisma.$transaction(async (tx) => {
+    const before = await lockOwned(tx, ctx, id);
+    if (before.deleted) throw resourceMissing(NAME, id);
+    const defaultParam: string | undefined = params.invoice_settings?.default_payment_method;
+    const defaultPaymentMethod =
+      defaultParam === undefined ? before.defaultPaymentMethod : defaultParam === '' ? null : await checkDefaultPaymentMethod(tx, ctx, id, defaultParam);
+    const row: CustomerRow = {
+      id,
+      created: before.created,
+      email: fields.email === undefined ? before.email : fields.email,
+      name: fields.name === undefined ? before.name : fields.name,
+      phone: fields.phone === undefined ? before.phone : fields.phone,
+      description: fields.description === undefined ? before.description : fields.description,
+      address: fields.address === undefined ? before.address : fields.address,
+      shipping: fields.shipping === undefined ? before.shipping : fields.shipping,
+      metadata: applyMetadata(before.metadata as Metadata, params.metadata as MetadataParam | undefined),
+      preferredLocales: fields.preferredLocales ?? before.preferredLocales,
+      taxExempt: fields.taxExempt ?? before.taxExempt,
+      defaultPaymentMethod,
+      testClockId: before.testClockId,
+    };
+    const { id: _id, created: _created, testClockId: _clock, ...data } = row;
+    await tx.customer.update({
+      where: { id },
+      data: { ...data, address: json(row.address), shipping: json(row.shipping), metadata: json(row.metadata) },
+      select: { id: true },
+    });
+    const changed = previousAttributes(serializeCustomer(before), serializeCustomer(row));
+    const eventId = Object.keys(changed).length > 0 ? await emitCustomer(tx, ctx, 'customer.updated', row, changed) : undefined;
+    return { row, eventId };
+  });
+  if (eventId) await handOffEvents(deps.queues, [eventId]);
+  return serializeCustomer(row);
+}
+
+export async function deleteCustomer(ctx: RequestContext) {
+  const { deps } = ctx;
+  const id = ctx.pathParams.customer;
+  const eventId = await deps.prisma.$transaction(async (tx) => {
+    const row = await lockOwned(tx, ctx, id);
+    if (row.deleted) throw resourceMissing(NAME, id);
+    await tx.customer.update({ where: { id }, data: { deleted: true, defaultPaymentMethod: null }, select: { id: true } });
+    // A deleted customer's cards can't be used any more.
+    await tx.paymentMethod.updateMany({ where: { customerId: id }, data: { customerId: null } });
+    return emitCustomer(tx, ctx, 'customer.deleted', row);
+  });
+  await handOffEvents(deps.queues, [eventId]);
+  return serializeDeletedCustomer(id);
+}
+
+export async function listCustomers(ctx: RequestContext) {
+  const { params, caller } = ctx;
+  return paginateSql<CustomerRow & { seq: bigint }>({
+    params,
+    url: '/v1/customers',
+    rows: listedRows(caller.accountId, { email: params.email, created: rangeConditions('created', params.created) }),
+    db: ctx.deps.sql,
+    objectName: NAME,
+    serialize: (row: CustomerRow) => serializeCustomer(row),
+  });
+}
+
+/**
+ * Clears a customer's default payment method when it is `paymentMethodId` (just detached);
+ * returns the `customer.updated` event's id, if it changed.
+ */
+export async function clearDefaultPaymentMethod(tx: Tx, ctx: RequestContext, customerId: string, paymentMethodId: string): Promise<string | undefined> {
+  const before = await tx.customer.findUnique({ where: { id: customerId }, select: ROW });
+  if (!before || before.defaultPaymentMethod !== paymentMethodId) return undefined;
+  const row = { ...before, defaultPaymentMethod: null };
+  await tx.customer.update({ where: { id: customerId }, data: { defaultPaymentMethod: null }, select: { id: true } });
+  return emitCustomer(tx, ctx, 'customer.updated', row, previousAttributes(serializeCustomer(before), serializeCustomer(row)));
+}

@@ -1,0 +1,31 @@
+import type { Area } from '../area';
+import * as customers from './customers/routes';
+import * as customerSerializer from './customers/serializer';
+import { retrieveCustomerObject } from './customers/service';
+import * as paymentMethods from './payment_methods/routes';
+import * as paymentMethodSerializer from './payment_methods/serializer';
+import { retrievePaymentMethodObject } from './payment_methods/service';
+import { cvcPurge } from './payment_methods/jobs';
+
+// Payments: customers and their payment methods (cards and the public test cards); next,
+// payment and setup intents, charges and refunds.
+//
+// Inside: customers → payment methods (a customer attaches its first card and checks its default
+// one). A card's detach clears its customer's default through `DetachedFromCustomer`, which the
+// payment methods service declares and its route fills with the customers service's function.
+// No other area is imported; billing and forwarding use what is exported below.
+
+export const area: Area = {
+  name: 'payments',
+  routes: [...customers.routes, ...paymentMethods.routes],
+  objects: {
+    [customerSerializer.OBJECT]: { expandable: customerSerializer.expandable, retrieve: retrieveCustomerObject },
+    [customerSerializer.INVOICE_SETTINGS_OBJECT]: { expandable: customerSerializer.invoiceSettingsExpandable },
+    [paymentMethodSerializer.PAYMENT_METHOD_OBJECT]: { expandable: paymentMethodSerializer.expandable, retrieve: retrievePaymentMethodObject },
+  },
+  schedules: [cvcPurge],
+};
+
+/** For other areas: a payment method by id (a public test id makes one), a card's CVC, a test card's charge outcome. */
+export { resolvePaymentMethod, takeCvc } from './payment_methods/service';
+export { paymentResult, type CardOutcome } from './payment_methods/testCards';

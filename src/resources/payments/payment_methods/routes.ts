@@ -1,0 +1,23 @@
+import { route } from '../../../kernel/route';
+import { clearDefaultPaymentMethod } from '../customers/service';
+import { PAYMENT_METHOD_OBJECT } from './serializer';
+import {
+  attachPaymentMethodToCustomer,
+  createPaymentMethod,
+  detachPaymentMethod,
+  listPaymentMethods,
+  retrievePaymentMethod,
+  updatePaymentMethod,
+} from './service';
+
+const one = { object: PAYMENT_METHOD_OBJECT };
+const many = { object: PAYMENT_METHOD_OBJECT, list: true };
+
+export const routes = [
+  route('get', '/v1/payment_methods', 'GetPaymentMethods', many, listPaymentMethods),
+  route('post', '/v1/payment_methods', 'PostPaymentMethods', one, createPaymentMethod),
+  route('get', '/v1/payment_methods/{payment_method}', 'GetPaymentMethodsPaymentMethod', one, retrievePaymentMethod),
+  route('post', '/v1/payment_methods/{payment_method}', 'PostPaymentMethodsPaymentMethod', one, updatePaymentMethod),
+  route('post', '/v1/payment_methods/{payment_method}/attach', 'PostPaymentMethodsPaymentMethodAttach', one, attachPaymentMethodToCustomer),
+  route('post', '/v1/payment_methods/{payment_method}/detach', 'PostPaymentMethodsPaymentMethodDetach', one, (ctx) => detachPaymentMethod(ctx, clearDefaultPaymentMethod)),
+];

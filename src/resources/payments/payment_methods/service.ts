@@ -1,0 +1,377 @@
+import { createHash } from 'node:crypto';
+import type { Prisma } from '../../../generated/prisma/client';
+import { unixSeconds } from '../../../lib/clock';
+import { Encryption } from '../../../lib/encryption';
+import { hasIdShape, newId } from '../../../lib/ids';
+import type { PrismaClient } from '../../../lib/prisma';
+import { invalidRequest, parameterMissing, parametersExclusive, resourceMissing } from '../../../kernel/errors';
+import { paginate } from '../../../kernel/list';
+import { applyMetadata, type Metadata, type MetadataParam } from '../../../kernel/metadata';
+import type { RequestContext } from '../../../kernel/route';
+import { causeOf, emit, previousAttributes, type Tx } from '../../../events/emit';
+import type { EventType } from '../../../events/types';
+import { handOffEvents } from '../../../events/jobs';
+import { EMPTY_BILLING_DETAILS, serializePaymentMethod, type PaymentMethodRow } from './serializer';
+import {
+  attachError,
+  cardError,
+  cvcLength,
+  liveCardError,
+  luhnValid,
+  numberOfTestPaymentMethod,
+  numberOfTestToken,
+  testCardOf,
+  type CardOutcome,
+  type TestCard,
+} from './testCards';
+
+const NAME = 'PaymentMethod';
+export const ROW = {
+  id: true,
+  created: true,
+  customerId: true,
+  billingDetails: true,
+  metadata: true,
+  brand: true,
+  funding: true,
+  country: true,
+  last4: true,
+  expMonth: true,
+  expYear: true,
+  fingerprint: true,
+  cvcCheck: true,
+  outcome: true,
+} as const;
+
+/** A row as services read it: the public fields and the card's outcome. */
+export type StoredPaymentMethod = PaymentMethodRow & { outcome: string };
+
+interface CardParam {
+  number?: string;
+  exp_month?: number;
+  exp_year?: number;
+  cvc?: string;
+  token?: string;
+}
+
+interface BillingDetailsParam {
+  address?: Record<string, string> | '';
+  email?: string;
+  name?: string;
+  phone?: string;
+  tax_id?: string;
+}
+
+/** What a new card payment method is made of, checked. */
+interface CheckedCard {
+  readonly card: TestCard;
+  readonly expMonth: number;
+  readonly expYear: number;
+  readonly cvc: string | undefined;
+}
+
+const ADDRESS_KEYS = ['city', 'country', 'line1', 'line2', 'postal_code', 'state'] as const;
+
+/** Two-digit years are this century's, as the public API reads them. */
+const fullYear = (year: number): number => (year < 100 ? 2000 + year : year);
+
+/** The public API's card checks, in its order: number, test card, expiry, CVC. */
+function checkCard(param: CardParam, now: Date): CheckedCard {
+  const number = param.number!;
+  if (!/^\d{12,19}$/.test(number) || !luhnValid(number)) throw cardError('Your card number is incorrect.', 'incorrect_number', { param: 'card[number]' });
+  const card = testCardOf(number);
+  if (!card) throw liveCardError();
+  if (param.exp_month === undefined) throw parameterMissing('card[exp_month]');
+  if (param.exp_year === undefined) throw parameterMissing('card[exp_year]');
+  const { expMonth, expYear } = checkExpiry(param.exp_month, param.exp_year, now);
+  if (param.cvc !== undefined && !new RegExp(`^\\d{${cvcLength(card.brand)}}$`).test(param.cvc)) {
+    throw cardError("Your card's security code is invalid.", 'invalid_cvc', { param: 'card[cvc]' });
+  }
+  return { card, expMonth, expYear, cvc: param.cvc };
+}
+
+function checkExpiry(month: number, year: number, now: Date): { expMonth: number; expYear: number } {
+  const expYear = fullYear(year);
+  const thisYear = now.getUTCFullYear();
+  if (month < 1 || month > 12) throw cardError("Your card's expiration month is invalid.", 'invalid_expiry_month', { param: 'card[exp_month]' });
+  if (expYear < thisYear || expYear > thisYear + 50) throw cardError("Your card's expiration year is invalid.", 'invalid_expiry_year', { param: 'card[exp_year]' });
+  if (expYear === thisYear && month < now.getUTCMonth() + 1) {
+    throw cardError("Your card's expiration month is invalid.", 'invalid_expiry_month', { param: 'card[exp_month]' });
+  }
+  return { expMonth: month, expYear };
+}
+
+/** A public test card as its PaymentMethod id or token gives it: valid for a year from now. */
+function testCardExpiry(number: string, now: Date): CheckedCard {
+  return { card: testCardOf(number)!, expMonth: now.getUTCMonth() + 1, expYear: now.getUTCFullYear() + 1, cvc: undefined };
+}
+
+/** Stable per platform and number, as the public API's fingerprints are; no number can be read back from it. */
+const fingerprintOf = (platformAccountId: string, number: string): string =>
+  createHash('sha256').update(`${platformAccountId}:${number}`).digest('base64').replace(/[^A-Za-z0-9]/g, '').slice(0, 16);
+
+function billingDetailsOf(param: BillingDetailsParam | undefined, current: Record<string, unknown> = EMPTY_BILLING_DETAILS): Record<string, unknown> {
+  if (param === undefined) return current;
+  const out: Record<string, unknown> = { ...current };
+  for (const key of ['email', 'name', 'phone', 'tax_id'] as const) if (param[key] !== undefined) out[key] = param[key] === '' ? null : param[key];
+  if (param.address !== undefined) {
+    if (param.address === '') out.address = null;
+    else {
+      const before = (current.address as Record<string, string | null> | null) ?? Object.fromEntries(ADDRESS_KEYS.map((k) => [k, null]));
+      out.address = { ...before, ...Object.fromEntries(Object.entries(param.address).map(([k, v]) => [k, v === '' ? null : v])) };
+    }
+  }
+  return out;
+}
+
+/** Writes a new card payment method; the number and the CVC are sealed before they reach the database. */
+async function insertCard(
+  tx: Tx,
+  ctx: RequestContext,
+  checked: CheckedCard,
+  extra: { billingDetails?: Record<string, unknown>; metadata?: Metadata } = {},
+): Promise<StoredPaymentMethod> {
+  const { deps, caller } = ctx;
+  const now = unixSeconds(deps.clock);
+  const number = await deps.encryption.seal(checked.card.number);
+  const cvc = checked.cvc === undefined ? null : await deps.encryption.seal(checked.cvc);
+  const row: StoredPaymentMethod = {
+    id: newId('pm'),
+    created: now,
+    customerId: null,
+    billingDetails: (extra.billingDetails ?? EMPTY_BILLING_DETAILS) as Prisma.JsonValue,
+    metadata: extra.metadata ?? {},
+    brand: checked.card.brand,
+    funding: checked.card.funding,
+    country: checked.card.country,
+    last4: checked.card.number.slice(-4),
+    expMonth: checked.expMonth,
+    expYear: checked.expYear,
+    fingerprint: fingerprintOf(caller.platformAccountId, checked.card.number),
+    cvcCheck: cvc === null ? null : 'unchecked',
+    outcome: checked.card.outcome,
+  };
+  await tx.paymentMethod.create({
+    data: {
+      ...row,
+      billingDetails: row.billingDetails as Prisma.InputJsonValue,
+      metadata: row.metadata as Prisma.InputJsonValue,
+      accountId: caller.accountId,
+      type: 'card',
+      number,
+      cvc,
+      cvcExpiresAt: cvc === null ? null : now + deps.config.cardCvcTtlSeconds,
+      keyId: Encryption.keyIdOf(number),
+    },
+    select: { id: true },
+  });
+  return row;
+}
+
+const clock = (ctx: RequestContext): Date => new Date(ctx.deps.clock.nowMs());
+
+/**
+ * The payment method an API parameter names: one of the caller's own, or a fresh one made from a
+ * public test PaymentMethod id (`pm_card_visa`), as the public API makes one per use. Not found is
+ * `resource_missing`: 404 on the path's id, or 400 on `param`.
+ */
+export async function resolvePaymentMethod(tx: Tx, ctx: RequestContext, id: string, param?: string): Promise<StoredPaymentMethod> {
+  const testNumber = numberOfTestPaymentMethod(id);
+  if (testNumber !== undefined) return insertCard(tx, ctx, testCardExpiry(testNumber, clock(ctx)));
+  const missing = () => (param === undefined ? resourceMissing(NAME, id) : resourceMissing(NAME, id, param, 400));
+  if (!hasIdShape('pm', id)) throw missing();
+  const rows = await tx.$queryRaw<{ id: string }[]>`SELECT id FROM payment_methods WHERE id = ${id} AND account_id = ${ctx.caller.accountId} FOR UPDATE`;
+  if (rows.length === 0) throw missing();
+  return (await tx.paymentMethod.findUniqueOrThrow({ where: { id }, select: ROW })) as StoredPaymentMethod;
+}
+
+/** The public object of one of the caller's payment methods (for expansion), or null when it is gone. */
+export async function retrievePaymentMethodObject(ctx: RequestContext, id: string) {
+  const row = await ctx.deps.prisma.paymentMethod.findUnique({ where: { id, accountId: ctx.caller.accountId }, select: ROW });
+  return row ? serializePaymentMethod(row) : null;
+}
+
+const emitOptions = (ctx: RequestContext, previous?: Record<string, unknown>) => ({
+  accountId: ctx.caller.accountId,
+  apiVersion: ctx.caller.defaultApiVersion,
+  created: unixSeconds(ctx.deps.clock),
+  cause: causeOf(ctx),
+  previousAttributes: previous,
+});
+
+const emitPaymentMethod = (tx: Tx, ctx: RequestContext, type: EventType, row: PaymentMethodRow, previous?: Record<string, unknown>) =>
+  emit(tx, type, serializePaymentMethod(row), emitOptions(ctx, previous));
+
+/**
+ * Attaches a payment method to one of the caller's customers (already locked by the caller):
+ * the card is checked with its issuer first, so most declining test cards fail here already.
+ * Attaching it again to its own customer changes nothing; another customer's is refused.
+ */
+export async function attachPaymentMethod(
+  tx: Tx,
+  ctx: RequestContext,
+  pm: StoredPaymentMethod,
+  customerId: string,
+): Promise<{ row: StoredPaymentMethod; eventIds: string[] }> {
+  if (pm.customerId === customerId) return { row: pm, eventIds: [] };
+  if (pm.customerId !== null) {
+    throw invalidRequest('The payment method you provided has already been attached to a customer.', undefined);
+  }
+  const declined = attachError(pm.outcome as CardOutcome);
+  if (declined) throw declined;
+  await tx.paymentMethod.update({ where: { id: pm.id }, data: { customerId }, select: { id: true } });
+  const row = { ...pm, customerId };
+  return { row, eventIds: [await emitPaymentMethod(tx, ctx, 'payment_method.attached', row)] };
+}
+
+/** Locks one of the caller's live customers, or `resource_missing` on `param`. */
+async function lockCustomer(tx: Tx, ctx: RequestContext, id: string, param: string): Promise<void> {
+  const missing = () => resourceMissing('customer', id, param, 400);
+  if (!hasIdShape('cus', id)) throw missing();
+  const rows = await tx.$queryRaw<{ id: string }[]>`
+    SELECT id FROM customers WHERE id = ${id} AND account_id = ${ctx.caller.accountId} AND NOT deleted FOR UPDATE`;
+  if (rows.length === 0) throw missing();
+}
+
+export async function createPaymentMethod(ctx: RequestContext) {
+  const { params, deps } = ctx;
+  const card: CardParam | undefined = params.card;
+  if (card === undefined) throw parameterMissing('card');
+  if (card.token !== undefined && card.number !== undefined) throw parametersExclusive('card[number]', 'card[token]');
+  let checked: CheckedCard;
+  if (card.token !== undefined) {
+    const number = numberOfTestToken(card.token);
+    if (number === undefined) throw resourceMissing('token', card.token, 'card[token]', 400);
+    checked = testCardExpiry(number, clock(ctx));
+  } else if (card.number !== undefined) {
+    checked = checkCard(card, clock(ctx));
+  } else {
+    throw parameterMissing('card[number]');
+  }
+  const row = await deps.prisma.$transaction((tx) =>
+    insertCard(tx, ctx, checked, { billingDetails: billingDetailsOf(params.billing_details), metadata: applyMetadata({}, params.metadata as MetadataParam | undefined) }),
+  );
+  return serializePaymentMethod(row);
+}
+
+export async function retrievePaymentMethod(ctx: RequestContext) {
+  const id = ctx.pathParams.payment_method;
+  // A public test id makes a fresh payment method, so the read runs in a transaction too.
+  return serializePaymentMethod(await ctx.deps.prisma.$transaction((tx) => resolvePaymentMethod(tx, ctx, id)));
+}
+
+export async function updatePaymentMethod(ctx: RequestContext) {
+  const { params, deps } = ctx;
+  const { row, eventId } = await deps.prisma.$transaction(async (tx) => {
+    const before = await resolvePaymentMethod(tx, ctx, ctx.pathParams.payment_method);
+    // The public API updates only saved cards.
+    if (before.customerId === null) throw invalidRequest('You must save this PaymentMethod to a customer before you can update it.', undefined);
+    let { expMonth, expYear } = before;
+    if (params.card?.exp_month !== undefined || params.card?.exp_year !== undefined) {
+      ({ expMonth, expYear } = checkExpiry(params.card?.exp_month ?? before.expMonth, params.card?.exp_year ?? before.expYear, clock(ctx)));
+    }
+    const row: StoredPaymentMethod = {
+      ...before,
+      expMonth,
+      expYear,
+      billingDetails: billingDetailsOf(params.billing_details, before.billingDetails as Record<string, unknown>) as Prisma.JsonValue,
+      metadata: applyMetadata(before.metadata as Metadata, params.metadata as MetadataParam | undefined),
+    };
+    await tx.paymentMethod.update({
+      where: { id: row.id },
+      data: { expMonth, expYear, billingDetails: row.billingDetails as Prisma.InputJsonValue, metadata: row.metadata as Prisma.InputJsonValue },
+      select: { id: true },
+    });
+    const changed = previousAttributes(serializePaymentMethod(before), serializePaymentMethod(row));
+    const eventId = Object.keys(changed).length > 0 ? await emitPaymentMethod(tx, ctx, 'payment_method.updated', row, changed) : undefined;
+    return { row, eventId };
+  });
+  if (eventId) await handOffEvents(deps.queues, [eventId]);
+  return serializePaymentMethod(row);
+}
+
+export async function listPaymentMethods(ctx: RequestContext) {
+  const { params, caller } = ctx;
+  if (params.customer !== undefined && !hasIdShape('cus', params.customer)) throw resourceMissing('customer', params.customer, 'customer', 400);
+  if (params.customer !== undefined) {
+    const owned = await ctx.deps.prisma.customer.findUnique({ where: { id: params.customer, accountId: caller.accountId }, select: { id: true } });
+    if (!owned) throw resourceMissing('customer', params.customer, 'customer', 400);
+  }
+  return paginate<PaymentMethodRow & { seq: bigint }>({
+    params,
+    url: '/v1/payment_methods',
+    // `type` is card or absent: cards are the only payment methods here.
+    where: { accountId: caller.accountId, ...(params.customer !== undefined ? { customerId: params.customer } : {}) },
+    model: ctx.deps.prisma.paymentMethod as any,
+    objectName: NAME,
+    serialize: (row: PaymentMethodRow) => serializePaymentMethod(row),
+  });
+}
+
+export async function attachPaymentMethodToCustomer(ctx: RequestContext) {
+  const { params, deps } = ctx;
+  const { row, eventIds } = await deps.prisma.$transaction(async (tx) => {
+    await lockCustomer(tx, ctx, params.customer, 'customer');
+    const pm = await resolvePaymentMethod(tx, ctx, ctx.pathParams.payment_method);
+    return attachPaymentMethod(tx, ctx, pm, params.customer);
+  });
+  if (eventIds.length > 0) await handOffEvents(deps.queues, eventIds);
+  return serializePaymentMethod(row);
+}
+
+/**
+ * What a card's detach does to the customer it leaves, in the same transaction; answers the id of
+ * the event it wrote, if any. Customers implement it (a default that was this card is cleared),
+ * and the route passes it in: customers call payment methods, never the other way.
+ */
+export type DetachedFromCustomer = (tx: Tx, ctx: RequestContext, customerId: string, paymentMethodId: string) => Promise<string | undefined>;
+
+export async function detachPaymentMethod(ctx: RequestContext, detached: DetachedFromCustomer) {
+  const { deps } = ctx;
+  const { row, eventIds } = await deps.prisma.$transaction(async (tx) => {
+    const before = await resolvePaymentMethod(tx, ctx, ctx.pathParams.payment_method);
+    if (before.customerId === null) {
+      throw invalidRequest('The payment method you provided is not attached to a customer so detachment is impossible.', undefined);
+    }
+    await tx.paymentMethod.update({ where: { id: before.id }, data: { customerId: null }, select: { id: true } });
+    const row = { ...before, customerId: null };
+    const eventIds = [await emitPaymentMethod(tx, ctx, 'payment_method.detached', row, { customer: before.customerId })];
+    // A detached card can't stay its customer's default.
+    const customerEvent = await detached(tx, ctx, before.customerId, before.id);
+    if (customerEvent) eventIds.push(customerEvent);
+    return { row, eventIds };
+  });
+  await handOffEvents(deps.queues, eventIds);
+  return serializePaymentMethod(row);
+}
+
+/**
+ * Opens a payment method's CVC and clears it: a CVC serves one forward. Undefined when it was
+ * never given, already used, or past CARD_CVC_TTL_SECONDS.
+ */
+export async function takeCvc(tx: Tx, ctx: RequestContext, id: string): Promise<string | undefined> {
+  const now = unixSeconds(ctx.deps.clock);
+  const rows = await tx.$queryRaw<{ cvc: string | null }[]>`
+    UPDATE payment_methods p SET cvc = NULL, cvc_expires_at = NULL
+    FROM (SELECT id, cvc, cvc_expires_at FROM payment_methods WHERE id = ${id} AND account_id = ${ctx.caller.accountId} FOR UPDATE) old
+    WHERE p.id = old.id
+    RETURNING CASE WHEN old.cvc_expires_at > ${now} THEN old.cvc END AS cvc`;
+  const sealed = rows[0]?.cvc;
+  return sealed ? ctx.deps.encryption.open(sealed) : undefined;
+}
+
+/**
+ * Deletes the CVCs past their CARD_CVC_TTL_SECONDS, `batchSize` rows per statement; returns how
+ * many. Concurrent purges skip each other's rows.
+ */
+export async function purgeExpiredCvcs(prisma: PrismaClient, now: number, batchSize = 1000): Promise<number> {
+  let total = 0;
+  for (;;) {
+    const purged = await prisma.$executeRaw`
+      UPDATE payment_methods SET cvc = NULL, cvc_expires_at = NULL WHERE id IN (
+        SELECT id FROM payment_methods WHERE cvc_expires_at <= ${now} ORDER BY cvc_expires_at LIMIT ${batchSize} FOR UPDATE SKIP LOCKED
+      )`;
+    total += purged;
+    if (purged < batchSize) return total;
+  }
+}

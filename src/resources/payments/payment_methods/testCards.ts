@@ -1,0 +1,213 @@
+import { ApiError } from '../../../kernel/errors';
+
+// The public test cards: the only numbers test mode accepts. Each number carries its brand,
+// funding, country and what a payment with it does (`outcome`, stored on the payment method's row
+// so billing can read it). The public test PaymentMethods (`pm_card_visa`) and tokens (`tok_visa`)
+// name a number: `pm_card_<name>` and `tok_<name>` for every name below.
+
+export type Brand = 'amex' | 'diners' | 'discover' | 'jcb' | 'mastercard' | 'unionpay' | 'visa';
+export type Funding = 'credit' | 'debit' | 'prepaid';
+
+/**
+ * What a payment attempted with the card does. `charge_customer_fail` declines like
+ * `generic_decline` but, unlike the other declines, can be attached to a customer.
+ */
+export const OUTCOMES = [
+  'succeeds',
+  'generic_decline',
+  'insufficient_funds',
+  'lost_card',
+  'stolen_card',
+  'expired_card',
+  'incorrect_cvc',
+  'processing_error',
+  'fraudulent',
+  'cvc_check_fails',
+  'charge_customer_fail',
+  'authentication_required',
+] as const;
+export type CardOutcome = (typeof OUTCOMES)[number];
+
+export interface TestCard {
+  readonly number: string;
+  readonly brand: Brand;
+  readonly funding: Funding;
+  readonly country: string;
+  readonly outcome: CardOutcome;
+}
+
+const card = (number: string, brand: Brand, funding: Funding, outcome: CardOutcome = 'succeeds', country = 'US'): TestCard => ({
+  number,
+  brand,
+  funding,
+  country,
+  outcome,
+});
+
+/** Every accepted number. */
+const CARDS: readonly TestCard[] = [
+  card('4242424242424242', 'visa', 'credit'),
+  card('4000056655665556', 'visa', 'debit'),
+  card('5555555555554444', 'mastercard', 'credit'),
+  card('2223003122003222', 'mastercard', 'credit'),
+  card('5200828282828210', 'mastercard', 'debit'),
+  card('5105105105105100', 'mastercard', 'prepaid'),
+  card('378282246310005', 'amex', 'credit'),
+  card('371449635398431', 'amex', 'credit'),
+  card('6011111111111117', 'discover', 'credit'),
+  card('6011000990139424', 'discover', 'credit'),
+  card('6011981111111113', 'discover', 'debit'),
+  card('3056930009020004', 'diners', 'credit'),
+  card('36227206271667', 'diners', 'credit'),
+  card('3566002020360505', 'jcb', 'credit', 'succeeds', 'JP'),
+  card('6200000000000005', 'unionpay', 'credit', 'succeeds', 'CN'),
+  card('6200000000000047', 'unionpay', 'debit', 'succeeds', 'CN'),
+  card('4000008260000000', 'visa', 'credit', 'succeeds', 'GB'),
+  card('4000002760000016', 'visa', 'credit', 'succeeds', 'DE'),
+  card('4000002500000003', 'visa', 'credit', 'succeeds', 'FR'),
+  card('4000001240000000', 'visa', 'credit', 'succeeds', 'CA'),
+  card('4000000360000006', 'visa', 'credit', 'succeeds', 'AU'),
+  card('4000003920000003', 'visa', 'credit', 'succeeds', 'JP'),
+  card('4000000000000002', 'visa', 'credit', 'generic_decline'),
+  card('4000000000009995', 'visa', 'credit', 'insufficient_funds'),
+  card('4000000000009987', 'visa', 'credit', 'lost_card'),
+  card('4000000000009979', 'visa', 'credit', 'stolen_card'),
+  card('4000000000000069', 'visa', 'credit', 'expired_card'),
+  card('4000000000000127', 'visa', 'credit', 'incorrect_cvc'),
+  card('4000000000000119', 'visa', 'credit', 'processing_error'),
+  card('4100000000000019', 'visa', 'credit', 'fraudulent'),
+  card('4000000000000101', 'visa', 'credit', 'cvc_check_fails'),
+  card('4000000000000341', 'visa', 'credit', 'charge_customer_fail'),
+  card('4000002760003184', 'visa', 'credit', 'authentication_required'),
+];
+
+const BY_NUMBER: ReadonlyMap<string, TestCard> = new Map(CARDS.map((c) => [c.number, c]));
+
+/** The names of `pm_card_<name>` and `tok_<name>`, as the public test mode spells them. */
+export const TEST_CARD_NAMES: Readonly<Record<string, string>> = {
+  visa: '4242424242424242',
+  visa_debit: '4000056655665556',
+  mastercard: '5555555555554444',
+  mastercard_debit: '5200828282828210',
+  mastercard_prepaid: '5105105105105100',
+  amex: '378282246310005',
+  discover: '6011111111111117',
+  diners: '3056930009020004',
+  jcb: '3566002020360505',
+  unionpay: '6200000000000005',
+  us: '4242424242424242',
+  gb: '4000008260000000',
+  de: '4000002760000016',
+  fr: '4000002500000003',
+  ca: '4000001240000000',
+  au: '4000000360000006',
+  jp: '4000003920000003',
+  chargeDeclined: '4000000000000002',
+  visa_chargeDeclined: '4000000000000002',
+  chargeDeclinedInsufficientFunds: '4000000000009995',
+  visa_chargeDeclinedInsufficientFunds: '4000000000009995',
+  chargeDeclinedLostCard: '4000000000009987',
+  visa_chargeDeclinedLostCard: '4000000000009987',
+  chargeDeclinedStolenCard: '4000000000009979',
+  visa_chargeDeclinedStolenCard: '4000000000009979',
+  chargeDeclinedExpiredCard: '4000000000000069',
+  visa_chargeDeclinedExpiredCard: '4000000000000069',
+  chargeDeclinedIncorrectCvc: '4000000000000127',
+  visa_chargeDeclinedIncorrectCvc: '4000000000000127',
+  chargeDeclinedProcessingError: '4000000000000119',
+  visa_chargeDeclinedProcessingError: '4000000000000119',
+  chargeDeclinedFraudulent: '4100000000000019',
+  radarBlock: '4100000000000019',
+  cvcCheckFail: '4000000000000101',
+  chargeCustomerFail: '4000000000000341',
+  authenticationRequired: '4000002760003184',
+};
+
+export const testCardOf = (number: string): TestCard | undefined => BY_NUMBER.get(number);
+
+/** The number a public test PaymentMethod id (`pm_card_visa`) names, if it is one. */
+export const numberOfTestPaymentMethod = (id: string): string | undefined =>
+  id.startsWith('pm_card_') ? Object.prototype.hasOwnProperty.call(TEST_CARD_NAMES, id.slice(8)) ? TEST_CARD_NAMES[id.slice(8)] : undefined : undefined;
+
+/** The number a public test token (`tok_visa`) names, if it is one. */
+export const numberOfTestToken = (token: string): string | undefined =>
+  token.startsWith('tok_') && Object.prototype.hasOwnProperty.call(TEST_CARD_NAMES, token.slice(4)) ? TEST_CARD_NAMES[token.slice(4)] : undefined;
+
+/** The brand as `display_brand` spells it. */
+export const DISPLAY_BRANDS: Readonly<Record<Brand, string>> = {
+  amex: 'american_express',
+  diners: 'diners_club',
+  discover: 'discover',
+  jcb: 'jcb',
+  mastercard: 'mastercard',
+  unionpay: 'union_pay',
+  visa: 'visa',
+};
+
+/** The CVC's length for a brand: four digits for American Express, three otherwise. */
+export const cvcLength = (brand: Brand): number => (brand === 'amex' ? 4 : 3);
+
+export function luhnValid(number: string): boolean {
+  let sum = 0;
+  for (let i = 0; i < number.length; i++) {
+    let digit = number.charCodeAt(number.length - 1 - i) - 48;
+    if (i % 2 === 1) digit = digit * 2 > 9 ? digit * 2 - 9 : digit * 2;
+    sum += digit;
+  }
+  return sum % 10 === 0;
+}
+
+/** A 402 `card_error`, as the public API answers card problems. */
+export const cardError = (message: string, code: string, extra: { param?: string; declineCode?: string } = {}): ApiError =>
+  new ApiError({
+    status: 402,
+    type: 'card_error',
+    message,
+    code,
+    param: extra.param,
+    extra: extra.declineCode === undefined ? undefined : { decline_code: extra.declineCode },
+  });
+
+/** A number that is not a public test card. */
+export const liveCardError = (): ApiError =>
+  cardError(
+    'Your card was declined. Your request was in test mode, but used a non test (live) card. For a list of valid test cards, visit: https://stripe.com/docs/testing.',
+    'card_declined',
+    { declineCode: 'test_mode_live_card' },
+  );
+
+const DECLINES: Readonly<Partial<Record<CardOutcome, { message: string; code: string; declineCode: string }>>> = {
+  generic_decline: { message: 'Your card was declined.', code: 'card_declined', declineCode: 'generic_decline' },
+  charge_customer_fail: { message: 'Your card was declined.', code: 'card_declined', declineCode: 'generic_decline' },
+  insufficient_funds: { message: 'Your card has insufficient funds.', code: 'card_declined', declineCode: 'insufficient_funds' },
+  lost_card: { message: 'Your card was declined.', code: 'card_declined', declineCode: 'lost_card' },
+  stolen_card: { message: 'Your card was declined.', code: 'card_declined', declineCode: 'stolen_card' },
+  expired_card: { message: 'Your card has expired.', code: 'expired_card', declineCode: 'expired_card' },
+  incorrect_cvc: { message: "Your card's security code is incorrect.", code: 'incorrect_cvc', declineCode: 'incorrect_cvc' },
+  cvc_check_fails: { message: "Your card's security code is incorrect.", code: 'incorrect_cvc', declineCode: 'incorrect_cvc' },
+  processing_error: { message: 'An error occurred while processing your card. Try again in a little bit.', code: 'processing_error', declineCode: 'processing_error' },
+  fraudulent: { message: 'Your card was declined.', code: 'card_declined', declineCode: 'fraudulent' },
+};
+
+/**
+ * What a payment attempted with a card of this outcome does: it succeeds, needs the customer to
+ * authenticate (off-session: declines with `authentication_required`), or declines with this error.
+ */
+export type PaymentResult = { status: 'succeeded' } | { status: 'requires_action' } | { status: 'declined'; error: ApiError };
+
+export function paymentResult(outcome: CardOutcome): PaymentResult {
+  if (outcome === 'authentication_required') return { status: 'requires_action' };
+  const decline = DECLINES[outcome];
+  if (!decline) return { status: 'succeeded' };
+  return { status: 'declined', error: cardError(decline.message, decline.code, { declineCode: decline.declineCode }) };
+}
+
+/**
+ * Attaching a card to a customer checks it with the issuer: every declining card but
+ * `charge_customer_fail` (made for exactly this) fails there already.
+ */
+export function attachError(outcome: CardOutcome): ApiError | undefined {
+  if (outcome === 'charge_customer_fail') return undefined;
+  const result = paymentResult(outcome);
+  return result.status === 'declined' ? result.error : undefined;
+}

@@ -1,0 +1,40 @@
+import type { ExpandableFields } from '../../../kernel/expand';
+
+export const OBJECT = 'sandbox.data_reset';
+
+export const expandable: ExpandableFields = {};
+
+export interface DeletedCounts {
+  accounts: number;
+  webhook_endpoints: number;
+  events: number;
+  account_sessions: number;
+  account_links: number;
+  login_links: number;
+  apps_secrets: number;
+  identity_verification_sessions: number;
+  identity_verification_reports: number;
+  customers: number;
+  payment_methods: number;
+  forwarding_requests: number;
+  products: number;
+  prices: number;
+  tax_rates: number;
+  coupons: number;
+  promotion_codes: number;
+  subscriptions: number;
+  subscription_items: number;
+  invoices: number;
+  invoice_items: number;
+  test_clocks: number;
+  idempotency_records: number;
+  seed_runs: number;
+  financial_connections_transactions: number;
+  financial_connections_owners: number;
+  financial_connections_ownerships: number;
+  financial_connections_refreshes: number;
+  financial_connections_accounts: number;
+  financial_connections_sessions: number;
+}
+
+export const serializeDataReset = (account: string, deleted: DeletedCounts) => ({ object: OBJECT, account, livemode: false, deleted });
