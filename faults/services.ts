@@ -132,7 +132,8 @@ export class RedisServer {
   /** SIGKILL: everything it held is gone. */
   async kill(): Promise<void> {
     const child = this.child;
-    if (!child || child.exitCode !== null) return;
+    // A child killed by a signal has a null exitCode: its 'exit' has passed and would never come again.
+    if (!child || child.exitCode !== null || child.signalCode !== null) return;
     const exited = new Promise((resolve) => child.once('exit', resolve));
     child.kill('SIGKILL');
     await exited;

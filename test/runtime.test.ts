@@ -40,6 +40,20 @@ const startMain = (env: Record<string, string>): Started => startProcess(process
 
 const answers = async (url: string, status = 200): Promise<boolean> => (await fetch(url)).status === status;
 
+/**
+ * The port the process's API listens on. Started with PORT=0: a port picked beforehand could be
+ * taken meanwhile by another suite's short-lived server, which would then answer in its place.
+ */
+async function listeningPort(p: Started, ms: number): Promise<number> {
+  let port: number | undefined;
+  const found = await waitFor(async () => {
+    port = Number(/"port":(\d+)[^\n]*"msg":"api listening"/.exec(p.output())?.[1]) || undefined;
+    return port !== undefined;
+  }, ms, 250);
+  if (!found) throw new Error(`the API did not say it listens within ${ms} ms:\n${p.output()}`);
+  return port!;
+}
+
 function stopProcess(p: Started): Promise<unknown> {
   if (p.child.exitCode === null && p.child.signalCode === null) p.child.kill('SIGKILL');
   return p.exited;
@@ -152,12 +166,11 @@ if (!redisServerFound) {
   });
 
   test('the API listens and answers (/readyz 503 naming Redis), writes succeed, and it all catches up when Redis comes', async () => {
-    const port = await freePort();
-    const base = `http://127.0.0.1:${port}`;
     const receiver = await startWebhookReceiver();
-    const p = startMain({ REDIS_URL: redis.url, PORT: String(port), RECONCILE_INTERVAL_MS: '60000' });
+    const p = startMain({ REDIS_URL: redis.url, PORT: '0', RECONCILE_INTERVAL_MS: '60000' });
     try {
-      expect(await waitFor(() => answers(`${base}/healthz`), 30_000)).toBe(true);
+      const base = `http://127.0.0.1:${await listeningPort(p, 30_000)}`;
+      expect(await answers(`${base}/healthz`)).toBe(true);
       const ready = await fetch(`${base}/readyz`);
       expect(ready.status).toBe(503);
       expect(await ready.json()).toEqual({ status: 'unavailable', postgres: true, redis: false });
@@ -208,15 +221,15 @@ describe('npm start', () => {
   const treeOf = (pid: number): number[] => childrenOf(pid).flatMap((child) => [...treeOf(child), child]);
 
   test('kill -TERM of the npm process stops the service (API_PROCESSES=2: a cluster): the port closes and no node stays behind', async () => {
-    const port = await freePort();
-    const base = `http://127.0.0.1:${port}`;
-    // npm may need to build dist/ first (a fresh checkout).
-    const p = startProcess('npm', ['start', '--silent'], { PORT: String(port), API_PROCESSES: '2' });
+    // npm may need to build dist/ first (a fresh checkout). Cluster workers that listen on port 0
+    // all get the one port the primary picked.
+    const p = startProcess('npm', ['start', '--silent'], { PORT: '0', API_PROCESSES: '2' });
     // A failing check must not leave the service running: killing npm alone would orphan it.
     let tree: number[] = [];
     const track = setInterval(() => (tree = [...new Set([...tree, ...treeOf(p.child.pid!)])]), 500);
     try {
-      expect(await waitFor(() => answers(`${base}/readyz`), 150_000, 250)).toBe(true);
+      const base = `http://127.0.0.1:${await listeningPort(p, 150_000)}`;
+      expect(await waitFor(() => answers(`${base}/readyz`), 30_000, 250)).toBe(true);
       const node = childrenOf(p.child.pid!);
       expect(node).toHaveLength(1);
       // The first process runs the workers and supervises two API processes, which both listen.
