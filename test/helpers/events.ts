@@ -20,12 +20,12 @@ export async function emitTestEvent(
   accountId: string,
   type: EventType = 'account.updated',
   object: Record<string, unknown> = { id: accountId, object: 'account' },
-  options: { handOff?: boolean; previousAttributes?: Record<string, unknown> } = {},
+  options: { handOff?: boolean; previousAttributes?: Record<string, unknown>; apiVersion?: string } = {},
 ): Promise<string> {
   const id = await runtime.prisma.$transaction((tx) =>
     emit(tx, type, object, {
       accountId,
-      apiVersion: LATEST_API_VERSION,
+      apiVersion: options.apiVersion ?? LATEST_API_VERSION,
       created: unixSeconds(runtime.clock),
       cause: automaticCause,
       previousAttributes: options.previousAttributes,

@@ -8,8 +8,17 @@ import ts from 'typescript';
 // walked along its type, and every required member it lacks is a problem. `null` counts as
 // present only where the type allows it. Objects are found by their `object` member, so
 // expanded objects, list items and an event's `data.object` are checked as what they are.
+//
+// Each major of the package describes the API version it pins, so the older majors (installed
+// as npm aliases, `stripe-v8` … `stripe-v18`) are the contract of the older versions. From 12
+// on they declare `interface`s inside `declare module 'stripe' { namespace Stripe { … } }`, in
+// `types/` (8 to 11 in `types/<version>/` beside it); the current one exports them from
+// `cjs/resources/`. Every interface with a literal `object` member is found, wherever it sits.
 
-const RESOURCES = path.join(__dirname, '..', '..', 'node_modules', 'stripe', 'cjs', 'resources');
+const NODE_MODULES = path.join(__dirname, '..', '..', 'node_modules');
+
+/** The `stripe` packages whose types a body can be checked against. */
+export type SdkPackage = 'stripe' | 'stripe-v8' | 'stripe-v11' | 'stripe-v14' | 'stripe-v15' | 'stripe-v17' | 'stripe-v18';
 
 /** Objects the public API doesn't have: the sandbox's own, which no SDK type describes. */
 export const SANDBOX_OBJECTS: ReadonlySet<string> = new Set(['webhook_delivery', 'webhook_delivery_attempt', 'account_session_claim', 'sandbox.data_reset']);
@@ -20,26 +29,42 @@ interface SdkTypes {
   readonly byObject: ReadonlyMap<string, { live?: ts.Type; deleted?: ts.Type }>;
 }
 
-let loaded: SdkTypes | undefined;
+const loaded = new Map<SdkPackage, SdkTypes>();
+
+/** Folders that hold no object of the v1 API. */
+const SKIPPED = new Set(['V2', 'test', 'crypto', 'net']);
 
 function declarationFiles(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
-    if (entry.isDirectory()) return entry.name === 'V2' ? [] : declarationFiles(path.join(dir, entry.name));
+    if (entry.isDirectory()) return SKIPPED.has(entry.name) ? [] : declarationFiles(path.join(dir, entry.name));
     return entry.name.endsWith('.d.ts') ? [path.join(dir, entry.name)] : [];
   });
 }
 
-function load(): SdkTypes {
-  if (loaded) return loaded;
-  const files = declarationFiles(RESOURCES);
+/**
+ * The interfaces declared in `node`, at any depth of modules and namespaces, with their depth;
+ * not V2's, nor the parameters' (`namespace AccountCreateParams`, whose `Card` says `object: 'card'` too).
+ */
+function interfacesIn(node: ts.Node, out: { declaration: ts.InterfaceDeclaration; depth: number }[], depth = 0): typeof out {
+  if (ts.isInterfaceDeclaration(node)) out.push({ declaration: node, depth });
+  else if (ts.isModuleDeclaration(node) && (node.name.text === 'V2' || node.name.text.endsWith('Params'))) return out;
+  else if (ts.isSourceFile(node) || ts.isModuleDeclaration(node) || ts.isModuleBlock(node)) ts.forEachChild(node, (child) => void interfacesIn(child, out, depth + 1));
+  return out;
+}
+
+function load(pkg: SdkPackage = 'stripe'): SdkTypes {
+  const cached = loaded.get(pkg);
+  if (cached) return cached;
+  const root = path.join(NODE_MODULES, pkg);
+  const files = declarationFiles(pkg === 'stripe' ? path.join(root, 'cjs', 'resources') : path.join(root, 'types'));
   const program = ts.createProgram(files, { noEmit: true, skipLibCheck: true, types: [], strict: true });
   const checker = program.getTypeChecker();
   const byObject = new Map<string, { live?: ts.Type; deleted?: ts.Type }>();
-  for (const file of files) {
-    const source = program.getSourceFile(file)!;
-    for (const statement of source.statements) {
-      if (!ts.isInterfaceDeclaration(statement) || !statement.modifiers?.some((m) => m.kind === ts.SyntaxKind.ExportKeyword)) continue;
-      const type = checker.getTypeAtLocation(statement.name);
+  // The shallowest declaration of an object is its resource (`Stripe.Card`, not `Stripe.Token.Card`… nested in another).
+  const declarations = files.flatMap((file) => interfacesIn(program.getSourceFile(file)!, [])).sort((a, b) => a.depth - b.depth);
+  {
+    for (const { declaration } of declarations) {
+      const type = checker.getTypeAtLocation(declaration.name);
       const objectName = literalOf(checker, type, 'object');
       if (typeof objectName !== 'string') continue;
       const entry = byObject.get(objectName) ?? {};
@@ -49,8 +74,9 @@ function load(): SdkTypes {
       byObject.set(objectName, entry);
     }
   }
-  loaded = { checker, byObject };
-  return loaded;
+  const types = { checker, byObject };
+  loaded.set(pkg, types);
+  return types;
 }
 
 /** The literal a required property's type is (`object: 'account'`, `deleted: true`), if it is one. */
@@ -64,8 +90,8 @@ function literalOf(checker: ts.TypeChecker, type: ts.Type, name: string): string
 }
 
 /** Whether the SDK has a type for objects with this `object` value. */
-export function hasSdkType(objectName: string): boolean {
-  return load().byObject.has(objectName);
+export function hasSdkType(objectName: string, pkg: SdkPackage = 'stripe'): boolean {
+  return load(pkg).byObject.has(objectName);
 }
 
 const isPlainObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -82,7 +108,9 @@ function allowsNull(type: ts.Type): boolean {
 function objectMember(checker: ts.TypeChecker, type: ts.Type, value: Record<string, unknown>): ts.Type | undefined {
   const candidates = members(type).filter((t) => t.flags & ts.TypeFlags.Object && !checker.isArrayType(t));
   if (candidates.length <= 1) return candidates[0];
-  return candidates.find((t) => literalOf(checker, t, 'object') === value.object) ?? candidates[0];
+  const same = candidates.filter((t) => literalOf(checker, t, 'object') === value.object);
+  // An object and its deleted form say the same `object`; `deleted: true` tells them apart.
+  return same.find((t) => (literalOf(checker, t, 'deleted') === true) === (value.deleted === true)) ?? same[0] ?? candidates[0];
 }
 
 const MAX_DEPTH = 12;
@@ -103,6 +131,9 @@ function walk(sdk: SdkTypes, value: unknown, type: ts.Type, at: string, problems
   if (!isPlainObject(value)) return;
   const objectType = objectMember(checker, type, value);
   if (!objectType) return;
+  // A member typed loosely (an older event's `data.object: Object`) holding a typed object: that
+  // object is checked as what it is, on its own.
+  if (typeof value.object === 'string' && !objectType.getProperty('object') && sdk.byObject.has(value.object)) return;
   for (const prop of checker.getPropertiesOfType(objectType)) {
     const name = prop.getName();
     const child = value[name];
@@ -119,8 +150,8 @@ function walk(sdk: SdkTypes, value: unknown, type: ts.Type, at: string, problems
  * member, wherever it sits) is checked against the type of that object; an object the SDK has
  * no type for is a problem too, unless it is one of the sandbox's own.
  */
-export function sdkTypeProblems(body: unknown): string[] {
-  const sdk = load();
+export function sdkTypeProblems(body: unknown, pkg: SdkPackage = 'stripe'): string[] {
+  const sdk = load(pkg);
   const problems: string[] = [];
   const visit = (node: unknown, at: string): void => {
     if (Array.isArray(node)) return node.forEach((item, i) => visit(item, `${at}[${i}]`));
@@ -138,12 +169,12 @@ export function sdkTypeProblems(body: unknown): string[] {
   return [...new Set(problems)];
 }
 
-export function expectMatchesSdkTypes(body: unknown, label = 'the body'): void {
-  const problems = sdkTypeProblems(body);
+export function expectMatchesSdkTypes(body: unknown, label = 'the body', pkg: SdkPackage = 'stripe'): void {
+  const problems = sdkTypeProblems(body, pkg);
   if (problems.length > 0) {
     const text = JSON.stringify(body);
     throw new Error(
-      `${label} lacks members the stripe package's types declare:\n- ${problems.join('\n- ')}\nbody: ${text.length > 2000 ? `${text.slice(0, 2000)}…` : text}`,
+      `${label} lacks members the ${pkg} package's types declare:\n- ${problems.join('\n- ')}\nbody: ${text.length > 2000 ? `${text.slice(0, 2000)}…` : text}`,
     );
   }
 }

@@ -1,0 +1,39 @@
+import { newTestKey, startTestApp, type TestApp } from '../helpers/app';
+import { documentedOperations } from '../helpers/responseSchemas';
+import { pinVersion, scenarios, useApp } from '../helpers/responseScenarios';
+import { hasSdkType, sdkTypeProblems, type SdkPackage } from '../helpers/sdkTypes';
+
+// Every operation's successful responses at the version each older major of the stripe package
+// pins, checked against that major's own types: what an integration on that SDK reads is there.
+// An object that major has no type for postdates it and is not checked.
+
+export const MAJORS: readonly (readonly [SdkPackage, string])[] = [
+  ['stripe-v8', '2020-08-27'],
+  ['stripe-v11', '2022-11-15'],
+  ['stripe-v14', '2023-10-16'],
+  ['stripe-v15', '2024-04-10'],
+  ['stripe-v17', '2025-02-24.acacia'],
+  ['stripe-v18', '2025-08-27.basil'],
+];
+
+let t: TestApp;
+beforeAll(async () => {
+  t = useApp(await startTestApp());
+});
+afterAll(() => t.close());
+
+const operations = documentedOperations().filter((o) => scenarios[o.operationId]);
+
+describe.each(MAJORS)('%s (%s)', (pkg, version) => {
+  afterEach(() => pinVersion(undefined));
+  test.each(operations.map((o) => [o.operationId]))(`%s: what it answers at ${version} has every member ${pkg}'s types declare`, async (operationId) => {
+    pinVersion(version);
+    const answers = await scenarios[operationId](newTestKey());
+    const problems = answers.flatMap((a) =>
+      sdkTypeProblems(a.body, pkg)
+        .filter((p) => !/the SDK has no type for objects "([^"]+)"/.test(p) || hasSdkType(/"([^"]+)"/.exec(p)![1], pkg))
+        .map((p) => `${a.label}: ${p}`),
+    );
+    expect(problems).toEqual([]);
+  });
+});
