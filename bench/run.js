@@ -77,6 +77,12 @@ function defaultPoolSize() {
   return Number(config.DATABASE_POOL_SIZE[0]);
 }
 
+/** The newest API version, the one serializers write (src/kernel/versions.ts). */
+function newestVersion() {
+  if (fromSource) require('../scripts/swc-register.js');
+  return require(fromSource ? '../src/kernel/versions.ts' : '../dist/src/kernel/versions.js').LATEST_API_VERSION;
+}
+
 const settings = {
   duration: intEnv('BENCH_DURATION', 10, 1),
   warmup: intEnv('BENCH_WARMUP', 3, 0),
@@ -94,6 +100,8 @@ const settings = {
 
 /** An event type nothing in the benchmark emits (nor bench/fill.js copies): its list is empty. */
 const EMPTY_EVENT_TYPE = 'charge.succeeded';
+/** The oldest version the version table covers: a render there undoes every change (issue 24's measure). */
+const OLD_VERSION = '2020-08-27';
 /** API processes of the Sandbank compared with stripe-stateful-mock (a second server, src/cluster.ts). */
 const CLUSTER_PROCESSES = 2;
 
@@ -113,6 +121,8 @@ const SCENARIOS = [
   { name: 'customer-get', label: 'GET /v1/customers/{id}', target: 'sandbank', ceiling: 'read' },
   { name: 'customer-email', label: 'GET /v1/customers?email=<none>', target: 'sandbank', ceiling: 'read' },
   { name: 'price-list', label: 'GET /v1/prices?limit=10', target: 'sandbank', ceiling: 'read' },
+  { name: 'sub-get', label: 'GET /v1/subscriptions/{id}, latest_invoice expanded', target: 'sandbank', ceiling: 'read' },
+  { name: 'sub-get-2020', label: `GET /v1/subscriptions/{id}, latest_invoice expanded, Stripe-Version ${OLD_VERSION}`, target: 'sandbank', ceiling: 'sub-get' },
   { name: 'peer-mock', label: 'stripe-stateful-mock GET /v1/customers/{id}', target: 'mock' },
   { name: 'customer-get-2proc', label: `GET /v1/customers/{id}, API_PROCESSES=${CLUSTER_PROCESSES}`, target: 'sandbank2', ceiling: 'peer-mock' },
   { name: 'write', label: 'ceiling: Express + pg INSERT', target: 'write' },
@@ -541,6 +551,14 @@ async function prepare(base, auth) {
   for (let i = 0; i < PREPARED.customers; i++) customers.push((await call('POST', '/v1/customers', { name: `Bench customer ${i}` })).id);
   const product = (await call('POST', '/v1/products', { name: 'Bench product' })).id;
   for (let i = 0; i < PREPARED.prices; i++) await call('POST', '/v1/prices', { product, currency: 'usd', unit_amount: String(100 + i) });
+  // The platform pinned to the newest version by its first versioned request, as an SDK's first call
+  // pins it: the old-version scenario's header then applies to its own requests only.
+  await call('GET', '/v1/webhook_endpoints?limit=1', undefined, { 'stripe-version': newestVersion() });
+  // A monthly subscription paid by card: its latest invoice (with lines) is what the version scenarios expand.
+  const payer = (await call('POST', '/v1/payment_methods/pm_card_visa/attach', { customer: customers[0] })).id;
+  await call('POST', `/v1/customers/${customers[0]}`, { 'invoice_settings[default_payment_method]': payer });
+  const plan = (await call('POST', '/v1/prices', { product, currency: 'usd', unit_amount: '1500', 'recurring[interval]': 'month' })).id;
+  const subscription = (await call('POST', '/v1/subscriptions', { customer: customers[0], 'items[0][price]': plan })).id;
   // Each read answers 200 before it is loaded.
   await call('GET', `/v1/webhook_endpoints/${accountEndpoint}`, undefined, connected);
   const page = await call('GET', `/v1/events?type=customer.created&limit=10`);
@@ -553,7 +571,7 @@ async function prepare(base, auth) {
     if (res.status !== 200) throw new Error(`preparing data: a spread key answered ${res.status}`);
     spreadAuth.push(headers);
   }
-  return { endpoints, accounts, accountEndpoint, customers, spreadAuth, product, call };
+  return { endpoints, accounts, accountEndpoint, customers, spreadAuth, product, subscription, call };
 }
 
 /** --rows=N: the hot tables filled up to N rows each, copying rows the preparation made (bench/fill.js). */
@@ -618,6 +636,8 @@ function sandbankLoads(base, auth, data) {
     // An address no customer has (bench/fill.js writes customer<n>@example.com): the whole filter, no match.
     'customer-email': get('/v1/customers?email=nobody%40example.com&limit=10'),
     'price-list': get('/v1/prices?limit=10'),
+    'sub-get': get(`/v1/subscriptions/${data.subscription}?expand[]=latest_invoice`),
+    'sub-get-2020': get(`/v1/subscriptions/${data.subscription}?expand[]=latest_invoice`, { 'stripe-version': OLD_VERSION }),
     post: post('/v1/webhook_endpoints', form({ url: `${CLOSED_ORIGIN}/bench/hooks`, 'enabled_events[0]': 'charge.succeeded' })),
     // Every create on one account takes a slot under its endpoint count, so they queue on that row
     // (the public limit is 16 per account); over 8 accounts, this measures a create's own cost.
@@ -683,6 +703,7 @@ const TARGETS = [
   ['POST create (connected account) ≥ 75% of the write ceiling', 'account-create', 'write', 0.75],
   ['POST update with an event ≥ 50% of POST create', 'account-update', 'post', 0.5],
   [`GET with API_PROCESSES=${CLUSTER_PROCESSES} ≥ 1.0x stripe-stateful-mock`, 'customer-get-2proc', 'peer-mock', 1.0],
+  [`GET of a subscription, invoice expanded, at ${OLD_VERSION} ≥ 90% of the same at the newest`, 'sub-get-2020', 'sub-get', 0.9],
 ];
 
 // ---------------------------------------------------------------------------------------------
