@@ -19,7 +19,7 @@ import { RateLimiter } from './rateLimit';
 import { RouteTable, type Match } from './routeTable';
 import type { Deps, RequestContext, Route } from './route';
 import { compileParamsValidator } from './validate';
-import { isApiVersion, type VersionRenderer } from './versions';
+import { errorStatusAt, isApiVersion, type VersionRenderer } from './versions';
 
 // The resource-agnostic request pipeline: request id → auth → params → validation →
 // idempotency → handler → expand → response. Resources only supply handlers.
@@ -102,6 +102,8 @@ interface Locals {
   requestLog?: RequestLog;
   /** The platform whose key the request carried, once known: its log entry is that platform's. */
   platformAccountId?: string;
+  /** The version the request is answered at, once known: an error's status follows it (ERROR_STATUS_CHANGES). */
+  apiVersion?: string;
 }
 
 const JSON_TYPE = 'application/json';
@@ -172,7 +174,9 @@ function renderError(err: unknown, res: Response, logger: Logger, fromExpress: b
   }
   // Only an authenticated request has a log page: no account could be shown one (kernel/requestLog.ts).
   const logUrl = platformAccountId === undefined ? undefined : requestLog?.urlOf(requestId, receivedAt);
-  return { status: error.status, body: JSON.stringify(error.toBody(logUrl)), error };
+  const { apiVersion } = res.locals as Locals;
+  const status = apiVersion === undefined ? error.status : errorStatusAt(error.status, error.code, apiVersion);
+  return { status, body: JSON.stringify(error.toBody(logUrl)), error };
 }
 
 const isBodyParserError = (err: unknown): err is { status: number } =>
@@ -238,12 +242,16 @@ async function runOperation({ route: r, validate, rateLimiter }: Mounted, pathPa
   try {
     const identity = await kernel.authenticator.identify(req.headers);
     (res.locals as Locals).platformAccountId = identity.platformAccountId;
+    // Errors from here on answer at the request's version, an unknown one being the account's.
+    const requested = header(req, 'stripe-version')?.split(';')[0].trim();
+    (res.locals as Locals).apiVersion = requested !== undefined && isApiVersion(requested) ? requested : identity.defaultApiVersion;
     // Counted per platform account, before any other work: a refused request reads no body, looks
     // up no connected account and never reaches the idempotency store, so a retry with its key runs.
     if (kernel.rateLimiter && !kernel.rateLimiter.take(identity.platformAccountId)) throw rateLimited('global-rate');
     if (rateLimiter && !rateLimiter.take(identity.platformAccountId)) throw rateLimited('endpoint-rate');
     const caller = await kernel.authenticator.actingAs(identity, req.headers, r.method === 'get');
     const apiVersion = resolveApiVersion(header(req, 'stripe-version'), caller.defaultApiVersion);
+    (res.locals as Locals).apiVersion = apiVersion;
     res.setHeader('Stripe-Version', apiVersion);
     const raw = await readParams(req, req.originalUrl, kernel.limits);
     const params = validate(raw);

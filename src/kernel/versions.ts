@@ -213,6 +213,46 @@ export function moveFields(moves: readonly (readonly [string, string])[], replac
 
 const indexOf = new Map<string, number>(API_VERSIONS.map((v, i) => [v, i]));
 
+/**
+ * A change the public API made in `version` to the HTTP status of an error, whatever the operation:
+ * at older versions an error of `status` (and `code`, when given) answered `before`. The body stays.
+ */
+export interface ErrorStatusChange {
+  readonly version: string;
+  readonly status: number;
+  readonly code?: string;
+  readonly before: number;
+  /** What changed, as the public changelog says it. */
+  readonly description: string;
+}
+
+export const ERROR_STATUS_CHANGES: readonly ErrorStatusChange[] = [
+  {
+    version: '2016-10-19',
+    status: 403,
+    before: 401,
+    description: 'Using insufficient permissions to make API requests now throws an HTTP 403 error (a 401 before).',
+  },
+  {
+    version: '2015-09-08',
+    status: 429,
+    code: 'rate_limit',
+    before: 400,
+    description: 'Rate-limited requests now answer HTTP 429 (a 400 before).',
+  },
+];
+
+/** The status an error of `status` (with `code`) had at `version`: the changes made after it undone, newest first. */
+export function errorStatusAt(status: number, code: string | undefined, version: string): number {
+  const at = indexOf.get(version);
+  if (at === undefined) return status;
+  let out = status;
+  for (const change of [...ERROR_STATUS_CHANGES].sort((a, b) => indexOf.get(b.version)! - indexOf.get(a.version)!)) {
+    if (indexOf.get(change.version)! > at && out === change.status && (change.code === undefined || change.code === code)) out = change.before;
+  }
+  return out;
+}
+
 type Pending = ReadonlyMap<string, readonly VersionChange[]>;
 
 export class VersionRenderer {

@@ -26,7 +26,14 @@ export const SANDBOX_OBJECTS: ReadonlySet<string> = new Set(['webhook_delivery',
 interface SdkTypes {
   readonly checker: ts.TypeChecker;
   /** Per `object` value: the type of live objects, and of deleted ones (`deleted: true`). */
-  readonly byObject: ReadonlyMap<string, { live?: ts.Type; deleted?: ts.Type }>;
+  readonly byObject: ReadonlyMap<string, ObjectTypes>;
+}
+
+interface ObjectTypes {
+  live?: ts.Type;
+  deleted?: ts.Type;
+  /** Variants told apart by a literal `type` (from stripe 14 on, `Stripe.Event` is a union of `AccountUpdatedEvent`…). */
+  byType?: Map<string, ts.Type>;
 }
 
 const loaded = new Map<SdkPackage, SdkTypes>();
@@ -59,7 +66,7 @@ function load(pkg: SdkPackage = 'stripe'): SdkTypes {
   const files = declarationFiles(pkg === 'stripe' ? path.join(root, 'cjs', 'resources') : path.join(root, 'types'));
   const program = ts.createProgram(files, { noEmit: true, skipLibCheck: true, types: [], strict: true });
   const checker = program.getTypeChecker();
-  const byObject = new Map<string, { live?: ts.Type; deleted?: ts.Type }>();
+  const byObject = new Map<string, ObjectTypes>();
   // The shallowest declaration of an object is its resource (`Stripe.Card`, not `Stripe.Token.Card`… nested in another).
   const declarations = files.flatMap((file) => interfacesIn(program.getSourceFile(file)!, [])).sort((a, b) => a.depth - b.depth);
   {
@@ -69,10 +76,13 @@ function load(pkg: SdkPackage = 'stripe'): SdkTypes {
       if (typeof objectName !== 'string') continue;
       const entry = byObject.get(objectName) ?? {};
       const deleted = literalOf(checker, type, 'deleted') === true;
-      if (deleted) entry.deleted ??= type;
+      const variant = literalOf(checker, type, 'type');
+      if (typeof variant === 'string' && !deleted) (entry.byType ??= new Map()).set(variant, type);
+      else if (deleted) entry.deleted ??= type;
       else entry.live ??= type;
       byObject.set(objectName, entry);
     }
+    for (const entry of byObject.values()) entry.live ??= entry.byType?.values().next().value;
   }
   const types = { checker, byObject };
   loaded.set(pkg, types);
@@ -141,6 +151,8 @@ function walk(sdk: SdkTypes, value: unknown, type: ts.Type, at: string, problems
       if (!(prop.flags & ts.SymbolFlags.Optional)) problems.push(`${at}.${name} is missing`);
       continue;
     }
+    // An event's old values hold only what changed, at any depth (the SDK's `Partial<>` is shallow).
+    if (name === 'previous_attributes') continue;
     walk(sdk, child, checker.getTypeOfSymbol(prop), `${at}.${name}`, problems, depth + 1);
   }
 }
@@ -159,7 +171,8 @@ export function sdkTypeProblems(body: unknown, pkg: SdkPackage = 'stripe'): stri
     const objectName = node.object;
     if (typeof objectName === 'string' && objectName !== 'list' && !SANDBOX_OBJECTS.has(objectName)) {
       const entry = sdk.byObject.get(objectName);
-      const type = node.deleted === true ? (entry?.deleted ?? entry?.live) : entry?.live;
+      const variant = typeof node.type === 'string' ? entry?.byType?.get(node.type) : undefined;
+      const type = node.deleted === true ? (entry?.deleted ?? entry?.live) : (variant ?? entry?.live);
       if (type) walk(sdk, node, type, `${at}<${objectName}>`, problems, 0);
       else problems.push(`${at}: the SDK has no type for objects "${objectName}"`);
     }

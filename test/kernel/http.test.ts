@@ -242,3 +242,18 @@ describe('requests Node refuses before routing', () => {
     expect(body).toBe('');
   });
 });
+
+describe("an error's status follows the request's version", () => {
+  test("a key without access to the account named is a 403, and a 401 at versions before 2016-10-19, with the same body", async () => {
+    const key = newTestKey();
+    const stranger = 'acct_1NotMine0000000';
+    const newest = await t.http().get(ENDPOINTS).set(bearer(key)).set('Stripe-Account', stranger);
+    expectError(newest, 403, { code: 'account_invalid' });
+    const older = await t.http().get(ENDPOINTS).set(bearer(key)).set('Stripe-Account', stranger).set('Stripe-Version', '2016-07-06');
+    expectError(older, 401, { code: 'account_invalid', message: newest.body.error.message });
+    const since = await t.http().get(ENDPOINTS).set(bearer(key)).set('Stripe-Account', stranger).set('Stripe-Version', '2016-10-19');
+    expect(since.status).toBe(403);
+    // Other errors keep their status at any version.
+    expect((await t.http().get(`${ENDPOINTS}/we_nope`).set(bearer(key)).set('Stripe-Version', '2016-07-06')).status).toBe(404);
+  });
+});

@@ -1,4 +1,15 @@
-import { alreadyRendered, API_VERSIONS, embed, embeddedOf, isApiVersion, LATEST_API_VERSION, VersionRenderer, type VersionChange } from '../../src/kernel/versions';
+import {
+  alreadyRendered,
+  API_VERSIONS,
+  embed,
+  embeddedOf,
+  ERROR_STATUS_CHANGES,
+  errorStatusAt,
+  isApiVersion,
+  LATEST_API_VERSION,
+  VersionRenderer,
+  type VersionChange,
+} from '../../src/kernel/versions';
 
 // The version renderer: objects are written in the newest shape, and each change made after the
 // version asked for is undone, newest first, on every object of its type wherever it sits.
@@ -90,4 +101,27 @@ describe('objects older versions showed whole (embed)', () => {
 
 test('a change naming an unknown version is a programming error', () => {
   expect(() => new VersionRenderer([{ ...renamed, version: '2099-01-01' }])).toThrow('unknown version 2099-01-01');
+});
+
+describe("an error's status at older versions (ERROR_STATUS_CHANGES)", () => {
+  test('a permission error is a 401 before 2016-10-19 and a 403 from it', () => {
+    expect(errorStatusAt(403, 'account_invalid', '2016-07-06')).toBe(401);
+    expect(errorStatusAt(403, 'account_invalid', '2016-10-19')).toBe(403);
+    expect(errorStatusAt(403, undefined, LATEST_API_VERSION)).toBe(403);
+  });
+
+  test('a rate limit is a 400 before 2015-09-08; another 429 keeps its status', () => {
+    expect(errorStatusAt(429, 'rate_limit', '2015-08-19')).toBe(400);
+    expect(errorStatusAt(429, 'rate_limit', '2015-09-08')).toBe(429);
+    expect(errorStatusAt(429, 'lock_timeout', '2015-08-19')).toBe(429);
+  });
+
+  test('other statuses, and a version not known, are left alone', () => {
+    for (const status of [400, 401, 402, 404, 500]) expect(errorStatusAt(status, undefined, '2011-01-01')).toBe(status);
+    expect(errorStatusAt(403, undefined, 'not-a-version')).toBe(403);
+  });
+
+  test('every change names a known version', () => {
+    for (const change of ERROR_STATUS_CHANGES) expect(isApiVersion(change.version)).toBe(true);
+  });
 });
