@@ -191,6 +191,13 @@ describe('events', () => {
     expect(renderer.render({ name: 'old' }, '2022-11-15', 'product')).toEqual({ name: 'old' });
   });
 
+  test('tax_percent (null) on whole subscriptions and invoices before 2020-08-27, not after', () => {
+    const sub = { id: 'sub_1', object: 'subscription', discounts: [], items: { object: 'list', data: [] } };
+    expect(renderer.render(sub, '2020-03-02')).toMatchObject({ tax_percent: null, discount: null });
+    expect(renderer.render(sub, '2020-08-27')).not.toHaveProperty('tax_percent');
+    expect(renderer.render({ id: 'in_1', object: 'invoice' }, '2019-12-03')).toMatchObject({ tax_percent: null, paid_out_of_band: false });
+  });
+
   test('prices named by id and unknown to the embed leave `price` null; expanded ones are kept', () => {
     const line = { id: 'il_1', object: 'line_item', amount: 100, quantity: 1, pricing: { type: 'price_details', price_details: { price: 'price_x', product: 'prod_x' }, unit_amount_decimal: '100' }, taxes: [] };
     expect(renderer.render(line, '2024-04-10')).toMatchObject({ price: null, plan: null, tax_amounts: [], tax_rates: [], amount_excluding_tax: 100 });

@@ -90,6 +90,12 @@ export const invoiceChanges: readonly VersionChange[] = [
       return { ...invoice, rendering_options: isJsonObject(rendering) ? { amount_tax_display: rendering.amount_tax_display ?? null } : null };
     },
   },
+  {
+    version: '2020-08-27',
+    object: 'invoice',
+    description: 'Removes the `tax_percent` attribute in favor of tax rates: before, invoices had it (null: taxes here are tax rates).',
+    downgrade: (invoice) => withDefaults(invoice, { tax_percent: null }),
+  },
 
   // ── line_item (an invoice's lines) ──
   {

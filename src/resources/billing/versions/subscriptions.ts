@@ -1,5 +1,5 @@
 import { isJsonObject, type VersionChange } from '../../../kernel/versions';
-import { aggregateUsageOf, has, olderDiscount, singularDiscount } from './shared';
+import { aggregateUsageOf, has, olderDiscount, singularDiscount, withDefaults } from './shared';
 
 // Subscriptions, their items, and what prices and plans showed of legacy usage billing.
 
@@ -43,6 +43,12 @@ export const subscriptionChanges: readonly VersionChange[] = [
       'price, null for a licensed one).',
     downgrade: (price) =>
       isJsonObject(price.recurring) ? { ...price, recurring: { ...price.recurring, aggregate_usage: aggregateUsageOf(price.recurring.usage_type) } } : price,
+  },
+  {
+    version: '2020-08-27',
+    object: 'subscription',
+    description: 'Removes the `tax_percent` attribute in favor of tax rates: before, subscriptions had it (null: taxes here are tax rates).',
+    downgrade: (subscription) => withDefaults(subscription, { tax_percent: null }),
   },
   {
     version: '2025-09-30.clover',
