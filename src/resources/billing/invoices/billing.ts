@@ -61,17 +61,32 @@ export async function lineRefs(
   tx: Tx,
   accountId: string,
   lines: readonly Pick<InvoiceLineRow, 'priceId' | 'taxes'>[],
-  invoices: readonly Pick<InvoiceRow, 'subscriptionId'>[] = [],
+  invoices: readonly Pick<InvoiceRow, 'subscriptionId' | 'discounts'>[] = [],
   now = 0,
 ): Promise<LineRefs> {
   const rateIds = lines.flatMap((l) => (l.taxes as unknown as LineTax[]).map((t) => t.tax_rate_details.tax_rate));
   const [prices, taxRates, discounts] = await Promise.all([
     pricesById(tx, accountId, lines.map((l) => l.priceId)),
     taxRatesById(tx, accountId, rateIds),
-    subscriptionDiscounts(tx, invoices.flatMap((i) => (i.subscriptionId === null ? [] : [i.subscriptionId])), now),
+    invoiceDiscounts(tx, invoices, now),
   ]);
   return { prices, taxRates, discounts };
 }
+
+/** The same, from the lines of a draft (their prices and tax rates at hand). */
+const draftRefs = async (tx: Tx, lines: readonly DraftLine[], invoice: Pick<InvoiceRow, 'subscriptionId' | 'discounts'>, now: number): Promise<LineRefs> => ({
+  prices: new Map(lines.map((l) => [l.price.id, l.price])),
+  taxRates: new Map(lines.flatMap((l) => l.taxRates.map((r) => [r.id, r] as const))),
+  discounts: await invoiceDiscounts(tx, [invoice], now),
+});
+
+/** The discounts of the subscriptions of those invoices that have discounts. */
+const invoiceDiscounts = (tx: Tx, invoices: readonly Pick<InvoiceRow, 'subscriptionId' | 'discounts'>[], now: number) =>
+  subscriptionDiscounts(
+    tx,
+    invoices.flatMap((i) => (i.subscriptionId === null || i.discounts.length === 0 ? [] : [i.subscriptionId])),
+    now,
+  );
 
 /** A stored discount and what it belongs to. */
 export interface OwnedDiscount {
@@ -263,7 +278,7 @@ export async function createInvoice(scope: Scope, spec: InvoiceSpec): Promise<Ma
   const items = spec.lines.flatMap((l) => (l.invoiceItemId ? [l.invoiceItemId] : []));
   if (items.length > 0) await tx.invoiceItem.updateMany({ where: { id: { in: items } }, data: { invoiceId: id } });
   const defaultRates: TaxRateRow[] = [];
-  const refs = await lineRefs(tx, scope.accountId, lines, [draft], scope.now);
+  const refs = await draftRefs(tx, spec.lines, draft, scope.now);
   await emitIn(scope, 'invoice.created', serializeInvoice(draft, lines, defaultRates, refs));
   const row: InvoiceRow = {
     ...draft,
