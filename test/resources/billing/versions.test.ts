@@ -10,6 +10,9 @@ import { sdkTypeProblems } from '../../helpers/sdkTypes';
 // undoes, in answers, in events (their object and previous_attributes), and checked against the
 // stripe package major of that time.
 
+// Each major's SDK types are compiled on first use: slow on a busy machine.
+jest.setTimeout(120_000);
+
 let t: TestApp;
 beforeAll(async () => {
   t = await startTestApp();
