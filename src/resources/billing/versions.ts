@@ -1,8 +1,15 @@
 import { isJsonObject, type VersionChange } from '../../kernel/versions';
+import { invoiceChanges } from './versions/invoices';
+import { productChanges } from './versions/products';
+import { subscriptionChanges } from './versions/subscriptions';
 
 // Its objects' changes between API versions (see src/kernel/versions.ts for how they render, and
 // docs/versions.md for the whole table). Serializers write the newest shape; each change here is
-// undone, newest first, for a request or an event at an older version.
+// undone, newest first, for a request or an event at an older version. Changes to the same
+// object in the same version are undone in the order written. Each downgrade may get a part of
+// an object (an event's previous_attributes): it moves what is there, and sets what every older
+// object had only on a whole one. The changes of subscriptions, invoices and products are in
+// versions/.
 
 export const versionChanges: readonly VersionChange[] = [
   {
@@ -18,4 +25,7 @@ export const versionChanges: readonly VersionChange[] = [
       return { ...rest, coupon: typeof coupon === 'string' ? (embedded[coupon] ?? coupon) : coupon };
     },
   },
+  ...subscriptionChanges,
+  ...invoiceChanges,
+  ...productChanges,
 ];

@@ -49,3 +49,41 @@ export const expandable: ExpandableFields = {
   applies_to: withheldField(`${OBJECT}.applies_to`),
   currency_options: withheldField(`${OBJECT}.currency_options`),
 };
+
+/** A discount as subscriptions store it (a coupon redeemed, maybe through a promotion code). */
+export interface DiscountRecord {
+  id: string;
+  /** The coupon's row key (ids can be taken again once a coupon is deleted). */
+  coupon_seq: string;
+  promotion_code: string | null;
+  start: number;
+  end: number | null;
+}
+
+/**
+ * The public `discount` object, which Sandbank shows nowhere but inside older versions' `discount`
+ * of subscriptions and invoices (see billing/versions); with its coupon beside it, by id.
+ */
+export function discountObjects(
+  record: DiscountRecord,
+  coupon: CouponRow,
+  owner: { customer: string; subscription: string | null; subscriptionItem: string | null },
+  now: number,
+): Record<string, unknown> {
+  const discount = {
+    id: record.id,
+    object: 'discount',
+    checkout_session: null,
+    customer: owner.customer,
+    customer_account: null,
+    end: record.end,
+    invoice: null,
+    invoice_item: null,
+    promotion_code: record.promotion_code,
+    source: { coupon: coupon.id, type: 'coupon' },
+    start: record.start,
+    subscription: owner.subscription,
+    subscription_item: owner.subscriptionItem,
+  };
+  return { [record.id]: discount, [coupon.id]: serializeCoupon(coupon, now) };
+}

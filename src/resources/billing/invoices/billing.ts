@@ -6,9 +6,11 @@ import { causeOf, emit, type EventCause, type Tx } from '../../../events/emit';
 import type { EventType } from '../../../events/types';
 import type { PriceRow } from '../prices/serializer';
 import type { TaxRateRow } from '../tax_rates/serializer';
+import { discountObjects, type DiscountRecord } from '../coupons/serializer';
+import type { Embedded } from '../../../kernel/versions';
 import { paymentResult, type CardOutcome } from '../../payments';
-import { computeInvoice, type AppliedDiscount, type LineInput } from './amounts';
-import { serializeInvoice, type InvoiceLineRow, type InvoiceRow, type StoredTotals } from './serializer';
+import { computeInvoice, type AppliedDiscount, type LineInput, type LineTax } from './amounts';
+import { serializeInvoice, type InvoiceLineRow, type InvoiceRow, type LineRefs, type StoredTotals } from './serializer';
 
 // Making and charging invoices, for whoever bills: a request (a subscription's creation or
 // change, an invoice's payment) or the renewal worker. Everything happens in the caller's
@@ -49,6 +51,85 @@ export async function taxRatesById(tx: Tx, accountId: string, ids: readonly stri
   if (ids.length === 0) return new Map();
   const rows = await tx.taxRate.findMany({ where: { accountId, id: { in: [...new Set(ids)] } } });
   return new Map(rows.map(({ seq: _seq, accountId: _a, ...row }) => [row.id, row]));
+}
+
+/**
+ * The prices and tax rates `lines` name, and the discounts of the subscriptions of their
+ * invoices (`invoices`), for what older versions show whole (see `LineRefs`).
+ */
+export async function lineRefs(
+  tx: Tx,
+  accountId: string,
+  lines: readonly Pick<InvoiceLineRow, 'priceId' | 'taxes'>[],
+  invoices: readonly Pick<InvoiceRow, 'subscriptionId' | 'discounts'>[] = [],
+  now = 0,
+): Promise<LineRefs> {
+  const rateIds = lines.flatMap((l) => (l.taxes as unknown as LineTax[]).map((t) => t.tax_rate_details.tax_rate));
+  const [prices, taxRates, discounts] = await Promise.all([
+    pricesById(tx, accountId, lines.map((l) => l.priceId)),
+    taxRatesById(tx, accountId, rateIds),
+    invoiceDiscounts(tx, invoices, now),
+  ]);
+  return { prices, taxRates, discounts };
+}
+
+/** The same, from the lines of a draft (their prices and tax rates at hand). */
+const draftRefs = async (tx: Tx, lines: readonly DraftLine[], invoice: Pick<InvoiceRow, 'subscriptionId' | 'discounts'>, now: number): Promise<LineRefs> => ({
+  prices: new Map(lines.map((l) => [l.price.id, l.price])),
+  taxRates: new Map(lines.flatMap((l) => l.taxRates.map((r) => [r.id, r] as const))),
+  discounts: await invoiceDiscounts(tx, [invoice], now),
+});
+
+/** The discounts of the subscriptions of those invoices that have discounts. */
+const invoiceDiscounts = (tx: Tx, invoices: readonly Pick<InvoiceRow, 'subscriptionId' | 'discounts'>[], now: number) =>
+  subscriptionDiscounts(
+    tx,
+    invoices.flatMap((i) => (i.subscriptionId === null || i.discounts.length === 0 ? [] : [i.subscriptionId])),
+    now,
+  );
+
+/** A stored discount and what it belongs to. */
+export interface OwnedDiscount {
+  readonly record: DiscountRecord;
+  readonly customer: string;
+  readonly subscription: string | null;
+  readonly subscriptionItem: string | null;
+}
+
+/** `owned` as `discount` objects, with their coupons (`valid` at `now`), by id (see `discountObjects`). */
+export async function discountRefs(tx: Tx, owned: readonly OwnedDiscount[], now: number): Promise<Embedded> {
+  if (owned.length === 0) return {};
+  const coupons = await tx.coupon.findMany({ where: { seq: { in: [...new Set(owned.map((o) => o.record.coupon_seq))].map(BigInt) } } });
+  const bySeq = new Map(coupons.map(({ seq, accountId: _a, ...c }) => [String(seq), c]));
+  return Object.assign(
+    {},
+    ...owned.flatMap((o) => {
+      const coupon = bySeq.get(o.record.coupon_seq);
+      return coupon ? [discountObjects(o.record, coupon, o, now)] : [];
+    }),
+  );
+}
+
+/** The discounts subscriptions and their items carry now (an invoice's are among them while they last). */
+async function subscriptionDiscounts(tx: Tx, ids: readonly string[], now: number): Promise<Embedded> {
+  if (ids.length === 0) return {};
+  const unique = [...new Set(ids)];
+  const [subs, items] = await Promise.all([
+    tx.subscription.findMany({ where: { id: { in: unique } }, select: { id: true, customerId: true, discounts: true } }),
+    tx.subscriptionItem.findMany({ where: { subscriptionId: { in: unique } }, select: { id: true, subscriptionId: true, discounts: true } }),
+  ]);
+  const customerOf = new Map(subs.map((s) => [s.id, s.customerId]));
+  const records = (stored: unknown) => (Array.isArray(stored) ? (stored as unknown as DiscountRecord[]) : []);
+  return discountRefs(
+    tx,
+    [
+      ...subs.flatMap((s) => records(s.discounts).map((record) => ({ record, customer: s.customerId, subscription: s.id, subscriptionItem: null }))),
+      ...items.flatMap((i) =>
+        records(i.discounts).map((record) => ({ record, customer: customerOf.get(i.subscriptionId) ?? '', subscription: i.subscriptionId, subscriptionItem: i.id })),
+      ),
+    ],
+    now,
+  );
 }
 
 /** The account's prices by id. */
@@ -197,7 +278,8 @@ export async function createInvoice(scope: Scope, spec: InvoiceSpec): Promise<Ma
   const items = spec.lines.flatMap((l) => (l.invoiceItemId ? [l.invoiceItemId] : []));
   if (items.length > 0) await tx.invoiceItem.updateMany({ where: { id: { in: items } }, data: { invoiceId: id } });
   const defaultRates: TaxRateRow[] = [];
-  await emitIn(scope, 'invoice.created', serializeInvoice(draft, lines, defaultRates));
+  const refs = await draftRefs(tx, spec.lines, draft, scope.now);
+  await emitIn(scope, 'invoice.created', serializeInvoice(draft, lines, defaultRates, refs));
   const row: InvoiceRow = {
     ...draft,
     status: 'open',
@@ -205,7 +287,7 @@ export async function createInvoice(scope: Scope, spec: InvoiceSpec): Promise<Ma
     number: `${customer.id.slice(4, 12).toUpperCase()}-${String(numbered + 1).padStart(4, '0')}`,
   };
   await tx.invoice.update({ where: { id }, data: { status: row.status, finalizedAt: row.finalizedAt, number: row.number }, select: { id: true } });
-  await emitIn(scope, 'invoice.finalized', serializeInvoice(row, lines, defaultRates));
+  await emitIn(scope, 'invoice.finalized', serializeInvoice(row, lines, defaultRates, refs));
   return { row, lines };
 }
 
@@ -282,7 +364,7 @@ export async function collectInvoice(scope: Scope, made: MadeInvoice, paymentMet
     },
     select: { id: true },
   });
-  const object = serializeInvoice(row, made.lines);
+  const object = serializeInvoice(row, made.lines, [], await lineRefs(tx, scope.accountId, made.lines, [row], scope.now));
   if (charge.kind === 'paid') {
     await emitIn(scope, 'invoice.paid', object);
     await emitIn(scope, 'invoice.payment_succeeded', object);

@@ -1,6 +1,8 @@
 import type { Invoice, InvoiceItem, InvoiceLine } from '../../../generated/prisma/client';
 import { ref, type ExpandableFields } from '../../../kernel/expand';
 import type { Metadata } from '../../../kernel/metadata';
+import { embed, type Embedded } from '../../../kernel/versions';
+import { serializePrice, type PriceRow } from '../prices/serializer';
 import { serializeTaxRate, type TaxRateRow } from '../tax_rates/serializer';
 import type { InvoiceTotals, LineTax, DiscountAmount } from './amounts';
 
@@ -20,10 +22,52 @@ export interface StoredTotals extends InvoiceTotals {
 /** How many lines an invoice shows inline; the rest are a page away (`lines.has_more`). */
 export const INLINE_LINES = 10;
 
-export function serializeLine(row: InvoiceLineRow) {
+/**
+ * The prices and tax rates lines name by id. Versions before 2025-03-31.basil showed a line's
+ * price (and plan) and tax rates whole: they ride along out of sight (`embed`).
+ */
+export interface LineRefs {
+  readonly prices: ReadonlyMap<string, PriceRow>;
+  readonly taxRates: ReadonlyMap<string, TaxRateRow>;
+  /** `discount` objects and their coupons by id, for older versions' singular `discount` of an invoice. */
+  readonly discounts?: Embedded;
+}
+
+const NO_REFS: LineRefs = { prices: new Map(), taxRates: new Map() };
+
+/** What older versions show whole of what `priceIds` and `taxRateIds` name, by id. */
+export function embeddedRefs(refs: LineRefs, priceIds: readonly string[], taxRateIds: readonly string[]): Embedded {
+  const out: Record<string, unknown> = {};
+  for (const id of priceIds) {
+    const price = refs.prices.get(id);
+    if (price) out[id] = serializePrice(price);
+  }
+  for (const id of taxRateIds) {
+    const rate = refs.taxRates.get(id);
+    if (rate) out[id] = serializeTaxRate(rate);
+  }
+  return out;
+}
+
+/** The discounts `ids` name, with their coupons. */
+function discountsOf(refs: LineRefs, ids: readonly string[]): Embedded {
+  const out: Record<string, unknown> = {};
+  for (const id of ids) {
+    const discount = refs.discounts?.[id] as { source?: { coupon?: string } } | undefined;
+    if (!discount) continue;
+    out[id] = discount;
+    const coupon = discount.source?.coupon;
+    if (coupon && refs.discounts![coupon]) out[coupon] = refs.discounts![coupon];
+  }
+  return out;
+}
+
+const taxRateIdsOf = (row: InvoiceLineRow): string[] => (row.taxes as unknown as LineTax[]).map((t) => t.tax_rate_details.tax_rate);
+
+export function serializeLine(row: InvoiceLineRow, refs: LineRefs = NO_REFS) {
   const fromItem = row.invoiceItemId !== null;
   const subscriptionItem = row.subscriptionItemId !== null;
-  return {
+  const line = {
     id: row.id,
     object: LINE_OBJECT,
     amount: Number(row.amount),
@@ -63,15 +107,19 @@ export function serializeLine(row: InvoiceLineRow) {
     subtotal: Number(row.amount),
     taxes: row.taxes as unknown as LineTax[],
   };
+  return embed(line, embeddedRefs(refs, [row.priceId], taxRateIdsOf(row)));
 }
 
-export function serializeInvoice(row: InvoiceRow, lines: readonly InvoiceLineRow[], defaultTaxRates: readonly TaxRateRow[] = []) {
+export function serializeInvoice(row: InvoiceRow, lines: readonly InvoiceLineRow[], defaultTaxRates: readonly TaxRateRow[] = [], refs: LineRefs = NO_REFS) {
+  const inline = lines.slice(0, INLINE_LINES);
+  // On the invoice too: an event keeps only its object's (see src/events/emit.ts).
+  const embedded = { ...embeddedRefs(refs, inline.map((l) => l.priceId), inline.flatMap(taxRateIdsOf)), ...discountsOf(refs, row.discounts) };
   const totals = row.totals as unknown as StoredTotals;
   const amountDue = Number(row.amountDue);
   const amountPaid = Number(row.amountPaid);
   const open = row.status === 'open';
   const customer = totals.customer;
-  return {
+  const invoice = {
     id: row.id,
     object: INVOICE_OBJECT,
     account_country: null,
@@ -121,7 +169,7 @@ export function serializeInvoice(row: InvoiceRow, lines: readonly InvoiceLineRow
     latest_revision: null,
     lines: {
       object: 'list' as const,
-      data: lines.slice(0, INLINE_LINES).map(serializeLine),
+      data: inline.map((line) => serializeLine(line, refs)),
       has_more: lines.length > INLINE_LINES,
       total_count: lines.length,
       url: `/v1/invoices/${row.id}/lines`,
@@ -171,11 +219,13 @@ export function serializeInvoice(row: InvoiceRow, lines: readonly InvoiceLineRow
     total_taxes: totals.total_taxes,
     webhooks_delivered_at: row.created,
   };
+  return embed(invoice, embedded);
 }
 
-export function serializeInvoiceItem(row: InvoiceItemRow, taxRates: readonly TaxRateRow[]) {
+/** `price`: the item's price, which versions before 2025-03-31.basil showed whole (`embed`). */
+export function serializeInvoiceItem(row: InvoiceItemRow, taxRates: readonly TaxRateRow[], price?: PriceRow) {
   const discountAmounts = row.discountAmounts as unknown as DiscountAmount[];
-  return {
+  const item = {
     id: row.id,
     object: INVOICE_ITEM_OBJECT,
     amount: Number(row.amount),
@@ -206,6 +256,7 @@ export function serializeInvoiceItem(row: InvoiceItemRow, taxRates: readonly Tax
     tax_rates: taxRates.length === 0 ? null : taxRates.map(serializeTaxRate),
     test_clock: row.testClockId as string | Record<string, unknown> | null,
   };
+  return embed(item, price ? embeddedRefs({ prices: new Map([[price.id, price]]), taxRates: new Map() }, [price.id], []) : {});
 }
 
 export const invoiceExpandable: ExpandableFields = { customer: ref('customer'), default_payment_method: ref('payment_method') };

@@ -7,7 +7,7 @@ import type { Deps, RequestContext } from '../../../kernel/route';
 import type { Tx } from '../../../events/emit';
 import { handOffEvents } from '../../../events/jobs';
 import { resolvePaymentMethod } from '../../payments';
-import { collectInvoice, lockInvoice, requestScope, taxRatesById, type Scope } from './billing';
+import { collectInvoice, lineRefs, lockInvoice, pricesById, requestScope, taxRatesById, type Scope } from './billing';
 import { serializeInvoice, serializeInvoiceItem, serializeLine, type InvoiceItemRow, type InvoiceRow } from './serializer';
 // Paying an invoice moves its subscription on (active again, a parked change applied).
 
@@ -39,13 +39,16 @@ async function findInvoice(ctx: RequestContext, id: string): Promise<InvoiceRow>
 
 export async function retrieveInvoice(ctx: RequestContext) {
   const row = await findInvoice(ctx, ctx.pathParams.invoice);
-  return serializeInvoice(row, await linesOf(ctx.deps.prisma, row.id));
+  const lines = await linesOf(ctx.deps.prisma, row.id);
+  return serializeInvoice(row, lines, [], await lineRefs(ctx.deps.prisma, ctx.caller.accountId, lines, [row], unixSeconds(ctx.deps.clock)));
 }
 
 /** The public object of one of the caller's invoices (for expansion), or null. */
 export async function retrieveInvoiceObject(ctx: RequestContext, id: string) {
   const row = await ctx.deps.prisma.invoice.findUnique({ where: { id, accountId: ctx.caller.accountId } });
-  return row ? serializeInvoice(strip(row), await linesOf(ctx.deps.prisma, id)) : null;
+  if (!row) return null;
+  const lines = await linesOf(ctx.deps.prisma, id);
+  return serializeInvoice(strip(row), lines, [], await lineRefs(ctx.deps.prisma, ctx.caller.accountId, lines, [row], unixSeconds(ctx.deps.clock)));
 }
 
 export async function listInvoices(ctx: RequestContext) {
@@ -67,7 +70,8 @@ export async function listInvoices(ctx: RequestContext) {
     objectName: NAME,
     serializeAll: async (rows) => {
       const lines = await linesByInvoice(deps.prisma, rows.map((row) => row.id));
-      return rows.map((row) => serializeInvoice(strip(row), lines.get(row.id) ?? []));
+      const refs = await lineRefs(deps.prisma, caller.accountId, [...lines.values()].flat(), rows, unixSeconds(deps.clock));
+      return rows.map((row) => serializeInvoice(strip(row), lines.get(row.id) ?? [], [], refs));
     },
   });
 }
@@ -75,8 +79,9 @@ export async function listInvoices(ctx: RequestContext) {
 export async function listInvoiceLines(ctx: RequestContext) {
   const row = await findInvoice(ctx, ctx.pathParams.invoice);
   const lines = await linesOf(ctx.deps.prisma, row.id);
+  const refs = await lineRefs(ctx.deps.prisma, ctx.caller.accountId, lines);
   // Lines are listed in invoice order, as the public API lists them.
-  return paginateItems({ params: ctx.params, url: `/v1/invoices/${row.id}/lines`, items: lines, objectName: 'line item', serialize: serializeLine });
+  return paginateItems({ params: ctx.params, url: `/v1/invoices/${row.id}/lines`, items: lines, objectName: 'line item', serialize: (line) => serializeLine(line, refs) });
 }
 
 /**
@@ -109,7 +114,7 @@ export async function payInvoice(ctx: RequestContext, subscriptions: InvoicePaid
     if (params.payment_method !== undefined) paymentMethod = (await resolvePaymentMethod(tx, ctx, params.payment_method, 'payment_method')).id;
     const { invoice, charge } = await collectInvoice(scope, made, paymentMethod);
     if (charge.kind === 'paid') await subscriptions.paid(scope, invoice.row);
-    return { invoice: serializeInvoice(invoice.row, invoice.lines), charge, events: scope.events, subscription: invoice.row.subscriptionId };
+    return { invoice: serializeInvoice(invoice.row, invoice.lines, [], await lineRefs(tx, ctx.caller.accountId, invoice.lines, [invoice.row], scope.now)), charge, events: scope.events, subscription: invoice.row.subscriptionId };
   });
   await handOffEvents(deps.queues, result.events);
   if (result.subscription) await subscriptions.schedule(deps, [result.subscription]);
@@ -121,18 +126,27 @@ export async function payInvoice(ctx: RequestContext, subscriptions: InvoicePaid
   return result.invoice;
 }
 
-async function itemTaxRates(tx: Tx, accountId: string, rows: readonly InvoiceItemRow[]) {
-  return taxRatesById(tx, accountId, rows.flatMap((r) => r.taxRates));
+/** The tax rates and prices invoice items name (older versions show the price whole). */
+async function itemRefs(tx: Tx, accountId: string, rows: readonly InvoiceItemRow[]) {
+  const [rates, prices] = await Promise.all([taxRatesById(tx, accountId, rows.flatMap((r) => r.taxRates)), pricesById(tx, accountId, rows.map((r) => r.priceId))]);
+  return { rates, prices };
 }
 
-const serializeItemWith = (rates: Map<string, any>) => (row: InvoiceItemRow) => serializeInvoiceItem(row, row.taxRates.flatMap((id) => (rates.has(id) ? [rates.get(id)] : [])));
+const serializeItemWith =
+  ({ rates, prices }: Awaited<ReturnType<typeof itemRefs>>) =>
+  (row: InvoiceItemRow) =>
+    serializeInvoiceItem(
+      row,
+      row.taxRates.flatMap((id) => (rates.has(id) ? [rates.get(id)!] : [])),
+      prices.get(row.priceId),
+    );
 
 export async function retrieveInvoiceItem(ctx: RequestContext) {
   const id = ctx.pathParams.invoiceitem;
   const found = hasIdShape('ii', id) ? await ctx.deps.prisma.invoiceItem.findUnique({ where: { id, accountId: ctx.caller.accountId } }) : null;
   if (!found) throw resourceMissing(ITEM_NAME, id);
   const row = strip(found);
-  return serializeItemWith(await itemTaxRates(ctx.deps.prisma, ctx.caller.accountId, [row]))(row);
+  return serializeItemWith(await itemRefs(ctx.deps.prisma, ctx.caller.accountId, [row]))(row);
 }
 
 export async function listInvoiceItems(ctx: RequestContext) {
@@ -152,7 +166,7 @@ export async function listInvoiceItems(ctx: RequestContext) {
     objectName: ITEM_NAME,
     serializeAll: async (stored) => {
       const rows = stored.map(strip);
-      return rows.map(serializeItemWith(await itemTaxRates(deps.prisma, caller.accountId, rows)));
+      return rows.map(serializeItemWith(await itemRefs(deps.prisma, caller.accountId, rows)));
     },
   });
 }

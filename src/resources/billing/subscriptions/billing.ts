@@ -5,7 +5,7 @@ import type { PriceRow } from '../prices/serializer';
 import type { TaxRateRow } from '../tax_rates/serializer';
 import type { CouponRow } from '../coupons/serializer';
 import { formatDate, formatMoney, percentDiscount, priceAmount, prorate, type AppliedDiscount, type DiscountAmount } from '../invoices/amounts';
-import { collectInvoice, createInvoice, emitIn, pricesById, taxRatesById, type Charge, type DraftLine, type MadeInvoice, type Scope } from '../invoices/billing';
+import { collectInvoice, createInvoice, discountRefs, emitIn, pricesById, taxRatesById, type Charge, type DraftLine, type MadeInvoice, type Scope } from '../invoices/billing';
 import { serializeInvoiceItem, type InvoiceItemRow } from '../invoices/serializer';
 import {
   type ItemRow,
@@ -34,10 +34,16 @@ export async function viewOf(tx: Tx, row: SubscriptionRow, items: readonly ItemR
   const prices = await pricesById(tx, accountId, items.map((i) => i.priceId));
   const rates = await taxRatesById(tx, accountId, [...row.defaultTaxRates, ...items.flatMap((i) => i.taxRates)]);
   const pick = (ids: readonly string[]) => ids.flatMap((id) => (rates.has(id) ? [rates.get(id)!] : []));
+  const owned = [
+    ...(row.discounts as unknown as StoredDiscount[]).map((record) => ({ record, customer: row.customerId, subscription: row.id, subscriptionItem: null })),
+    ...items.flatMap((i) => (i.discounts as unknown as StoredDiscount[]).map((record) => ({ record, customer: row.customerId, subscription: row.id, subscriptionItem: i.id }))),
+  ];
   return {
     row,
     items: items.map((i) => ({ row: i, price: prices.get(i.priceId)!, taxRates: i.taxRatesSet ? pick(i.taxRates) : null })),
     defaultTaxRates: pick(row.defaultTaxRates),
+    // Coupons' `valid` as of reading them: the request's clock is not at hand here.
+    discounts: await discountRefs(tx, owned, Math.floor(Date.now() / 1000)),
   };
 }
 
@@ -183,7 +189,7 @@ export async function insertProrations(scope: Scope, sub: SubscriptionRow, prora
       metadata: {},
     };
     await scope.tx.invoiceItem.create({ data: { ...row, accountId: scope.accountId, discountAmounts: row.discountAmounts as Prisma.InputJsonValue, metadata: {} }, select: { id: true } });
-    await emitIn(scope, 'invoiceitem.created', serializeInvoiceItem(row, p.taxRates));
+    await emitIn(scope, 'invoiceitem.created', serializeInvoiceItem(row, p.taxRates, p.price));
     rows.push(row);
   }
   return rows;

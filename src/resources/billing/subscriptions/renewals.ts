@@ -1,8 +1,9 @@
 import { accountApiVersion, automaticCause, type Tx } from '../../../events/emit';
 import type { Deps } from '../../../kernel/route';
 import { unixSeconds } from '../../../lib/clock';
+import { embed, embeddedOf } from '../../../kernel/versions';
 import { nextPeriodEnd } from '../invoices/amounts';
-import { draftInvoice, emitIn, lockInvoice, type Scope } from '../invoices/billing';
+import { draftInvoice, emitIn, lineRefs, lockInvoice, type Scope } from '../invoices/billing';
 import { serializeInvoice } from '../invoices/serializer';
 import type { InvoiceRow } from '../invoices/serializer';
 import { loadView, periodOf, startPeriod } from './billing';
@@ -69,7 +70,11 @@ async function runDueAction(scope: Scope, view: SubscriptionView, at: number): P
     const invoice = row.latestInvoice ? await lockInvoice(scope.tx, scope.accountId, row.latestInvoice) : null;
     if (invoice && invoice.row.status === 'open') {
       await scope.tx.invoice.update({ where: { id: invoice.row.id }, data: { status: 'void', voidedAt: at }, select: { id: true } });
-      await emitIn(scope, 'invoice.voided', serializeInvoice({ ...invoice.row, status: 'void', voidedAt: at }, invoice.lines));
+      await emitIn(
+        scope,
+        'invoice.voided',
+        serializeInvoice({ ...invoice.row, status: 'void', voidedAt: at }, invoice.lines, [], await lineRefs(scope.tx, scope.accountId, invoice.lines, [invoice.row], scope.now)),
+      );
     }
     await saveSubscriptionRow(scope, view, { ...view, row: { ...row, status: 'incomplete_expired', endedAt: at } });
     return;
@@ -113,8 +118,9 @@ async function emitUpcoming(scope: Scope, view: SubscriptionView): Promise<void>
   const customer = await scope.tx.customer.findUniqueOrThrow({ where: { id: row.customerId } });
   const spec = { customerId: row.customerId, subscription: row, currency: row.currency, billingReason: 'upcoming', periodStart: start, periodEnd: end, lines, discounts };
   const { row: draft, lines: drafted } = draftInvoice(spec, customer, scope.now, '');
-  const { id: _none, ...preview } = serializeInvoice(draft, drafted);
-  await emitIn(scope, 'invoice.upcoming', { ...preview, lines: { ...preview.lines, url: '/v1/invoices/upcoming/lines' } });
+  const invoice = serializeInvoice(draft, drafted, [], await lineRefs(scope.tx, scope.accountId, drafted, [draft], scope.now));
+  const { id: _none, ...preview } = invoice;
+  await emitIn(scope, 'invoice.upcoming', embed({ ...preview, lines: { ...preview.lines, url: '/v1/invoices/upcoming/lines' } }, embeddedOf(invoice) ?? {}));
 }
 
 /**

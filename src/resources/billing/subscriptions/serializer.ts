@@ -1,6 +1,7 @@
 import type { Subscription, SubscriptionItem } from '../../../generated/prisma/client';
 import { ref, type ExpandableFields } from '../../../kernel/expand';
 import type { Metadata } from '../../../kernel/metadata';
+import { embed, type Embedded } from '../../../kernel/versions';
 import { serializePrice, type PriceRow } from '../prices/serializer';
 import { serializeTaxRate, type TaxRateRow } from '../tax_rates/serializer';
 
@@ -42,6 +43,8 @@ export interface SubscriptionView {
   readonly row: SubscriptionRow;
   readonly items: readonly ItemView[];
   readonly defaultTaxRates: readonly TaxRateRow[];
+  /** Its and its items' discounts as `discount` objects, with their coupons, by id: older versions show them whole (`embed`). */
+  readonly discounts?: Embedded;
 }
 
 /** The legacy `plan` every item still carries, made from its price. */
@@ -99,7 +102,7 @@ export const serializeDeletedItem = (id: string) => ({ id, object: ITEM_OBJECT, 
 export function serializeSubscription(view: SubscriptionView) {
   const { row } = view;
   const pending = row.pendingUpdate as StoredPendingUpdate | null;
-  return {
+  const subscription = {
     id: row.id,
     object: SUBSCRIPTION_OBJECT,
     application: null,
@@ -167,6 +170,7 @@ export function serializeSubscription(view: SubscriptionView) {
     trial_settings: { end_behavior: { billing_cycle_anchor: null, missing_payment_method: 'create_invoice' } },
     trial_start: row.trialStart,
   };
+  return embed(subscription, view.discounts ?? {});
 }
 
 export const subscriptionExpandable: ExpandableFields = {
