@@ -1,7 +1,7 @@
 // Request parameters at older API versions: what a version before a change sent, mapped onto
 // today's parameters before validation, so handlers and the OpenAPI document know one model.
 
-import { ApiError } from './errors';
+import { ApiError, parametersExclusive } from './errors';
 import { API_VERSIONS } from './versions';
 
 export type Params = Record<string, any>;
@@ -37,7 +37,8 @@ export class ParamRenames implements ParamNames {
   private readonly names = new Map<string, string>();
 
   rename(now: string, then: string): void {
-    this.names.set(now, then);
+    // An older change may have renamed `then` already (changes run oldest first): the request sent that name.
+    this.names.set(now, this.nameOf(then));
   }
 
   get size(): number {
@@ -127,4 +128,17 @@ export function without(params: Params, ...names: string[]): Params {
   const out: Params = { ...params };
   for (const name of names) delete out[name];
   return out;
+}
+
+/**
+ * An upgrade for a top-level parameter renamed in a version: `from` becomes `to` (its value as
+ * sent); both at once is a 400, as the public API answers two names for one thing.
+ */
+export function renamed(from: string, to: string): RequestChange['upgrade'] {
+  return (params, names) => {
+    if (params[from] === undefined) return params;
+    if (params[to] !== undefined) throw parametersExclusive(from, to);
+    names.rename(to, from);
+    return { ...without(params, from), [to]: params[from] };
+  };
 }

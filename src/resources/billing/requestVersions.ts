@@ -1,5 +1,5 @@
 import { parametersExclusive } from '../../kernel/errors';
-import { without, type ParamNames, type Params, type RequestChange } from '../../kernel/requestVersions';
+import { renamed, without, type ParamNames, type Params, type RequestChange } from '../../kernel/requestVersions';
 
 // The parameters billing's operations took at older versions, mapped onto today's (the request
 // half of issue 24; how objects look at older versions is versions.ts).
@@ -35,7 +35,11 @@ function discountsOfCoupon(params: Params, names: ParamNames): Params {
 
 const BASIL_DISCOUNTS = 'Removes the singular `coupon` and `promotion_code` parameters in favor of `discounts` (stackable discounts).';
 
+const MARKETING_FEATURES = 'Renames `features` to `marketing_features` on products.';
+
 export const requestChanges: readonly RequestChange[] = [
+  { version: '2024-04-10', operation: 'PostProducts', description: MARKETING_FEATURES, upgrade: renamed('features', 'marketing_features') },
+  { version: '2024-04-10', operation: 'PostProductsProduct', description: MARKETING_FEATURES, upgrade: renamed('features', 'marketing_features') },
   {
     version: '2025-09-30.clover',
     operation: 'PostPromotionCodes',

@@ -2,6 +2,7 @@ import { expandableOnly, type Area } from '../area';
 import * as financialConnections from './accounts/routes';
 import * as financialConnectionsSerializer from './accounts/serializer';
 import { fcLinkPrune, financialConnectionsWorker, reconcileFinancialConnectionsJobs } from './accounts/pipeline';
+import { requestChanges } from './requestVersions';
 
 // Financial Connections: sessions and the hosted bank-link flow, the accounts they link, their
 // owners and transactions; the worker refreshes, subscribes and deactivates. No other area is imported.
@@ -14,4 +15,5 @@ export const area: Area = {
   workers: [financialConnectionsWorker],
   reconcilers: [reconcileFinancialConnectionsJobs],
   schedules: [fcLinkPrune],
+  requestChanges,
 };
