@@ -5,6 +5,7 @@ import { accountOfKey } from '../../helpers/events';
 import { INSTITUTIONS } from '../../../src/resources/financial_connections/accounts/institutions';
 import { deactivateAccount, finishRefresh } from '../../../src/resources/financial_connections/accounts/pipeline';
 import { hashKey } from '../../../src/kernel/auth';
+import { LATEST_API_VERSION } from '../../../src/kernel/versions';
 
 // Financial Connections over HTTP, without workers: sessions (validation, client secret kept as a
 // hash), completion by the sandbox endpoint (filters, limits, picks, outcomes, down institutions,
@@ -161,7 +162,12 @@ describe('sessions', () => {
       code: 'parameter_unknown',
       param: 'filters[countries]',
     });
-    expectError(await post(key, `${FC}/sessions`, body({ countries: ['us'] })), 400, { code: 'parameter_unknown', param: 'filters[countries]' });
+    expectError(await post(key, `${FC}/sessions`, body({ countries: ['us'] }), { 'Stripe-Version': LATEST_API_VERSION }), 400, {
+      code: 'parameter_unknown',
+      param: 'filters[countries]',
+    });
+    // The first request pinned the account to dahlia: without a version, `countries` is taken.
+    expect((await post(key, `${FC}/sessions`, body({ countries: ['us'] }))).body.filters).toMatchObject({ country: 'US' });
   });
 
   test('failed, cancelled and a down institution end the session without accounts', async () => {
