@@ -8,7 +8,7 @@ import { accessLog, errorMiddleware, InFlight, mountRoutes, notFound, requestIde
 import { IdempotencyStore } from './kernel/idempotency';
 import { RateLimiter } from './kernel/rateLimit';
 import { checkRoutesAgainstDocument, loadOpenApiDocument, operationsOf } from './kernel/openapi';
-import { generatedSchemas, objectTypes, pages, queueDefinitions, routes } from './resources';
+import { generatedSchemas, objectTypes, pages, queueDefinitions, requestUpgrader, routes } from './resources';
 import { renderMetrics, watchQueueDepth } from './lib/metrics';
 import { HOSTED_PREFIX, mountPages } from './hosted/pages';
 import { requestLogPage } from './hosted/requestLogPage';
@@ -41,6 +41,7 @@ export function buildApp(deps: AppDeps): BuiltApp {
     idempotency: new IdempotencyStore(prisma, deps.sql, config.idempotencyTtlHours, deps.encryption),
     expand,
     versions: deps.versions,
+    requests: requestUpgrader,
     limits: { bodyLimitBytes: config.bodyLimitBytes, depthLimit: config.paramDepthLimit, countLimit: config.paramCountLimit },
     inFlight: new InFlight(),
     rateLimiter: config.apiRateLimit > 0 ? new RateLimiter(config.apiRateLimit, clock) : undefined,

@@ -18,10 +18,11 @@ import { readParams, type ParamLimits } from './params';
 import { RateLimiter } from './rateLimit';
 import { RouteTable, type Match } from './routeTable';
 import type { Deps, RequestContext, Route } from './route';
+import type { ParamRenames, RequestUpgrader } from './requestVersions';
 import { compileParamsValidator } from './validate';
 import { errorStatusAt, isApiVersion, type VersionRenderer } from './versions';
 
-// The resource-agnostic request pipeline: request id → auth → params → validation →
+// The resource-agnostic request pipeline: request id → auth → params → an older version's params upgraded → validation →
 // idempotency → handler → expand → response. Resources only supply handlers.
 
 export interface Kernel {
@@ -31,6 +32,8 @@ export interface Kernel {
   readonly expand: ExpandRegistry;
   /** Renders answers for the request's Stripe-Version. */
   readonly versions: VersionRenderer;
+  /** Maps an older version's request parameters onto today's, before validation. */
+  readonly requests: RequestUpgrader;
   readonly limits: ParamLimits;
   readonly inFlight: InFlight;
   /** The API-wide limit per platform account; none when API_RATE_LIMIT is 0. */
@@ -104,6 +107,8 @@ interface Locals {
   platformAccountId?: string;
   /** The version the request is answered at, once known: an error's status follows it (ERROR_STATUS_CHANGES). */
   apiVersion?: string;
+  /** Today's parameters the request sent by an older version's names: its errors use those. */
+  paramNames?: ParamRenames;
 }
 
 const JSON_TYPE = 'application/json';
@@ -160,9 +165,9 @@ interface RenderedError {
 }
 
 function renderError(err: unknown, res: Response, logger: Logger, fromExpress: boolean): RenderedError {
-  const { requestId, receivedAt, requestLog, platformAccountId } = res.locals as Locals;
+  const { requestId, receivedAt, requestLog, platformAccountId, paramNames } = res.locals as Locals;
   let error: ApiError;
-  if (err instanceof ApiError) error = err;
+  if (err instanceof ApiError) error = paramNames ? paramNames.apply(err) : err;
   else if (fromExpress && isBodyParserError(err)) error = new ApiError({ status: err.status, message: 'The request could not be read.' });
   else if (isDatabaseUnavailable(err)) {
     // An outage, not a defect: one line, and an answer the SDKs retry.
@@ -203,6 +208,10 @@ function writeError(res: Response, rendered: RenderedError): void {
  */
 export function mountRoutes(app: Express, routes: readonly Route[], operations: readonly OperationSpec[], kernel: Kernel): void {
   const byId = new Map(operations.map((o) => [o.operationId, o]));
+  const served = new Set(routes.map((r) => r.operationId));
+  for (const operation of kernel.requests.operations) {
+    if (!served.has(operation)) throw new Error(`A request change names ${operation}, which no route serves`);
+  }
   const table = new RouteTable<Mounted>();
   for (const r of routes) {
     const validate = compileParamsValidator(byId.get(r.operationId)!.paramsSchema);
@@ -254,7 +263,10 @@ async function runOperation({ route: r, validate, rateLimiter }: Mounted, pathPa
     (res.locals as Locals).apiVersion = apiVersion;
     res.setHeader('Stripe-Version', apiVersion);
     const raw = await readParams(req, req.originalUrl, kernel.limits);
-    const params = validate(raw);
+    // An older version's parameters become today's; its errors keep naming what it sent.
+    const upgraded = kernel.requests.upgrade(r.operationId, apiVersion, raw);
+    if (upgraded.names.size > 0) (res.locals as Locals).paramNames = upgraded.names;
+    const params = validate(upgraded.params);
     const expandPaths = (params.expand as string[] | undefined) ?? [];
     kernel.expand.check(expandPaths, r.returns.object, r.returns.list ?? false);
 

@@ -2,6 +2,7 @@ import type { Config } from '../config';
 import type { ObjectType } from '../kernel/expand';
 import type { JobWorker, Reconcile, Route, Schedule } from '../kernel/route';
 import type { VersionChange } from '../kernel/versions';
+import type { RequestChange } from '../kernel/requestVersions';
 import type { HostedPage } from '../hosted/pages';
 import type { QueueDefinition } from '../lib/queue';
 
@@ -27,6 +28,8 @@ export interface Area {
   readonly schedules?: readonly Schedule[];
   /** How its objects differ at older API versions. */
   readonly versionChanges?: readonly VersionChange[];
+  /** The parameters its operations took at older versions, mapped onto today's. */
+  readonly requestChanges?: readonly RequestChange[];
   /** Component schemas of the OpenAPI document whose one list lives in its code. */
   readonly schemas?: Readonly<Record<string, unknown>>;
   /** Checks its own settings as a process starts; throws a ConfigError that stops start-up. */

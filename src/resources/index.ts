@@ -2,6 +2,7 @@ import type { Config } from '../config';
 import type { ObjectType } from '../kernel/expand';
 import type { JobWorker, Reconcile, Route, Schedule } from '../kernel/route';
 import { VersionRenderer, type VersionChange } from '../kernel/versions';
+import { RequestUpgrader, type RequestChange } from '../kernel/requestVersions';
 import type { HostedPage } from '../hosted/pages';
 import type { QueueDefinition } from '../lib/queue';
 import type { Area } from './area';
@@ -39,6 +40,10 @@ export const schedules: readonly Schedule[] = areas.flatMap((a) => a.schedules ?
 /** The one table of differences between API versions, from every area's changes; `deps.versions`. */
 export const versionChanges: readonly VersionChange[] = areas.flatMap((a) => a.versionChanges ?? []);
 export const versions = new VersionRenderer(versionChanges);
+
+/** Every area's request parameters at older versions, which the kernel maps onto today's before validation. */
+export const requestChanges: readonly RequestChange[] = areas.flatMap((a) => a.requestChanges ?? []);
+export const requestUpgrader = new RequestUpgrader(requestChanges);
 
 /** Component schemas whose one list lives in code; the OpenAPI document takes them from here. */
 export const generatedSchemas: Readonly<Record<string, unknown>> = Object.assign({}, ...areas.map((a) => a.schemas ?? {}));

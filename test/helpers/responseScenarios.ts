@@ -584,7 +584,7 @@ export const scenarios: Record<string, Scenario> = {
       answer('everything', await post(key, `${FC}/sessions`, {
         account_holder: { type: 'customer', customer },
         permissions: ['balances', 'ownership', 'payment_method', 'transactions'],
-        filters: { countries: ['US'], account_subcategories: ['checking'] },
+        filters: { country: 'US', account_subcategories: ['checking'] },
         limits: { accounts: 3 },
         manual_entry: { mode: 'automatic' },
         prefetch: ['balances', 'transactions'],

@@ -22,6 +22,7 @@ import * as testClockSerializer from './test_clocks/serializer';
 import { retrieveTestClockObject } from './test_clocks/service';
 import { billingWorker, reconcileBilling } from './subscriptions/pipeline';
 import { versionChanges } from './versions';
+import { requestChanges } from './requestVersions';
 
 // Billing: products, prices, tax rates, coupons, promotion codes, subscriptions and their items,
 // invoices and invoice items, and test clocks.
@@ -63,4 +64,5 @@ export const area: Area = {
   workers: [billingWorker],
   reconcilers: [reconcileBilling],
   versionChanges,
+  requestChanges,
 };

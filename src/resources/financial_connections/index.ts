@@ -3,6 +3,7 @@ import * as financialConnections from './accounts/routes';
 import * as financialConnectionsSerializer from './accounts/serializer';
 import { fcLinkPrune, financialConnectionsWorker, reconcileFinancialConnectionsJobs } from './accounts/pipeline';
 import { versionChanges } from './versions';
+import { requestChanges } from './requestVersions';
 
 // Financial Connections: sessions and the hosted bank-link flow, the accounts they link, their
 // owners and transactions; the worker refreshes, subscribes and deactivates. No other area is imported.
@@ -16,4 +17,5 @@ export const area: Area = {
   reconcilers: [reconcileFinancialConnectionsJobs],
   schedules: [fcLinkPrune],
   versionChanges,
+  requestChanges,
 };

@@ -5,6 +5,7 @@ import { accountOfKey } from '../../helpers/events';
 import { INSTITUTIONS } from '../../../src/resources/financial_connections/accounts/institutions';
 import { deactivateAccount, finishRefresh } from '../../../src/resources/financial_connections/accounts/pipeline';
 import { hashKey } from '../../../src/kernel/auth';
+import { LATEST_API_VERSION } from '../../../src/kernel/versions';
 
 // Financial Connections over HTTP, without workers: sessions (validation, client secret kept as a
 // hash), completion by the sandbox endpoint (filters, limits, picks, outcomes, down institutions,
@@ -36,7 +37,7 @@ describe('sessions', () => {
     const res = await post(key, `${FC}/sessions`, {
       account_holder: { type: 'customer', customer },
       permissions: ['balances', 'transactions'],
-      filters: { countries: ['us'], account_subcategories: ['checking', 'savings'] },
+      filters: { country: 'us', account_subcategories: ['checking', 'savings'] },
       limits: { accounts: 2 },
       prefetch: ['balances'],
       manual_entry: { mode: 'disabled' },
@@ -139,8 +140,34 @@ describe('sessions', () => {
     // payment_method needs an account usable for ACH: Invalid Payment Accounts has none.
     const pay = await createFcSession(t, key, { permissions: ['payment_method'] });
     expectError(await complete(key, pay.id, { institution: 'invalid_payment_accounts' }), 400, { param: 'institution' });
-    const wrongCountry = await createFcSession(t, key, { filters: { countries: ['FR'] } });
+    const wrongCountry = await createFcSession(t, key, { filters: { country: 'FR' } });
     expectError(await complete(key, wrongCountry.id, { institution: 'test_institution' }), 400, { param: 'institution' });
+  });
+
+  test('before 2026-09-30.endive the country filter is filters[countries], of which the first counts; after, it is unknown', async () => {
+    const key = newTestKey();
+    const customer = (await createCustomer(t, key)).id;
+    const body = (filters: Record<string, unknown>) => ({ account_holder: { type: 'customer', customer }, permissions: ['balances'], filters });
+    const dahlia = { 'Stripe-Version': '2026-08-26.dahlia' };
+    const old = await post(key, `${FC}/sessions`, body({ countries: ['fr', 'us'] }), dahlia);
+    expect(old.status).toBe(200);
+    expect(old.body.filters).toMatchObject({ country: 'FR' });
+    // Only the first element counted: a US institution is not for this session.
+    expectError(await complete(key, old.body.id, { institution: 'test_institution' }), 400, { param: 'institution' });
+    expect((await post(key, `${FC}/sessions`, body({ country: 'us' }), dahlia)).body.filters).toMatchObject({ country: 'US' });
+    expectError(await post(key, `${FC}/sessions`, body({ countries: ['us'], country: 'us' }), dahlia), 400, { code: 'parameters_exclusive', param: 'filters[countries]' });
+    // Errors name what the request sent.
+    expectError(await post(key, `${FC}/sessions`, body({ countries: ['u$'] }), dahlia), 400, { param: 'filters[countries]' });
+    expectError(await post(key, `${FC}/sessions`, body({ countries: ['us'] }), { 'Stripe-Version': '2026-09-30.endive' }), 400, {
+      code: 'parameter_unknown',
+      param: 'filters[countries]',
+    });
+    expectError(await post(key, `${FC}/sessions`, body({ countries: ['us'] }), { 'Stripe-Version': LATEST_API_VERSION }), 400, {
+      code: 'parameter_unknown',
+      param: 'filters[countries]',
+    });
+    // The first request pinned the account to dahlia: without a version, `countries` is taken.
+    expect((await post(key, `${FC}/sessions`, body({ countries: ['us'] }))).body.filters).toMatchObject({ country: 'US' });
   });
 
   test('failed, cancelled and a down institution end the session without accounts', async () => {

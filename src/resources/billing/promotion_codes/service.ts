@@ -3,7 +3,7 @@ import { unixSeconds } from '../../../lib/clock';
 import { currencyOf } from '../../../lib/currencies';
 import { hasIdShape, newId, randomBase62 } from '../../../lib/ids';
 import { lockName } from '../../../lib/prisma';
-import { ApiError, invalidRequest, parameterMissing, parametersExclusive, parameterUnknown, resourceMissing } from '../../../kernel/errors';
+import { ApiError, invalidRequest, parameterMissing, resourceMissing } from '../../../kernel/errors';
 import { paginate, rangeWhere } from '../../../kernel/list';
 import { applyMetadata, type Metadata, type MetadataParam } from '../../../kernel/metadata';
 import type { RequestContext } from '../../../kernel/route';
@@ -18,12 +18,6 @@ const NAME = 'promotion code';
 /** Generated codes are 8 upper-case letters and digits, as the public API's (`A1H1Q1MG`). */
 const CODE_LENGTH = 8;
 
-/**
- * From this version a code's coupon is `promotion[coupon]`; before it, `coupon` (the version
- * change of promotion codes in src/resources/billing/versions.ts).
- */
-const PROMOTION_SINCE = '2025-09-30';
-
 const WITH_COUPON = { coupon: true } as const;
 
 /**
@@ -35,18 +29,14 @@ const CODE_SHAPE = /^[a-zA-Z0-9-]+$/;
 /** Codes equal to `code` in any letter case. */
 const sameCode = (code: string): Prisma.StringFilter => (CODE_SHAPE.test(code) ? { equals: code, mode: 'insensitive' } : { in: [] });
 
-/** The coupon a create names: `promotion[coupon]`, or `coupon` at versions before `promotion`. */
-function couponParamOf(ctx: RequestContext): { id: string; param: string } {
-  const { params } = ctx;
-  const older = ctx.apiVersion.slice(0, 10) < PROMOTION_SINCE;
-  if (params.coupon !== undefined) {
-    if (!older) throw parameterUnknown('coupon');
-    if (params.promotion !== undefined) throw parametersExclusive('coupon', 'promotion');
-    return { id: params.coupon, param: 'coupon' };
-  }
-  if (params.promotion === undefined) throw parameterMissing(older ? 'coupon' : 'promotion');
+/**
+ * The coupon a create names: `promotion[coupon]` (an older version's `coupon` arrives as that,
+ * requestVersions.ts).
+ */
+function couponParamOf(params: Record<string, any>): string {
+  if (params.promotion === undefined) throw parameterMissing('promotion');
   if (params.promotion.coupon === undefined) throw parameterMissing('promotion[coupon]');
-  return { id: params.promotion.coupon, param: 'promotion[coupon]' };
+  return params.promotion.coupon;
 }
 
 /** The restriction columns of a new code; a minimum amount comes with its currency. */
@@ -104,12 +94,12 @@ async function findCustomerId(ctx: RequestContext, tx: Tx, id: string): Promise<
 export async function createPromotionCode(ctx: RequestContext) {
   const { params, deps } = ctx;
   const now = unixSeconds(deps.clock);
-  const named = couponParamOf(ctx);
+  const couponId = couponParamOf(params);
   const restrictions = restrictionsOf(params.restrictions);
   if (params.expires_at !== undefined && params.expires_at <= now) throw invalidRequest('Invalid expires_at: must be a time in the future.', 'parameter_invalid', 'expires_at');
   const { row, eventId } = await deps.prisma.$transaction(async (tx) => {
-    const coupon = await findCoupon(ctx, named.id, named.param, tx);
-    if (!isCouponValid(coupon, now)) throw invalidRequest(`The coupon \`${coupon.id}\` is no longer valid.`, 'coupon_expired', named.param);
+    const coupon = await findCoupon(ctx, couponId, 'promotion[coupon]', tx);
+    if (!isCouponValid(coupon, now)) throw invalidRequest(`The coupon \`${coupon.id}\` is no longer valid.`, 'coupon_expired', 'promotion[coupon]');
     if (params.expires_at !== undefined && coupon.redeemBy !== null && params.expires_at > coupon.redeemBy) {
       throw invalidRequest(`Invalid expires_at: it can't be after the coupon's redeem_by (${coupon.redeemBy}).`, 'parameter_invalid', 'expires_at');
     }

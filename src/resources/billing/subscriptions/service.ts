@@ -111,16 +111,21 @@ export async function lockSubscription(tx: Tx, ctx: RequestContext, id: string, 
 
 const ONE_TIME_MESSAGE = 'The price specified is set to `type=one_time` but this field only accepts prices with `type=recurring`.';
 
-/** `price` or `price_data` of an item parameter: one of the caller's recurring prices (an inline one is made). */
+/**
+ * `price`, `plan` or `price_data` of an item parameter: one of the caller's recurring prices (an
+ * inline one is made). A plan is a recurring price named by its id (the public API's plans and
+ * prices share ids; every version, the newest included, still takes `plan`).
+ */
 async function priceOfItem(scope: Scope, ctx: RequestContext, item: Record<string, any>, at: (name: string) => string): Promise<PriceRow | undefined> {
-  if (item.price !== undefined && item.price_data !== undefined) throw parametersExclusive(at('price'), at('price_data'));
-  if (item.plan !== undefined) throw invalidRequest(`Plans are not supported here; use ${at('price')}.`, 'parameter_invalid', at('plan'));
-  if (item.price !== undefined) {
-    const id: string = item.price;
+  if (item.plan !== undefined && item.price !== undefined) throw parametersExclusive(at('plan'), at('price'));
+  const named = item.plan !== undefined ? 'plan' : 'price';
+  if (item[named] !== undefined && item.price_data !== undefined) throw parametersExclusive(at(named), at('price_data'));
+  if (item[named] !== undefined) {
+    const id: string = item[named];
     const row = hasIdShape('price', id) ? await scope.tx.price.findUnique({ where: { id, accountId: scope.accountId } }) : null;
-    if (!row) throw resourceMissing('price', id, at('price'), 400);
-    if (row.type !== 'recurring') throw invalidRequest(ONE_TIME_MESSAGE, 'parameter_invalid', at('price'));
-    if (!row.active) throw invalidRequest(`The price \`${id}\` is not active and can't be used for new subscription items.`, 'parameter_invalid', at('price'));
+    if (!row) throw resourceMissing(named, id, at(named), 400);
+    if (row.type !== 'recurring') throw invalidRequest(ONE_TIME_MESSAGE, 'parameter_invalid', at(named));
+    if (!row.active) throw invalidRequest(`The ${named} \`${id}\` is not active and can't be used for new subscription items.`, 'parameter_invalid', at(named));
     return row;
   }
   if (item.price_data === undefined) return undefined;
@@ -426,7 +431,7 @@ interface ChangeOptions {
 }
 
 /** The parameters `pending_if_incomplete` allows, as the public API lists them. */
-const PENDING_ALLOWED = new Set(['items', 'price', 'price_data', 'quantity', 'proration_behavior', 'proration_date', 'payment_behavior', 'expand', 'off_session', 'subscription', 'id', 'deleted']);
+const PENDING_ALLOWED = new Set(['items', 'price', 'plan', 'price_data', 'quantity', 'proration_behavior', 'proration_date', 'payment_behavior', 'expand', 'off_session', 'subscription', 'id', 'deleted']);
 
 function checkPendingParams(params: Record<string, any>): void {
   for (const name of Object.keys(params)) {
@@ -891,7 +896,7 @@ const itemParamOf = (params: Record<string, any>): ItemParam => {
 export async function createItem(ctx: RequestContext) {
   const { params } = ctx;
   if (params.subscription === undefined) throw parameterMissing('subscription');
-  if (params.price === undefined && params.price_data === undefined) throw parameterMissing('price');
+  if (params.price === undefined && params.plan === undefined && params.price_data === undefined) throw parameterMissing('price');
   return changeOneItem(ctx, params.subscription, undefined, itemParamOf(params));
 }
 

@@ -171,14 +171,14 @@ export async function createSession(ctx: RequestContext) {
   });
 }
 
-/** `filters` as stored and shown: the SDK's `country` and the public API's `countries` are both taken. */
+/** `filters` as stored and shown (an older version's `countries` arrives as `country`, ../requestVersions.ts). */
 function filtersOf(param: Record<string, any> | undefined): Record<string, unknown> | null {
   if (param === undefined) return null;
-  const countries: string[] | null = param.countries ?? (param.country !== undefined ? [param.country] : null);
+  const country: string | undefined = param.country?.toUpperCase();
   return {
     account_subcategories: param.account_subcategories ? [...new Set(param.account_subcategories as string[])] : null,
-    countries: countries ? countries.map((c) => c.toUpperCase()) : null,
-    country: countries?.[0]?.toUpperCase() ?? null,
+    countries: country === undefined ? null : [country],
+    country: country ?? null,
   };
 }
 

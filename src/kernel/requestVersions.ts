@@ -1,0 +1,144 @@
+// Request parameters at older API versions: what a version before a change sent, mapped onto
+// today's parameters before validation, so handlers and the OpenAPI document know one model.
+
+import { ApiError, parametersExclusive } from './errors';
+import { API_VERSIONS } from './versions';
+
+export type Params = Record<string, any>;
+
+/** How errors name today's parameters for a request that sent their older names. */
+export interface ParamNames {
+  /** Errors about `now` (or a parameter inside it: `now[…]`) name `then`, the parameter the request sent. */
+  rename(now: string, then: string): void;
+}
+
+/**
+ * A change the public API made in `version` to the parameters of `operation` (an operationId).
+ * Each area declares the changes of its operations (src/resources/<area>/requestVersions.ts).
+ */
+export interface RequestChange {
+  /** The version that made the change: versions before it took the old parameters. */
+  readonly version: string;
+  readonly operation: string;
+  /** What changed, as the public changelog says it. */
+  readonly description: string;
+  /**
+   * The parameters as parsed (strings, arrays as objects keyed 0…n-1), the old ones mapped onto
+   * today's; it returns a new bag (never changes `params`) and may throw an ApiError (both the old
+   * and the new parameter sent, say). `names` keeps errors in the request's own terms.
+   */
+  readonly upgrade: (params: Params, names: ParamNames) => Params;
+}
+
+const indexOf = new Map<string, number>(API_VERSIONS.map((v, i) => [v, i]));
+
+/** The renames of one request; `apply` gives an error in the request's terms. */
+export class ParamRenames implements ParamNames {
+  private readonly names = new Map<string, string>();
+
+  rename(now: string, then: string): void {
+    // An older change may have renamed `then` already (changes run oldest first): the request sent that name.
+    this.names.set(now, this.nameOf(then));
+  }
+
+  get size(): number {
+    return this.names.size;
+  }
+
+  /** `name` as the request knows it: the longest renamed parameter that is it or holds it. */
+  nameOf(name: string): string {
+    let best: [string, string] | undefined;
+    for (const [now, then] of this.names) {
+      if ((name === now || name.startsWith(`${now}[`)) && (!best || now.length > best[0].length)) best = [now, then];
+    }
+    return best ? best[1] + name.slice(best[0].length) : name;
+  }
+
+  /** The error with its `param` (and, for a parameter error, the name in its message) as the request sent it. */
+  apply(error: ApiError): ApiError {
+    if (error.param === undefined || this.names.size === 0) return error;
+    const param = this.nameOf(error.param);
+    if (param === error.param) return error;
+    const message = error.kind === 'parameter' ? error.message.split(error.param).join(param) : error.message;
+    return new ApiError({ ...error, message, param, kind: error.kind, keepsWrites: error.keepsWrites });
+  }
+}
+
+export interface Upgraded {
+  readonly params: Params;
+  readonly names: ParamRenames;
+}
+
+/** Applies the request changes of every area (the registry's `requestChanges`; `deps`-free, the kernel holds it). */
+export class RequestUpgrader {
+  private readonly byOperation = new Map<string, RequestChange[]>();
+  private readonly pendingCache = new Map<string, readonly RequestChange[]>();
+
+  constructor(changes: readonly RequestChange[]) {
+    for (const c of changes) {
+      if (!indexOf.has(c.version)) throw new Error(`Request change of ${c.operation} names an unknown version ${c.version}`);
+      this.byOperation.set(c.operation, [...(this.byOperation.get(c.operation) ?? []), c]);
+    }
+  }
+
+  /** Operations the changes name: each must be one the app serves (checked as it starts). */
+  get operations(): readonly string[] {
+    return [...this.byOperation.keys()];
+  }
+
+  /**
+   * The changes a request of `operation` at `version` goes through, oldest first: each maps the
+   * parameters of the versions before it onto those of its own version, which the next one takes.
+   */
+  pending(operation: string, version: string): readonly RequestChange[] {
+    const key = `${operation} ${version}`;
+    let pending = this.pendingCache.get(key);
+    if (!pending) {
+      const at = indexOf.get(version) ?? API_VERSIONS.length - 1;
+      pending = (this.byOperation.get(operation) ?? [])
+        .filter((c) => indexOf.get(c.version)! > at)
+        .sort((a, b) => indexOf.get(a.version)! - indexOf.get(b.version)!);
+      this.pendingCache.set(key, pending);
+    }
+    return pending;
+  }
+
+  /** `params` as today's model takes them, for a request of `operation` at `version`. */
+  upgrade(operation: string, version: string, params: Params): Upgraded {
+    const names = new ParamRenames();
+    let out = params;
+    for (const change of this.pending(operation, version)) out = change.upgrade(out, names);
+    return { params: out, names };
+  }
+}
+
+const isPlainObject = (v: unknown): v is Params => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/**
+ * The entries of a form array as parsed: an array, or an object keyed by index (`items[0][plan]`);
+ * anything else has none.
+ */
+export function formEntries(value: unknown): [string, unknown][] {
+  if (Array.isArray(value)) return value.map((v, i) => [String(i), v]);
+  return isPlainObject(value) ? Object.entries(value) : [];
+}
+
+/** `params` without `names`, as a new plain object. */
+export function without(params: Params, ...names: string[]): Params {
+  const out: Params = { ...params };
+  for (const name of names) delete out[name];
+  return out;
+}
+
+/**
+ * An upgrade for a top-level parameter renamed in a version: `from` becomes `to` (its value as
+ * sent); both at once is a 400, as the public API answers two names for one thing.
+ */
+export function renamed(from: string, to: string): RequestChange['upgrade'] {
+  return (params, names) => {
+    if (params[from] === undefined) return params;
+    if (params[to] !== undefined) throw parametersExclusive(from, to);
+    names.rename(to, from);
+    return { ...without(params, from), [to]: params[from] };
+  };
+}

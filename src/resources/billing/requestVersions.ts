@@ -1,0 +1,51 @@
+import { parametersExclusive } from '../../kernel/errors';
+import { renamed, without, type ParamNames, type Params, type RequestChange } from '../../kernel/requestVersions';
+
+// The parameters billing's operations took at older versions, mapped onto today's (the request
+// half of issue 24; how objects look at older versions is versions.ts).
+
+/** Before 2025-09-30.clover a code named its coupon as `coupon`; now `promotion[coupon]` with `promotion[type]=coupon`. */
+function promotionOfCoupon(params: Params, names: ParamNames): Params {
+  if (params.coupon === undefined) {
+    // Neither sent: the missing parameter is `coupon` at these versions.
+    if (params.promotion === undefined) names.rename('promotion', 'coupon');
+    return params;
+  }
+  // `promotion` came later; sent beside `coupon`, the two say the same thing twice.
+  if (params.promotion !== undefined) throw parametersExclusive('coupon', 'promotion');
+  names.rename('promotion', 'coupon');
+  names.rename('promotion[coupon]', 'coupon');
+  return { ...without(params, 'coupon'), promotion: { type: 'coupon', coupon: params.coupon } };
+}
+
+/**
+ * Before 2025-03-31.basil a subscription took one discount as `coupon` or `promotion_code`; now a
+ * list, `discounts`. The old single discount replaced the subscription's, as a one-entry list does.
+ */
+function discountsOfCoupon(params: Params, names: ParamNames): Params {
+  const given = (['coupon', 'promotion_code'] as const).filter((name) => params[name] !== undefined);
+  if (given.length === 0) return params;
+  if (given.length > 1) throw parametersExclusive('coupon', 'promotion_code');
+  const [name] = given;
+  if (params.discounts !== undefined) throw parametersExclusive(name, 'discounts');
+  names.rename('discounts', name);
+  names.rename(`discounts[0][${name}]`, name);
+  return { ...without(params, name), discounts: [{ [name]: params[name] }] };
+}
+
+const BASIL_DISCOUNTS = 'Removes the singular `coupon` and `promotion_code` parameters in favor of `discounts` (stackable discounts).';
+
+const MARKETING_FEATURES = 'Renames `features` to `marketing_features` on products.';
+
+export const requestChanges: readonly RequestChange[] = [
+  { version: '2024-04-10', operation: 'PostProducts', description: MARKETING_FEATURES, upgrade: renamed('features', 'marketing_features') },
+  { version: '2024-04-10', operation: 'PostProductsProduct', description: MARKETING_FEATURES, upgrade: renamed('features', 'marketing_features') },
+  {
+    version: '2025-09-30.clover',
+    operation: 'PostPromotionCodes',
+    description: 'Promotion codes reference their coupon as `promotion[coupon]` (with `promotion[type]=coupon`) instead of `coupon`.',
+    upgrade: promotionOfCoupon,
+  },
+  { version: '2025-03-31.basil', operation: 'PostSubscriptions', description: BASIL_DISCOUNTS, upgrade: discountsOfCoupon },
+  { version: '2025-03-31.basil', operation: 'PostSubscriptionsSubscriptionExposedId', description: BASIL_DISCOUNTS, upgrade: discountsOfCoupon },
+];
