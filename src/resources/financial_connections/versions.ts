@@ -1,14 +1,23 @@
 import { isJsonObject, type VersionChange } from '../../kernel/versions';
+import { lastClientSecretKey } from './accounts/serializer';
 
 // Its objects' changes between API versions (see src/kernel/versions.ts for how they render, and
 // docs/versions.md for the whole table). Serializers write the newest shape; each change here is
 // undone, newest first, for a request or an event at an older version.
-//
-// Not here: 2025-11-17.clover made a session's `client_secret` nullable (omitted for hosted
-// sessions); before it, every session showed its secret. Sandbank keeps only a hash of the secret,
-// so a retrieved session has none to show at any version (docs/versions.md).
 
 export const versionChanges: readonly VersionChange[] = [
+  {
+    version: '2025-11-17.clover',
+    object: 'financial_connections.session',
+    description:
+      "Makes a session's `client_secret` nullable: a finished session no longer shows one. Before, every session showed its " +
+      'secret (here the last one it was given, kept sealed; a session made before Sandbank kept it shows null).',
+    downgrade: (session, _newest, embedded) => {
+      if (session.client_secret !== null || typeof session.id !== 'string') return session;
+      const last = embedded[lastClientSecretKey(session.id)];
+      return typeof last === 'string' ? { ...session, client_secret: last } : session;
+    },
+  },
   {
     version: '2026-09-30.endive',
     object: 'financial_connections.session',

@@ -6,6 +6,7 @@ import type {
 } from '../../../generated/prisma/client';
 import type { ExpandableFields } from '../../../kernel/expand';
 import type { RequestContext } from '../../../kernel/route';
+import { embed } from '../../../kernel/versions';
 import { hasIdShape } from '../../../lib/ids';
 import { templateOf, type TestInstitution } from './institutions';
 
@@ -43,7 +44,12 @@ export interface RefreshState {
 export interface SessionSecrets {
   clientSecret: string | null;
   url: string | null;
+  /** A finished session's last client secret, which only versions before 2025-11-17.clover show. */
+  lastClientSecret?: string | null;
 }
+
+/** Where a session carries its last client secret for the older versions (see `embed`). */
+export const lastClientSecretKey = (sessionId: string): string => `${sessionId}.client_secret`;
 
 export function serializeAccount(row: AccountRow): Record<string, unknown> {
   const { institution, account } = templateOf(row.institution, row.template);
@@ -88,6 +94,11 @@ function statusDetailsOf(row: AccountRow): Record<string, unknown> {
   return {};
 }
 
+/** A session's filters without `countries`, which endive renamed (rows stored before it still have it). */
+function newestFilters({ countries, ...filters }: Record<string, unknown>): Record<string, unknown> {
+  return countries !== undefined && filters.country === undefined ? { ...filters, country: Array.isArray(countries) ? (countries[0] ?? null) : null } : filters;
+}
+
 export function serializeSession(row: SessionRow, accounts: readonly AccountRow[], secrets: SessionSecrets = { clientSecret: null, url: null }): Record<string, unknown> {
   const out: Record<string, unknown> = {
     id: row.id,
@@ -95,7 +106,7 @@ export function serializeSession(row: SessionRow, accounts: readonly AccountRow[
     account_holder: row.accountHolder,
     accounts: { object: 'list', data: accounts.map(serializeAccount), has_more: false, url: ACCOUNTS_URL },
     client_secret: secrets.clientSecret,
-    filters: row.filters ?? undefined,
+    filters: row.filters === null ? undefined : newestFilters(row.filters as Record<string, unknown>),
     hosted: row.hostedReturnUrl === null ? undefined : { return_url: row.hostedReturnUrl },
     limits: row.limits ?? undefined,
     livemode: false,
@@ -109,7 +120,7 @@ export function serializeSession(row: SessionRow, accounts: readonly AccountRow[
     url: secrets.url,
   };
   for (const key of Object.keys(out)) if (out[key] === undefined) delete out[key];
-  return out;
+  return secrets.lastClientSecret ? embed(out, { [lastClientSecretKey(row.id)]: secrets.lastClientSecret }) : out;
 }
 
 export function serializeTransaction(row: TransactionRow): Record<string, unknown> {

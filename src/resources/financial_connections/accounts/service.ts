@@ -122,7 +122,14 @@ async function issueLinks(tx: Tx, deps: Deps, row: SessionRow, now: number): Pro
   await tx.financialConnectionsLink.createMany({
     data: [clientSecret, ...(token ? [token] : [])].map((t) => ({ tokenHash: hashToken(t), sessionId: row.id, expiresAt })),
   });
+  // Kept sealed for the older versions, which show a finished session's secret.
+  await tx.financialConnectionsSession.update({ where: { id: row.id }, data: { clientSecret: await deps.encryption.seal(clientSecret) } });
   return { clientSecret, url: token ? hostedUrl(deps.config, `${HOSTED_PATH}/${token}`) : null };
+}
+
+/** A finished session's secrets: none at the newest version, its last client secret for older ones. */
+async function finishedSecrets(deps: Deps, row: SessionRow): Promise<SessionSecrets> {
+  return { clientSecret: null, url: null, lastClientSecret: row.clientSecret === null ? null : await deps.encryption.open(row.clientSecret) };
 }
 
 /** POST /v1/financial_connections/sessions */
@@ -177,7 +184,6 @@ function filtersOf(param: Record<string, any> | undefined): Record<string, unkno
   const country: string | undefined = param.country?.toUpperCase();
   return {
     account_subcategories: param.account_subcategories ? [...new Set(param.account_subcategories as string[])] : null,
-    countries: country === undefined ? null : [country],
     country: country ?? null,
   };
 }
@@ -186,7 +192,7 @@ function filtersOf(param: Record<string, any> | undefined): Record<string, unkno
 export async function retrieveSession(ctx: RequestContext) {
   const row = await findSession(ctx, ctx.pathParams.fc_session);
   const accounts = await accountsOf(ctx.deps.prisma, row);
-  if (row.status !== 'pending') return serializeSession(row, accounts);
+  if (row.status !== 'pending') return serializeSession(row, accounts, await finishedSecrets(ctx.deps, row));
   const now = unixSeconds(ctx.deps.clock);
   const secrets = await ctx.deps.prisma.$transaction((tx) => issueLinks(tx, ctx.deps, row, now));
   return serializeSession(row, accounts, secrets);
@@ -202,8 +208,10 @@ export type Completion =
 
 /** The accounts of an institution that a session may link: its filters, and `payment_method` needing an ACH-capable account. */
 export function eligibleAccounts(session: Pick<SessionRow, 'filters' | 'permissions'>, institution: TestInstitution): TestAccount[] {
-  const filters = (session.filters ?? {}) as { countries?: string[] | null; account_subcategories?: string[] | null };
-  if (filters.countries && !filters.countries.includes(COUNTRY)) return [];
+  // Sessions stored before endive's rename keep `countries` (the first element counted).
+  const filters = (session.filters ?? {}) as { country?: string | null; countries?: string[] | null; account_subcategories?: string[] | null };
+  const country = filters.country ?? filters.countries?.[0];
+  if (country && country !== COUNTRY) return [];
   return institution.accounts.filter(
     (a) =>
       (!filters.account_subcategories || filters.account_subcategories.includes(a.subcategory)) &&
@@ -361,7 +369,7 @@ export async function completeSessionBySandbox(ctx: RequestContext) {
     return completeSession(tx, deps, session, completion, causeOf(ctx), ctx.caller.defaultApiVersion);
   });
   await runAfterCommit(deps.queues, completed.after);
-  return serializeSession(completed.row, completed.accounts);
+  return serializeSession(completed.row, completed.accounts, await finishedSecrets(deps, completed.row));
 }
 
 /** The test institutions as the sandbox lists them. */
