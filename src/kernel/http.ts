@@ -248,7 +248,7 @@ async function runOperation({ route: r, validate, rateLimiter }: Mounted, pathPa
     const raw = await readParams(req, req.originalUrl, kernel.limits);
     const params = validate(raw);
     const expandPaths = (params.expand as string[] | undefined) ?? [];
-    kernel.expand.check(expandPaths, r.returns.object, r.returns.list ?? false);
+    kernel.expand.check(expandPaths, r.returns.object, r.returns.search ? 'search' : (r.returns.list ?? false));
 
     // An empty key is no key: stored, it would tie every later keyless-looking POST to the first.
     const idempotencyKey = r.method === 'post' ? header(req, 'idempotency-key') || undefined : undefined;
