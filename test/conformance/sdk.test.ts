@@ -652,7 +652,8 @@ for (const r of routes) {
     const result = objectOf(await c.ok(t.stripe(key), key));
     if (r.returns.list || r.returns.search) {
       expect(result.object).toBe(r.returns.search ? 'search_result' : 'list');
-      expect(result.data.length).toBeGreaterThan(0);
+      // A search's case makes what it finds: an empty answer would check no item.
+      if (r.returns.search) expect(result.data.length).toBeGreaterThan(0);
       for (const item of result.data) expect(item.object).toBe(r.returns.object);
     } else {
       expect(result.object).toBe(r.returns.object);
