@@ -166,7 +166,10 @@ const likeLiteral = (value: string): string => value.replace(/[\\%_]/g, (c) => `
 
 const COMPARISONS: Partial<Record<Operator, string>> = { ':': '=', '>': '>', '<': '<', '>=': '>=', '<=': '<=' };
 
-/** One clause as a condition that is true or false, never NULL (so `-` negates it plainly). */
+/**
+ * One clause as a condition: true, false, or NULL where the field has no value (kept plain, so a
+ * trigram or b-tree index can serve it; `compileQuery` makes a negation NULL-safe).
+ */
 function condition(clause: Clause, field: SearchField, resource: SearchResource): Fragment {
   const column = raw(field.sql);
   const name = clause.key === undefined ? clause.field : `metadata["${clause.key}"]`;
@@ -177,7 +180,7 @@ function condition(clause: Clause, field: SearchField, resource: SearchResource)
     if (clause.key === undefined) throw unparseable();
     if (clause.operator !== ':') refuse();
     const value = sql`(${column} ->> ${clause.key}::text)`;
-    return clause.value === null ? sql`${value} IS NULL` : sql`COALESCE(${value} = ${clause.value}::text, false)`;
+    return clause.value === null ? sql`${value} IS NULL` : sql`${value} = ${clause.value}::text`;
   }
   if (clause.value === null) {
     if (clause.operator !== ':') refuse();
@@ -189,19 +192,20 @@ function condition(clause: Clause, field: SearchField, resource: SearchResource)
         if ([...clause.value].length < MIN_SUBSTRING) {
           throw unparseable(`Substring matching (\`~\`) on \`${name}\` needs a value of at least ${MIN_SUBSTRING} characters.`);
         }
-        return sql`COALESCE(${column} ILIKE ${`%${likeLiteral(clause.value)}%`}::text, false)`;
+        return sql`${column} ILIKE ${`%${likeLiteral(clause.value)}%`}::text`;
       }
       if (clause.operator !== ':') refuse();
-      return sql`COALESCE(lower(${column}) = lower(${clause.value}::text), false)`;
+      // Equality without regard to case, as ILIKE without wildcards: the same index serves both.
+      return sql`${column} ILIKE ${likeLiteral(clause.value)}::text`;
     case 'token':
       if (clause.operator !== ':') refuse();
-      return sql`COALESCE(${column} = ${clause.value}::text, false)`;
+      return sql`${column} = ${clause.value}::text`;
     case 'numeric': {
       const op = COMPARISONS[clause.operator];
       if (op === undefined) refuse();
       if (!NUMBER.test(clause.value)) throw unparseable(`\`${name}\` is a numeric field: its value must be a number, not ${JSON.stringify(clause.value)}.`);
       // As numeric, so `created>1.5` compares as written whatever the column's type.
-      return sql`COALESCE(${column} ${raw(op!)} ${clause.value}::numeric, false)`;
+      return sql`${column} ${raw(op!)} ${clause.value}::numeric`;
     }
   }
 }
@@ -216,7 +220,8 @@ export function compileQuery(query: Query, resource: SearchResource): Fragment {
       );
     }
     const test = condition(clause, field, resource);
-    return clause.negated ? sql`NOT ${test}` : test;
+    // NULL (no value) is no match; negated, it is one: `-email:"a"` keeps customers without an email.
+    return clause.negated ? sql`(${test}) IS NOT TRUE` : test;
   });
   return sql`(${join(parts, ` ${query.combinator} `)})`;
 }

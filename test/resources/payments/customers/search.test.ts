@@ -48,6 +48,10 @@ describe('the query language against stored customers', () => {
     expect(await found(key, "name:'JENNY ROSEN'")).toEqual([ids.jenny]);
     expect(await found(key, 'name:"Jenny"')).toEqual([]);
     expect(await found(key, 'phone:"+14155550100"')).toEqual([ids.jenny]);
+    // `%` and `_` are themselves, not wildcards.
+    expect(await found(key, 'name:"amy 100%_off"')).toEqual([ids.amy]);
+    expect(await found(key, 'name:"Amy 100__off"')).toEqual([]);
+    expect(await found(key, 'name:"Amy%"')).toEqual([]);
   });
 
   test('`~` finds substrings, case-insensitive, with `%` and `_` as themselves', async () => {
