@@ -120,6 +120,7 @@ const SCENARIOS = [
   { name: 'events-type-empty', label: `GET /v1/events?type=${EMPTY_EVENT_TYPE} (none)`, target: 'sandbank', ceiling: 'read' },
   { name: 'customer-get', label: 'GET /v1/customers/{id}', target: 'sandbank', ceiling: 'read' },
   { name: 'customer-email', label: 'GET /v1/customers?email=<none>', target: 'sandbank', ceiling: 'read' },
+  { name: 'customer-search', label: 'GET /v1/customers/search?query=email~"<none>"', target: 'sandbank', ceiling: 'read' },
   { name: 'price-list', label: 'GET /v1/prices?limit=10', target: 'sandbank', ceiling: 'read' },
   { name: 'sub-get', label: 'GET /v1/subscriptions/{id}, latest_invoice expanded', target: 'sandbank', ceiling: 'read' },
   { name: 'sub-get-2020', label: `GET /v1/subscriptions/{id}, latest_invoice expanded, Stripe-Version ${OLD_VERSION}`, target: 'sandbank', ceiling: 'sub-get' },
@@ -635,6 +636,8 @@ function sandbankLoads(base, auth, data) {
     'customer-get': get(`/v1/customers/${data.customers[0]}`),
     // An address no customer has (bench/fill.js writes customer<n>@example.com): the whole filter, no match.
     'customer-email': get('/v1/customers?email=nobody%40example.com&limit=10'),
+    // A substring no customer's email has: the search reads every candidate (or the trigram index) and finds none.
+    'customer-search': get(`/v1/customers/search?query=${encodeURIComponent('email~"nobody"')}&limit=10`),
     'price-list': get('/v1/prices?limit=10'),
     'sub-get': get(`/v1/subscriptions/${data.subscription}?expand[]=latest_invoice`),
     'sub-get-2020': get(`/v1/subscriptions/${data.subscription}?expand[]=latest_invoice`, { 'stripe-version': OLD_VERSION }),

@@ -25,6 +25,7 @@ const DEFAULT_ONLY = [
   'events-type-empty',
   'customer-get',
   'customer-email',
+  'customer-search',
   'price-list',
   'write',
   'post',

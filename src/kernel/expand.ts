@@ -14,6 +14,9 @@ import type { RequestContext } from './route';
 
 export const MAX_EXPAND_DEPTH = 4;
 
+/** The member of a search result that `expand[]` asks for (the search counts it). */
+const SEARCH_TOTAL = 'total_count';
+
 export interface ExpandableField {
   /** Object type of the expanded value, so deeper path segments can be checked. */
   readonly type: string;
@@ -87,9 +90,13 @@ export class ExpandRegistry {
     return fields && Object.prototype.hasOwnProperty.call(fields, name) ? fields[name] : undefined;
   }
 
-  /** Throws the public API's errors for paths that can't be expanded on `rootType` (or a list of it). */
-  check(paths: readonly string[], rootType: string, isList: boolean): void {
+  /**
+   * Throws the public API's errors for paths that can't be expanded on `rootType`, a list of it,
+   * or a search result of it (whose own `total_count` expands too).
+   */
+  check(paths: readonly string[], rootType: string, isList: boolean | 'search'): void {
     for (const path of paths) {
+      if (isList === 'search' && path === SEARCH_TOTAL) continue;
       const segments = path.split('.');
       let rest = segments;
       if (isList) {
@@ -127,7 +134,9 @@ export class ExpandRegistry {
   async apply(result: unknown, paths: readonly string[], ctx: RequestContext): Promise<unknown> {
     for (const path of paths) {
       const segments = path.split('.');
-      if (isObject(result) && result.object === 'list' && Array.isArray(result.data)) {
+      if (isObject(result) && (result.object === 'list' || result.object === 'search_result') && Array.isArray(result.data)) {
+        // A search's `total_count` is its own, counted by the search.
+        if (segments[0] !== 'data') continue;
         await Promise.all(result.data.map((item) => this.expandPath(item, segments.slice(1), undefined, ctx)));
       } else {
         await this.expandPath(result, segments, undefined, ctx);

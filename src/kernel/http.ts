@@ -268,7 +268,7 @@ async function runOperation({ route: r, validate, rateLimiter }: Mounted, pathPa
     if (upgraded.names.size > 0) (res.locals as Locals).paramNames = upgraded.names;
     const params = validate(upgraded.params);
     const expandPaths = (params.expand as string[] | undefined) ?? [];
-    kernel.expand.check(expandPaths, r.returns.object, r.returns.list ?? false);
+    kernel.expand.check(expandPaths, r.returns.object, r.returns.search ? 'search' : (r.returns.list ?? false));
 
     // An empty key is no key: stored, it would tie every later keyless-looking POST to the first.
     const idempotencyKey = r.method === 'post' ? header(req, 'idempotency-key') || undefined : undefined;

@@ -92,6 +92,8 @@ export type Handler = (ctx: RequestContext) => Promise<unknown>;
 export interface Returns {
   readonly object: string;
   readonly list?: boolean;
+  /** A `search_result` of them (`/v1/<resource>/search`): a list whose `total_count` expands. */
+  readonly search?: boolean;
 }
 
 export interface RouteOptions {

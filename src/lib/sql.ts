@@ -11,6 +11,8 @@ import type { Tx } from './prisma';
 export interface Sql {
   readonly text: string;
   readonly values: readonly unknown[];
+  /** Sent unprepared: a statement whose text varies with the request (a search), so names never pile up. */
+  readonly unnamed?: boolean;
 }
 
 /**
@@ -69,6 +71,9 @@ export function sql(strings: TemplateStringsArray, ...values: unknown[]): Fragme
 /** Text spliced in as it is: only ever a constant of the code, never a value from a request. */
 export const raw = (text: string): Fragment => new Fragment([text], []);
 
+/** `statement` sent unprepared (see `Sql.unnamed`). */
+export const unnamed = (statement: Sql): Sql => ({ text: statement.text, values: statement.values, unnamed: true });
+
 /** Fragments joined by `separator`. */
 export function join(fragments: readonly Fragment[], separator: string): Fragment {
   const parts = [''];
@@ -108,7 +113,8 @@ class StatementNames {
 }
 
 async function runNamed<R extends QueryResultRow>(on: Pool | PoolClient, names: StatementNames, statement: Sql): Promise<R[]> {
-  const result = await on.query<R>({ name: names.of(statement.text), text: statement.text, values: statement.values as unknown[], types: TYPES });
+  const name = statement.unnamed ? undefined : names.of(statement.text);
+  const result = await on.query<R>({ name, text: statement.text, values: statement.values as unknown[], types: TYPES });
   return result.rows;
 }
 

@@ -481,3 +481,85 @@ for (const [operationId, list] of Object.entries(LISTS)) {
     expect(await list.sdkIds(t.stripe(key), { ...created.query, path: created.path ?? list.path })).toEqual([...created.ids].reverse());
   });
 }
+
+// Every search operation (`GET /v1/<resource>/search`), the same way: pages of `limit` through
+// `next_page` newest first, `total_count` only when expanded, the limits, a page token of another
+// query refused, and the official SDK's auto-pagination. A search without an entry here fails the
+// coverage test.
+
+interface SearchCase {
+  readonly path: string;
+  /** A query that matches what `createObjects` makes and nothing else of the key's. */
+  readonly query: string;
+  /** `n` matching objects, oldest first (and one that doesn't match). */
+  readonly createObjects: (key: string, n: number) => Promise<string[]>;
+  readonly sdkIds: (stripe: Stripe, query: string) => Promise<string[]>;
+}
+
+const SEARCHES: Record<string, SearchCase> = {
+  GetCustomersSearch: {
+    path: '/v1/customers/search',
+    query: "metadata['batch']:'search' AND email~\"example\"",
+    createObjects: async (key, n) => {
+      const made: string[] = [];
+      for (let i = 0; i < n; i++) made.push((await createCustomer(t, key, { email: `s${i}@example.com`, metadata: { batch: 'search' } })).id);
+      await createCustomer(t, key, { email: 'other@example.com', metadata: { batch: 'other' } });
+      return made;
+    },
+    sdkIds: async (stripe, query) => {
+      const out: string[] = [];
+      for await (const customer of stripe.customers.search({ query, limit: 2 })) out.push(customer.id);
+      return out;
+    },
+  },
+};
+
+test('every search operation has a conformance entry', () => {
+  const searches = routes.filter((r) => r.returns.search).map((r) => r.operationId);
+  expect(Object.keys(SEARCHES).sort()).toEqual([...searches].sort());
+});
+
+describe.each(Object.entries(SEARCHES))('%s', (_operationId, search) => {
+  const url = (query: string, extra = '') => `${search.path}?query=${encodeURIComponent(query)}${extra}`;
+
+  test('pages of limit through next_page, newest first, each object once; total_count only when expanded', async () => {
+    const key = newTestKey();
+    const made = await search.createObjects(key, 5);
+    const { get } = requestsOf(() => t);
+    const seen: string[] = [];
+    let page: string | null = null;
+    let pages = 0;
+    do {
+      const res = await get(key, url(search.query, `&limit=2&expand[]=total_count${page ? `&page=${encodeURIComponent(page)}` : ''}`));
+      expect(res.status).toBe(200);
+      expect(res.body).toMatchObject({ object: 'search_result', url: search.path, total_count: 5 });
+      expect(res.body.data.length).toBeLessThanOrEqual(2);
+      expect(res.body.has_more).toBe(res.body.next_page !== null);
+      seen.push(...ids(res.body.data));
+      page = res.body.next_page;
+      pages++;
+    } while (page !== null && pages < 10);
+    expect(pages).toBe(3);
+    expect(seen).toEqual([...made].reverse());
+    const plain = await get(key, url(search.query));
+    expect(plain.body).not.toHaveProperty('total_count');
+    expect(ids(plain.body.data)).toEqual([...made].reverse());
+  });
+
+  test('limit is 1 to 100; a page token of another query is a 400 on page', async () => {
+    const key = newTestKey();
+    await search.createObjects(key, 2);
+    const { get } = requestsOf(() => t);
+    expect((await get(key, url(search.query, '&limit=0'))).body.error).toMatchObject({ param: 'limit' });
+    expect((await get(key, url(search.query, '&limit=101'))).body.error).toMatchObject({ param: 'limit' });
+    const { next_page } = (await get(key, url(search.query, '&limit=1'))).body;
+    const other = await get(key, url(`${search.query} AND created>0`, `&page=${encodeURIComponent(next_page)}`));
+    expect({ status: other.status, param: other.body.error?.param }).toEqual({ status: 400, param: 'page' });
+  });
+
+  test('through the official SDK: auto-pagination yields every match once, newest first', async () => {
+    const key = newTestKey();
+    const made = await search.createObjects(key, 5);
+    expect(await search.sdkIds(t.stripe(key), search.query)).toEqual([...made].reverse());
+  });
+});

@@ -397,6 +397,14 @@ const CASES: Record<string, OperationCase> = {
     fails: (stripe) => stripe.customers.create({ payment_method: 'pm_nope' }),
     error: InvalidRequest,
   },
+  GetCustomersSearch: {
+    ok: async (stripe) => {
+      await customer(stripe);
+      return stripe.customers.search({ query: 'name:"Jenny Rosen"' });
+    },
+    fails: (stripe) => stripe.customers.search({ query: 'foo:"bar"' }),
+    error: InvalidRequest,
+  },
   GetCustomersCustomer: { ok: async (stripe) => stripe.customers.retrieve(await customer(stripe)), fails: (stripe) => stripe.customers.retrieve('cus_nope'), error: InvalidRequest },
   PostCustomersCustomer: {
     ok: async (stripe) => stripe.customers.update(await customer(stripe), { name: 'Jenny Rosen' }),
@@ -639,11 +647,13 @@ for (const r of routes) {
   const c = CASES[r.operationId];
   if (!c) continue;
 
-  test(`${r.operationId}: the SDK parses the answer into a ${r.returns.list ? 'list of ' : ''}${r.returns.object}`, async () => {
+  test(`${r.operationId}: the SDK parses the answer into a ${r.returns.list ? 'list of ' : r.returns.search ? 'search result of ' : ''}${r.returns.object}`, async () => {
     const key = newTestKey();
     const result = objectOf(await c.ok(t.stripe(key), key));
-    if (r.returns.list) {
-      expect(result.object).toBe('list');
+    if (r.returns.list || r.returns.search) {
+      expect(result.object).toBe(r.returns.search ? 'search_result' : 'list');
+      // A search's case makes what it finds: an empty answer would check no item.
+      if (r.returns.search) expect(result.data.length).toBeGreaterThan(0);
       for (const item of result.data) expect(item.object).toBe(r.returns.object);
     } else {
       expect(result.object).toBe(r.returns.object);

@@ -185,6 +185,7 @@ export const validParams: Record<string, Record<string, unknown>> = {
   PostIdentityVerificationSessions: { type: 'document' },
   PostSandboxIdentityVerificationSessionsSessionSubmit: { outcome: 'verified' },
   PostPaymentMethods: { type: 'card', card: { token: 'tok_visa' } },
+  GetCustomersSearch: { query: 'email:"jenny@example.com"' },
   // Well-formed; no customer has this id, so an accepted body is a 400 resource_missing.
   PostPaymentMethodsPaymentMethodAttach: { customer: 'cus_00000000000000' },
   PostProducts: { name: 'T-shirt' },

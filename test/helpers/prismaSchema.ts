@@ -425,10 +425,12 @@ function stringArg(value: PrismaValue | undefined, line: number, what: string): 
   return value.value;
 }
 
-function fieldList(value: PrismaValue | undefined, line: number, what: string): string[] {
+/** Field names; with `withOps`, a field may carry an operator class (`email(ops: raw("gin_trgm_ops"))`), which only names its column. */
+function fieldList(value: PrismaValue | undefined, line: number, what: string, withOps = false): string[] {
   if (value === undefined || value.kind !== 'array') fail(line, `${what} must be a list of field names`);
   return value.items.map((item) => {
-    if (item.kind !== 'identifier') fail(line, `${what}: only plain field names are understood (no sort/length/ops arguments)`);
+    if (withOps && item.kind === 'call' && item.args.length === 1 && item.args[0].name === 'ops') return item.name;
+    if (item.kind !== 'identifier') fail(line, `${what}: only plain field names are understood (no sort/length arguments; ops only in @@index)`);
     return item.value;
   });
 }
@@ -578,10 +580,11 @@ function resolveModel(raw: RawModel, modelNames: Set<string>): PrismaModel {
       tableName = name!;
       mapped = true;
     } else if (a.name === 'id' || a.name === 'unique' || a.name === 'index') {
-      const args = checkArgs(a, where, 1, a.name === 'index' ? ['fields', 'map'] : ['fields', 'name', 'map']);
+      // An index's `type` (Gin) is not compared: the test reads columns and names.
+      const args = checkArgs(a, where, 1, a.name === 'index' ? ['fields', 'map', 'type'] : ['fields', 'name', 'map']);
       if (args.has(0) && args.has('fields')) fail(a.line, `${where}: fields given twice`);
       const index: PrismaIndex = {
-        fields: fieldList(args.get(0) ?? args.get('fields'), a.line, where),
+        fields: fieldList(args.get(0) ?? args.get('fields'), a.line, where, a.name === 'index'),
         name: stringArg(args.get('name'), a.line, `${where}(name:)`),
         map: stringArg(args.get('map'), a.line, `${where}(map:)`),
       };

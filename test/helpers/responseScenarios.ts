@@ -476,6 +476,17 @@ export const scenarios: Record<string, Scenario> = {
     await createCustomer(t, key, { payment_method: 'pm_card_visa', invoice_settings: { default_payment_method: 'pm_card_visa' } });
     return [answer('list', await get(key, CU)), answer('expanded', await get(key, `${CU}?expand[]=data.invoice_settings.default_payment_method`))];
   },
+  GetCustomersSearch: async (key) => {
+    await createCustomer(t, key, { email: 'a@example.com', name: 'Jenny Rosen', metadata: { order: '6735' } });
+    await createCustomer(t, key, { email: 'b@example.com', payment_method: 'pm_card_visa', invoice_settings: { default_payment_method: 'pm_card_visa' } });
+    const search = (query: string, extra = '') => get(key, `${CU}/search?query=${encodeURIComponent(query)}${extra}`);
+    return [
+      answer('found', await search('email~"example"')),
+      answer('none', await search('name:"nobody"')),
+      answer('a page with total_count', await search('email~"example"', '&limit=1&expand[]=total_count')),
+      answer('expanded', await search("metadata['order']:'6735' OR email:\"b@example.com\"", '&expand[]=data.invoice_settings.default_payment_method')),
+    ];
+  },
   PostCustomers: async (key) => [
     answer('empty', await post(key, CU, {})),
     answer('every field', await post(key, CU, { email: 'a@example.com', name: 'A', phone: '1', description: 'd', address: { line1: 'x' }, shipping: { name: 'n', address: { line1: 'y' } }, metadata: { a: '1' }, preferred_locales: ['en'], tax_exempt: 'exempt', payment_method: 'pm_card_visa', invoice_settings: { default_payment_method: 'pm_card_visa' } })),
@@ -1093,6 +1104,11 @@ export const errorScenarios: Record<string, Scenario> = {
   GetIdentityVerificationReports: async (key) => [answer('bad type', await get(key, `${VR}?type=selfie`))],
   GetIdentityVerificationReportsReport: async (key) => [answer('unknown id', await get(key, `${VR}/vr_nope`))],
   GetCustomers: async (key) => [answer('bad limit', await get(key, `${CU}?limit=0`))],
+  GetCustomersSearch: async (key) => [
+    answer('unparseable', await get(key, `${CU}/search?query=asdf`)),
+    answer('unknown field', await get(key, `${CU}/search?query=${encodeURIComponent('foo:"bar"')}`)),
+    answer('bad page', await get(key, `${CU}/search?query=${encodeURIComponent('name:"x"')}&page=nope`)),
+  ],
   PostCustomers: async (key) => [answer('bad tax_exempt', await post(key, CU, { tax_exempt: 'x' })), answer('declined', await post(key, CU, { payment_method: 'pm_card_chargeDeclined' }))],
   GetCustomersCustomer: async (key) => [answer('unknown id', await get(key, `${CU}/cus_nope`))],
   PostCustomersCustomer: async (key) => [answer('unknown id', await post(key, `${CU}/cus_nope`, { name: 'x' }))],

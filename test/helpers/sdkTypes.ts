@@ -21,6 +21,8 @@ const NODE_MODULES = path.join(__dirname, '..', '..', 'node_modules');
 export type SdkPackage = 'stripe' | 'stripe-v8' | 'stripe-v11' | 'stripe-v14' | 'stripe-v15' | 'stripe-v17' | 'stripe-v18';
 
 /** Objects the public API doesn't have: the sandbox's own, which no SDK type describes. */
+/** Envelopes (lib.d.ts's ApiList, ApiSearchResult): what they hold is checked, not they. */
+const ENVELOPES: ReadonlySet<string> = new Set(['list', 'search_result']);
 export const SANDBOX_OBJECTS: ReadonlySet<string> = new Set(['webhook_delivery', 'webhook_delivery_attempt', 'account_session_claim', 'sandbox.data_reset']);
 
 interface SdkTypes {
@@ -169,7 +171,7 @@ export function sdkTypeProblems(body: unknown, pkg: SdkPackage = 'stripe'): stri
     if (Array.isArray(node)) return node.forEach((item, i) => visit(item, `${at}[${i}]`));
     if (!isPlainObject(node)) return;
     const objectName = node.object;
-    if (typeof objectName === 'string' && objectName !== 'list' && !SANDBOX_OBJECTS.has(objectName)) {
+    if (typeof objectName === 'string' && !ENVELOPES.has(objectName) && !SANDBOX_OBJECTS.has(objectName)) {
       const entry = sdk.byObject.get(objectName);
       const variant = typeof node.type === 'string' ? entry?.byType?.get(node.type) : undefined;
       const type = node.deleted === true ? (entry?.deleted ?? entry?.live) : (variant ?? entry?.live);

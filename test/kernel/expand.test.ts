@@ -37,7 +37,7 @@ function fakeRegistry() {
   return { registry, calls };
 }
 
-function checkError(registry: ExpandRegistry, paths: string[], rootType: string, isList: boolean): ApiError {
+function checkError(registry: ExpandRegistry, paths: string[], rootType: string, isList: boolean | 'search'): ApiError {
   try {
     registry.check(paths, rootType, isList);
   } catch (err) {
@@ -99,6 +99,15 @@ describe('ExpandRegistry.check', () => {
 
   test('on a list, an invalid path gets no hint', () => {
     expect(checkError(registry, ['amount'], 'charge', true).message).toBe('This property cannot be expanded (amount).');
+  });
+
+  test('on a search result, total_count expands too; paths otherwise as on a list', () => {
+    const { registry } = fakeRegistry();
+    expect(() => registry.check(['total_count', 'data.customer.default_source'], 'charge', 'search')).not.toThrow();
+    expect(checkError(registry, ['total_count'], 'charge', true).message).toBe('This property cannot be expanded (total_count).');
+    expect(checkError(registry, ['total_count'], 'charge', false).message).toBe('This property cannot be expanded (total_count).');
+    expect(checkError(registry, ['data.total_count'], 'charge', 'search').message).toBe('This property cannot be expanded (total_count).');
+    expect(checkError(registry, ['customer'], 'charge', 'search').message).toBe("This property cannot be expanded (customer). You may want to try expanding 'data.customer' instead.");
   });
 
   test('every path is checked, not only the first', () => {
@@ -173,6 +182,14 @@ describe('ExpandRegistry.apply', () => {
     const out = (await registry.apply(page, ['data.customer.default_source'], ctx)) as any;
     expect(out.data.map((c: any) => c.customer.id)).toEqual(['cus_1', 'cus_2']);
     expect(out.data.map((c: any) => c.customer.default_source.object)).toEqual(['source', 'source']);
+  });
+
+  test('on a search result, data.x expands every item and total_count is left to the search', async () => {
+    const { registry } = fakeRegistry();
+    const found = { object: 'search_result', url: '/v1/charges/search', has_more: false, next_page: null, total_count: 1, data: [{ id: 'ch_1', object: 'charge', customer: 'cus_1' }] };
+    const out = (await registry.apply(found, ['total_count', 'data.customer'], ctx)) as any;
+    expect(out.total_count).toBe(1);
+    expect(out.data[0].customer).toMatchObject({ id: 'cus_1', object: 'customer' });
   });
 
   test('no paths: the object is returned unchanged', async () => {

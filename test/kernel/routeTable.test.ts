@@ -8,6 +8,9 @@ table.add('get', '/v1/customers', 'list');
 table.add('post', '/v1/customers', 'create');
 table.add('get', '/v1/customers/{customer}', 'retrieve');
 table.add('get', '/v1/customers/{customer}/sources/{id}', 'source');
+table.add('post', '/v1/customers/{customer}', 'update');
+// Added after the retrieve, as an area may declare it.
+table.add('get', '/v1/customers/search', 'search');
 
 describe('RouteTable', () => {
   test('finds an operation by method and path, with its parameters', () => {
@@ -20,6 +23,16 @@ describe('RouteTable', () => {
   test('static segments win over parameters, whatever the order they were added in', () => {
     expect(table.match('GET', '/v1/apps/secrets/find')?.value).toBe('find');
     expect(table.match('GET', '/v1/apps/secrets/appsecret_1')?.value).toBe('secret by id');
+  });
+
+  test('a segment an operation owns is never read as an id, by any method or deeper path', () => {
+    expect(table.match('GET', '/v1/customers/search')).toEqual({ value: 'search', params: {} });
+    expect(table.match('POST', '/v1/customers/search')).toBeUndefined();
+    expect(table.match('GET', '/v1/customers/search/sources/card_1')).toBeUndefined();
+    // Only at that place: elsewhere it is an ordinary parameter value.
+    expect(table.match('GET', '/v1/customers/cus_1/sources/search')?.params).toEqual({ customer: 'cus_1', id: 'search' });
+    expect(table.match('GET', '/v1/apps/secrets/search')?.params).toEqual({ id: 'search' });
+    expect(table.match('POST', '/v1/customers/cus_1')?.value).toBe('update');
   });
 
   test('HEAD finds the GET operation; other methods, paths and shapes find nothing', () => {

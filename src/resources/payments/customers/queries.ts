@@ -1,5 +1,6 @@
 import { raw, sql, type Fragment } from '../../../lib/sql';
 import type { SqlRows } from '../../../kernel/list';
+import type { SearchResource } from '../../../kernel/search';
 import type { Write } from '../../../kernel/writes';
 import type { CustomerRow } from './serializer';
 
@@ -32,3 +33,18 @@ export function listedRows(accountId: string, filters: { email?: string; created
   if (filters.email !== undefined) where.push(sql`email = ${filters.email}`);
   return { select: SELECT_ROW, where };
 }
+
+/** The account's customers a search looks through (deleted ones never). */
+export const searchedRows = (accountId: string): SqlRows => ({ select: SELECT_ROW, where: [sql`account_id = ${accountId}`, sql`NOT deleted`] });
+
+/** The public query fields of customers (https://docs.stripe.com/search#query-fields-for-customers). */
+export const SEARCH: SearchResource = {
+  name: 'customers',
+  fields: {
+    created: { type: 'numeric', sql: 'created' },
+    email: { type: 'string', sql: 'email' },
+    metadata: { type: 'metadata', sql: 'metadata' },
+    name: { type: 'string', sql: 'name' },
+    phone: { type: 'string', sql: 'phone' },
+  },
+};

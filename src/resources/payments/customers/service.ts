@@ -3,13 +3,14 @@ import { unixSeconds } from '../../../lib/clock';
 import { hasIdShape, newId } from '../../../lib/ids';
 import { ApiError, resourceMissing } from '../../../kernel/errors';
 import { paginateSql, rangeConditions } from '../../../kernel/list';
+import { searchSql } from '../../../kernel/search';
 import { applyMetadata, type Metadata, type MetadataParam } from '../../../kernel/metadata';
 import type { RequestContext } from '../../../kernel/route';
 import { causeOf, emit, eventInsert, previousAttributes, type EmitOptions, type Tx } from '../../../events/emit';
 import type { EventType } from '../../../events/types';
 import { handOffEvents } from '../../../events/jobs';
 import { attachPaymentMethod, resolvePaymentMethod } from '../payment_methods/service';
-import { insertCustomer, listedRows, selectOwned } from './queries';
+import { SEARCH, insertCustomer, listedRows, searchedRows, selectOwned } from './queries';
 import { serializeCustomer, serializeDeletedCustomer, type CustomerRow } from './serializer';
 
 const NAME = 'customer';
@@ -229,6 +230,20 @@ export async function listCustomers(ctx: RequestContext) {
     rows: listedRows(caller.accountId, { email: params.email, created: rangeConditions('created', params.created) }),
     db: ctx.deps.sql,
     objectName: NAME,
+    serialize: (row: CustomerRow) => serializeCustomer(row),
+  });
+}
+
+export async function searchCustomers(ctx: RequestContext) {
+  const { params, caller, deps } = ctx;
+  return searchSql<CustomerRow & { seq: bigint }>({
+    params: { query: params.query, limit: params.limit, page: params.page, expand: params.expand },
+    url: '/v1/customers/search',
+    resource: SEARCH,
+    rows: searchedRows(caller.accountId),
+    db: deps.sql,
+    sealer: deps.encryption,
+    scope: caller.accountId,
     serialize: (row: CustomerRow) => serializeCustomer(row),
   });
 }
