@@ -93,6 +93,11 @@ function literalOf(checker: ts.TypeChecker, type: ts.Type, name: string): string
   return undefined;
 }
 
+/** Lets go of a package's types (hundreds of MB of compiler state) once a test file is done with it. */
+export function releaseSdkTypes(pkg: SdkPackage): void {
+  loaded.delete(pkg);
+}
+
 /** Whether the SDK has a type for objects with this `object` value. */
 export function hasSdkType(objectName: string, pkg: SdkPackage = 'stripe'): boolean {
   return load(pkg).byObject.has(objectName);
