@@ -27,6 +27,8 @@ interface SdkTypes {
   readonly checker: ts.TypeChecker;
   /** Per `object` value: the type of live objects, and of deleted ones (`deleted: true`). */
   readonly byObject: ReadonlyMap<string, { live?: ts.Type; deleted?: ts.Type }>;
+  /** From 14 on an event has a type per `type` (`CustomerCreatedEvent`…), its `data.object` typed. */
+  readonly eventsByType: ReadonlyMap<string, ts.Type>;
 }
 
 const loaded = new Map<SdkPackage, SdkTypes>();
@@ -37,7 +39,8 @@ const SKIPPED = new Set(['V2', 'test', 'crypto', 'net']);
 function declarationFiles(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
     if (entry.isDirectory()) return SKIPPED.has(entry.name) ? [] : declarationFiles(path.join(dir, entry.name));
-    return entry.name.endsWith('.d.ts') ? [path.join(dir, entry.name)] : [];
+    // `…Resource.d.ts` (12 on) declare the methods and their parameters only, no object.
+    return entry.name.endsWith('.d.ts') && !entry.name.endsWith('Resource.d.ts') ? [path.join(dir, entry.name)] : [];
   });
 }
 
@@ -64,6 +67,7 @@ function load(pkg: SdkPackage = 'stripe'): SdkTypes {
   const program = ts.createProgram({ rootNames: files, options, host });
   const checker = program.getTypeChecker();
   const byObject = new Map<string, { live?: ts.Type; deleted?: ts.Type }>();
+  const eventsByType = new Map<string, ts.Type>();
   // The shallowest declaration of an object is its resource (`Stripe.Card`, not `Stripe.Token.Card`… nested in another).
   const declarations = files.flatMap((file) => interfacesIn(program.getSourceFile(file)!, [])).sort((a, b) => a.depth - b.depth);
   {
@@ -71,6 +75,8 @@ function load(pkg: SdkPackage = 'stripe'): SdkTypes {
       const type = checker.getTypeAtLocation(declaration.name);
       const objectName = literalOf(checker, type, 'object');
       if (typeof objectName !== 'string') continue;
+      const eventType = objectName === 'event' ? literalOf(checker, type, 'type') : undefined;
+      if (typeof eventType === 'string' && !eventsByType.has(eventType)) eventsByType.set(eventType, type);
       const entry = byObject.get(objectName) ?? {};
       const deleted = literalOf(checker, type, 'deleted') === true;
       if (deleted) entry.deleted ??= type;
@@ -78,7 +84,7 @@ function load(pkg: SdkPackage = 'stripe'): SdkTypes {
       byObject.set(objectName, entry);
     }
   }
-  const types = { checker, byObject };
+  const types = { checker, byObject, eventsByType };
   loaded.set(pkg, types);
   return types;
 }
@@ -168,7 +174,8 @@ export function sdkTypeProblems(body: unknown, pkg: SdkPackage = 'stripe'): stri
     const objectName = node.object;
     if (typeof objectName === 'string' && objectName !== 'list' && !SANDBOX_OBJECTS.has(objectName)) {
       const entry = sdk.byObject.get(objectName);
-      const type = node.deleted === true ? (entry?.deleted ?? entry?.live) : entry?.live;
+      const byType = objectName === 'event' && typeof node.type === 'string' ? sdk.eventsByType.get(node.type) : undefined;
+      const type = byType ?? (node.deleted === true ? (entry?.deleted ?? entry?.live) : entry?.live);
       if (type) walk(sdk, node, type, `${at}<${objectName}>`, problems, 0);
       else problems.push(`${at}: the SDK has no type for objects "${objectName}"`);
     }

@@ -54,6 +54,13 @@ async function newClient(major: Major): Promise<Client> {
   return c;
 }
 
+const countObjects = (node: unknown): number =>
+  Array.isArray(node)
+    ? node.reduce((n: number, item) => n + countObjects(item), 0)
+    : node && typeof node === 'object'
+      ? (typeof (node as any).object === 'string' ? 1 : 0) + Object.values(node).reduce((n: number, v) => n + countObjects(v), 0)
+      : 0;
+
 const returns = new Map(routes.map((r) => [r.operationId, r.returns]));
 
 test('every operation has a call', () => {
@@ -70,6 +77,8 @@ const FAILURES: readonly (readonly [string, string, number, (c: Client) => Promi
 
 describe.each(MAJORS.map((m) => [m.pkg, m.version, m] as const))('%s (%s)', (pkg, version, major) => {
   const outcomes = new Map<string, { result?: unknown; error?: unknown }>();
+  const objects = { calls: 0, events: 0 };
+  afterAll(() => void (process.env.SDK_TIMING && console.log(`objects ${pkg}: ${objects.calls} in answers, ${objects.events} in deliveries`)));
   beforeAll(async () => {
     if (process.env.SDK_TIMING) console.time(`calls ${pkg}`);
     const calls = callsFor(pkg);
@@ -98,6 +107,7 @@ describe.each(MAJORS.map((m) => [m.pkg, m.version, m] as const))('%s (%s)', (pkg
     } else {
       expect(body.object).toBe(declared.object);
     }
+    if (process.env.SDK_TIMING) objects.calls += countObjects(body);
     expect(problemsOf(body, pkg)).toEqual([]);
   });
 
@@ -174,6 +184,7 @@ describe.each(MAJORS.map((m) => [m.pkg, m.version, m] as const))('%s (%s)', (pkg
     test(`every delivered payload has every member ${pkg}'s types declare`, () => {
       const problems = delivered.flatMap((d) => {
         const event = JSON.parse(d.body);
+        if (process.env.SDK_TIMING) objects.events += countObjects(event);
         return problemsOf(event, pkg).map((p) => `${event.type}: ${p}`);
       });
       expect([...new Set(problems)]).toEqual([]);
