@@ -151,6 +151,9 @@ function walk(sdk: SdkTypes, value: unknown, type: ts.Type, at: string, problems
   if (typeof value.object === 'string' && !objectType.getProperty('object') && sdk.byObject.has(value.object)) return;
   for (const prop of checker.getPropertiesOfType(objectType)) {
     const name = prop.getName();
+    // An event's previous values hold only what changed, nested hashes too (`{invoice_settings:
+    // {default_payment_method: null}}`), which the types' shallow `Partial<…>` doesn't say.
+    if (name === 'previous_attributes') continue;
     const child = value[name];
     if (child === undefined) {
       if (!(prop.flags & ts.SymbolFlags.Optional)) problems.push(`${at}.${name} is missing`);
