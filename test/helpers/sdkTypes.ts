@@ -46,7 +46,8 @@ const SKIPPED = new Set(['V2', 'test', 'crypto', 'net']);
 function declarationFiles(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
     if (entry.isDirectory()) return SKIPPED.has(entry.name) ? [] : declarationFiles(path.join(dir, entry.name));
-    return entry.name.endsWith('.d.ts') ? [path.join(dir, entry.name)] : [];
+    // `…Resource.d.ts` (12 on) declare the methods and their parameters only, no object.
+    return entry.name.endsWith('.d.ts') && !entry.name.endsWith('Resource.d.ts') ? [path.join(dir, entry.name)] : [];
   });
 }
 
@@ -66,7 +67,11 @@ function load(pkg: SdkPackage = 'stripe'): SdkTypes {
   if (cached) return cached;
   const root = path.join(NODE_MODULES, pkg);
   const files = declarationFiles(pkg === 'stripe' ? path.join(root, 'cjs', 'resources') : path.join(root, 'types'));
-  const program = ts.createProgram(files, { noEmit: true, skipLibCheck: true, types: [], strict: true });
+  const options = { noEmit: true, skipLibCheck: true, types: [], strict: true };
+  // The doc comments are most of the text and say nothing to the checker: not parsing them halves the load.
+  const host = ts.createCompilerHost(options);
+  host.jsDocParsingMode = ts.JSDocParsingMode.ParseNone;
+  const program = ts.createProgram({ rootNames: files, options, host });
   const checker = program.getTypeChecker();
   const byObject = new Map<string, ObjectTypes>();
   // The shallowest declaration of an object is its resource (`Stripe.Card`, not `Stripe.Token.Card`… nested in another).
@@ -99,6 +104,11 @@ function literalOf(checker: ts.TypeChecker, type: ts.Type, name: string): string
   if (propType.isStringLiteral()) return propType.value;
   if (propType.flags & ts.TypeFlags.BooleanLiteral) return checker.typeToString(propType) === 'true';
   return undefined;
+}
+
+/** Lets go of a package's types (hundreds of MB of compiler state) once a test file is done with it. */
+export function releaseSdkTypes(pkg: SdkPackage): void {
+  loaded.delete(pkg);
 }
 
 /** Whether the SDK has a type for objects with this `object` value. */
@@ -148,13 +158,14 @@ function walk(sdk: SdkTypes, value: unknown, type: ts.Type, at: string, problems
   if (typeof value.object === 'string' && !objectType.getProperty('object') && sdk.byObject.has(value.object)) return;
   for (const prop of checker.getPropertiesOfType(objectType)) {
     const name = prop.getName();
+    // An event's previous values hold only what changed, nested hashes too (`{invoice_settings:
+    // {default_payment_method: null}}`), which the types' shallow `Partial<…>` doesn't say.
+    if (name === 'previous_attributes') continue;
     const child = value[name];
     if (child === undefined) {
       if (!(prop.flags & ts.SymbolFlags.Optional)) problems.push(`${at}.${name} is missing`);
       continue;
     }
-    // An event's old values hold only what changed, at any depth (the SDK's `Partial<>` is shallow).
-    if (name === 'previous_attributes') continue;
     walk(sdk, child, checker.getTypeOfSymbol(prop), `${at}.${name}`, problems, depth + 1);
   }
 }

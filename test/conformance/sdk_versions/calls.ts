@@ -1,0 +1,368 @@
+import { createVerificationReport, fcTransactions, refreshFcAccount, CLOSED_ORIGIN, COMPLETE_EXPRESS } from '../../helpers/fixtures';
+import { forwardingHarness } from '../../helpers/forwarding';
+import type { SdkPackage } from '../../helpers/sdkTypes';
+import { before, type Client } from './majors';
+
+// A call that succeeds for every operation, per major: the current SDK's calls (test/conformance/
+// sdk.test.ts) are the base, and each older major replaces what it calls otherwise, by
+// another method or other parameter names of its time, or through its raw request where it has
+// no method.
+
+export type Call = (c: Client) => Promise<unknown>;
+type Calls = Record<string, Call>;
+
+const SCOPE = { type: 'account' };
+/** Before 2025-09-30 (clover) a promotion code names its coupon at the top level. */
+const CLOVER = '2025-09-30';
+/** From 2026-09-30 (endive) `fraud` is four reasons of its own. */
+const ENDIVE = '2026-09-30';
+
+const fixtures = new WeakMap<Client, Map<string, Promise<any>>>();
+/** A fixture the reading calls of one client share, made once: fewer requests, the same objects. */
+function shared<T>(c: Client, name: string, make: () => Promise<T>): Promise<T> {
+  const made = fixtures.get(c) ?? new Map<string, Promise<any>>();
+  fixtures.set(c, made);
+  if (!made.has(name)) made.set(name, make());
+  return made.get(name)!;
+}
+
+const connectedAccount = async (c: Client) => (await c.stripe.accounts.create({ business_type: 'individual' })).id;
+const endpoint = async (c: Client) => (await c.stripe.webhookEndpoints.create({ url: `${CLOSED_ORIGIN}/hooks`, enabled_events: ['charge.succeeded'] })).id;
+const session = async (c: Client) => (await c.stripe.identity.verificationSessions.create({ type: 'document' })).id;
+export const customer = async (c: Client) => (await c.stripe.customers.create({ name: 'Jenny Rosen' })).id;
+const attached = async (c: Client) => (await c.stripe.paymentMethods.attach('pm_card_visa', { customer: await customer(c) })).id;
+const product = async (c: Client) => (await c.stripe.products.create({ name: 'Gold' })).id;
+const price = (c: Client) => c.stripe.prices.create({ product_data: { name: 'Gold' }, currency: 'usd', unit_amount: 1000 });
+const taxRate = async (c: Client) => (await c.stripe.taxRates.create({ display_name: 'VAT', percentage: 20, inclusive: false })).id;
+const coupon = async (c: Client) => (await c.stripe.coupons.create({ percent_off: 20 })).id;
+const promotionParams = (c: Client, couponId: string) => (before(c, CLOVER) ? { coupon: couponId } : { promotion: { type: 'coupon', coupon: couponId } });
+const promotionCode = async (c: Client) => (await c.stripe.promotionCodes.create(promotionParams(c, await coupon(c)))).id;
+/** A real event of the key's account (a customer's creation), as an integration reads them. */
+const event = async (c: Client) => {
+  await customer(c);
+  return (await c.stripe.events.list({ type: 'customer.created', limit: 1 })).data[0].id;
+};
+const fcSession = async (c: Client, params: Record<string, unknown> = {}) =>
+  (await c.stripe.financialConnections.sessions.create({ account_holder: { type: 'customer', customer: await customer(c) }, permissions: ['balances', 'ownership', 'transactions'], ...params }))
+    .id;
+const fcAccount = async (c: Client, params: Record<string, unknown> = {}) => {
+  const done = await c.raw('POST', `/sandbox/v1/financial_connections/sessions/${await fcSession(c, params)}/complete`, { institution: 'test_institution', accounts: ['checking'] });
+  return done.accounts.data[0].id as string;
+};
+/** A monthly subscription of a new customer paying with `card`, with `items` prices. */
+export const subscription = async (c: Client, options: { card?: string; items?: number; behavior?: string } = {}) => {
+  const pm = await c.stripe.paymentMethods.attach(options.card ?? 'pm_card_visa', { customer: await customer(c) });
+  await c.stripe.customers.update(pm.customer, { invoice_settings: { default_payment_method: pm.id } });
+  const items = [];
+  for (let i = 0; i < (options.items ?? 1); i++)
+    items.push({ price: (await c.stripe.prices.create({ product_data: { name: `Plan ${i}` }, currency: 'usd', unit_amount: 1000, recurring: { interval: 'month' } })).id });
+  return c.stripe.subscriptions.create({ customer: pm.customer, items, ...(options.behavior ? { payment_behavior: options.behavior } : {}) });
+};
+/** A Custom account (`type: 'custom'` before `controller` came, in 14's time) with a second, non-default bank account. */
+const externalAccount = async (c: Client) => {
+  const params = before(c, '2023-10-16')
+    ? { type: 'custom', capabilities: { transfers: { requested: true } } }
+    : { controller: { stripe_dashboard: { type: 'none' }, requirement_collection: 'application' }, capabilities: { transfers: { requested: true } } };
+  const account = (await c.stripe.accounts.create(params)).id;
+  await c.stripe.accounts.createExternalAccount(account, { external_account: 'btok_us_verified' });
+  return { account, externalAccount: (await c.stripe.accounts.createExternalAccount(account, { external_account: 'btok_us' })).id };
+};
+const readSubscription = (c: Client) => shared(c, 'subscription', () => subscription(c));
+/** A subscription whose quantity changed: a pending proration item. */
+const pendingItem = (c: Client) =>
+  shared(c, 'pending', async () => {
+    const sub = await subscription(c);
+    await c.stripe.subscriptionItems.update(sub.items.data[0].id, { quantity: 2 });
+  });
+const readFcAccount = (c: Client) => shared(c, 'fcAccount', () => fcAccount(c));
+const report = (c: Client) => shared(c, 'report', () => createVerificationReport(c.t, c.key));
+const person = async (c: Client) => {
+  const account = await connectedAccount(c);
+  return { account, person: (await c.stripe.accounts.createPerson(account, { first_name: 'Jane', relationship: { owner: true } })).id };
+};
+
+/** As the current SDK calls them. */
+const BASE: Calls = {
+  GetAccount: (c) => c.stripe.accounts.retrieveCurrent(),
+  GetAccounts: (c) => c.stripe.accounts.list(),
+  PostAccounts: (c) => c.stripe.accounts.create({ email: 'a@example.com' }),
+  GetAccountsAccount: async (c) => c.stripe.accounts.retrieve(await connectedAccount(c)),
+  PostAccountsAccount: async (c) => c.stripe.accounts.update(await connectedAccount(c), { metadata: { a: '1' } }),
+  DeleteAccountsAccount: async (c) => c.stripe.accounts.del(await connectedAccount(c)),
+  PostAccountsAccountLoginLinks: async (c) => c.stripe.accounts.createLoginLink((await c.stripe.accounts.create(COMPLETE_EXPRESS)).id),
+  PostAccountsAccountReject: async (c) =>
+    c.stripe.accounts.reject((await c.stripe.accounts.create({ type: 'express' })).id, { reason: before(c, ENDIVE) ? 'fraud' : 'fraud_other' }),
+  GetAccountsAccountCapabilities: async (c) => c.stripe.accounts.listCapabilities(await connectedAccount(c)),
+  GetAccountsAccountCapabilitiesCapability: async (c) => c.stripe.accounts.retrieveCapability(await connectedAccount(c), 'card_payments'),
+  PostAccountsAccountCapabilitiesCapability: async (c) => c.stripe.accounts.updateCapability(await connectedAccount(c), 'link_payments', { requested: true }),
+  GetAccountsAccountExternalAccounts: async (c) => c.stripe.accounts.listExternalAccounts((await externalAccount(c)).account, { object: 'bank_account' }),
+  PostAccountsAccountExternalAccounts: async (c) => c.stripe.accounts.createExternalAccount(await connectedAccount(c), { external_account: 'btok_us_verified', metadata: { a: '1' } }),
+  GetAccountsAccountExternalAccountsExternalAccount: async (c) => {
+    const e = await externalAccount(c);
+    return c.stripe.accounts.retrieveExternalAccount(e.account, e.externalAccount);
+  },
+  PostAccountsAccountExternalAccountsExternalAccount: async (c) => {
+    const e = await externalAccount(c);
+    return c.stripe.accounts.updateExternalAccount(e.account, e.externalAccount, { default_for_currency: true, account_holder_name: 'Jenny Rosen' });
+  },
+  DeleteAccountsAccountExternalAccountsExternalAccount: async (c) => {
+    const e = await externalAccount(c);
+    return c.stripe.accounts.deleteExternalAccount(e.account, e.externalAccount);
+  },
+  GetAccountsAccountPersons: async (c) => c.stripe.accounts.listPersons((await person(c)).account, { relationship: { owner: true } }),
+  PostAccountsAccountPersons: async (c) => c.stripe.accounts.createPerson(await connectedAccount(c), { first_name: 'Jane', relationship: { director: true } }),
+  GetAccountsAccountPersonsPerson: async (c) => {
+    const p = await person(c);
+    return c.stripe.accounts.retrievePerson(p.account, p.person);
+  },
+  PostAccountsAccountPersonsPerson: async (c) => {
+    const p = await person(c);
+    return c.stripe.accounts.updatePerson(p.account, p.person, { last_name: 'Doe', metadata: { a: '1' } });
+  },
+  DeleteAccountsAccountPersonsPerson: async (c) => {
+    const p = await person(c);
+    return c.stripe.accounts.deletePerson(p.account, p.person);
+  },
+  PostAccountLinks: async (c) => c.stripe.accountLinks.create({ account: await connectedAccount(c), type: 'account_onboarding' }),
+  PostAccountSessions: async (c) => c.stripe.accountSessions.create({ account: await connectedAccount(c), components: { account_onboarding: { enabled: true } } }),
+  PostSandboxAccountSessionsClaim: async (c) => {
+    const params = { account: await connectedAccount(c), components: { payments: { enabled: true } } };
+    const { client_secret } = c.stripe.accountSessions ? await c.stripe.accountSessions.create(params) : await c.raw('POST', '/v1/account_sessions', params);
+    return c.raw('POST', '/sandbox/v1/account_sessions/claim', { client_secret });
+  },
+  GetAppsSecrets: (c) => c.stripe.apps.secrets.list({ scope: SCOPE }),
+  PostAppsSecrets: (c) => c.stripe.apps.secrets.create({ name: 'a', payload: 'p', scope: SCOPE }),
+  GetAppsSecretsFind: async (c) => {
+    await c.stripe.apps.secrets.create({ name: 'f', payload: 'p', scope: SCOPE });
+    return c.stripe.apps.secrets.find({ name: 'f', scope: SCOPE });
+  },
+  PostAppsSecretsDelete: async (c) => {
+    await c.stripe.apps.secrets.create({ name: 'd', payload: 'p', scope: SCOPE });
+    return c.stripe.apps.secrets.deleteWhere({ name: 'd', scope: SCOPE });
+  },
+  GetEvents: async (c) => {
+    await customer(c);
+    return c.stripe.events.list();
+  },
+  GetEventsId: async (c) => c.stripe.events.retrieve(await event(c)),
+  PostSandboxEventsIdResend: async (c) => c.raw('POST', `/sandbox/v1/events/${await event(c)}/resend`, { webhook_endpoint: await endpoint(c) }),
+  GetSandboxWebhookEndpointsWebhookEndpointDeliveries: async (c) => c.raw('GET', `/sandbox/v1/webhook_endpoints/${await endpoint(c)}/deliveries`),
+  GetWebhookEndpoints: (c) => c.stripe.webhookEndpoints.list(),
+  PostWebhookEndpoints: (c) => c.stripe.webhookEndpoints.create({ url: `${CLOSED_ORIGIN}/hooks`, enabled_events: ['*'], api_version: c.major.version }),
+  GetWebhookEndpointsWebhookEndpoint: async (c) => c.stripe.webhookEndpoints.retrieve(await endpoint(c)),
+  PostWebhookEndpointsWebhookEndpoint: async (c) => c.stripe.webhookEndpoints.update(await endpoint(c), { disabled: true }),
+  DeleteWebhookEndpointsWebhookEndpoint: async (c) => c.stripe.webhookEndpoints.del(await endpoint(c)),
+  DeleteSandboxData: async (c) => {
+    await endpoint(c);
+    return c.raw('DELETE', '/sandbox/v1/data');
+  },
+  GetIdentityVerificationSessions: async (c) => {
+    await session(c);
+    return c.stripe.identity.verificationSessions.list({ status: 'requires_input' });
+  },
+  PostIdentityVerificationSessions: (c) => c.stripe.identity.verificationSessions.create({ type: 'id_number' }),
+  GetIdentityVerificationSessionsSession: async (c) => c.stripe.identity.verificationSessions.retrieve(await session(c)),
+  PostIdentityVerificationSessionsSession: async (c) => c.stripe.identity.verificationSessions.update(await session(c), { metadata: { a: '1' } }),
+  PostIdentityVerificationSessionsSessionCancel: async (c) => c.stripe.identity.verificationSessions.cancel(await session(c)),
+  PostIdentityVerificationSessionsSessionRedact: async (c) => c.stripe.identity.verificationSessions.redact(await session(c)),
+  PostSandboxIdentityVerificationSessionsSessionSubmit: async (c) => c.raw('POST', `/sandbox/v1/identity/verification_sessions/${await session(c)}/submit`, { outcome: 'verified' }),
+  GetIdentityVerificationReports: async (c) => {
+    await report(c);
+    return c.stripe.identity.verificationReports.list({ type: 'document' });
+  },
+  GetIdentityVerificationReportsReport: async (c) => c.stripe.identity.verificationReports.retrieve(await report(c)),
+  GetProducts: async (c) => {
+    await product(c);
+    return c.stripe.products.list({ active: true });
+  },
+  PostProducts: (c) => c.stripe.products.create({ name: 'Gold' }),
+  GetProductsProduct: async (c) => c.stripe.products.retrieve(await product(c)),
+  PostProductsProduct: async (c) => c.stripe.products.update(await product(c), { name: 'Silver' }),
+  DeleteProductsProduct: async (c) => c.stripe.products.del(await product(c)),
+  GetPrices: async (c) => {
+    await price(c);
+    return c.stripe.prices.list({ expand: ['data.product'] });
+  },
+  PostPrices: (c) => c.stripe.prices.create({ product_data: { name: 'Gold' }, currency: 'usd', unit_amount: 1000, recurring: { interval: 'month' } }),
+  GetPricesPrice: async (c) => c.stripe.prices.retrieve((await price(c)).id, { expand: ['product'] }),
+  PostPricesPrice: async (c) => c.stripe.prices.update((await price(c)).id, { active: false }),
+  GetTaxRates: async (c) => {
+    await taxRate(c);
+    return c.stripe.taxRates.list({ inclusive: false });
+  },
+  PostTaxRates: (c) => c.stripe.taxRates.create({ display_name: 'VAT', percentage: 20, inclusive: false }),
+  GetTaxRatesTaxRate: async (c) => c.stripe.taxRates.retrieve(await taxRate(c)),
+  PostTaxRatesTaxRate: async (c) => c.stripe.taxRates.update(await taxRate(c), { active: false }),
+  GetCoupons: async (c) => {
+    await coupon(c);
+    return c.stripe.coupons.list({ limit: 3 });
+  },
+  PostCoupons: (c) => c.stripe.coupons.create({ amount_off: 500, currency: 'usd', duration: 'repeating', duration_in_months: 3 }),
+  GetCouponsCoupon: async (c) => c.stripe.coupons.retrieve(await coupon(c)),
+  PostCouponsCoupon: async (c) => c.stripe.coupons.update(await coupon(c), { name: 'Twenty' }),
+  DeleteCouponsCoupon: async (c) => c.stripe.coupons.del(await coupon(c)),
+  GetPromotionCodes: async (c) => {
+    await promotionCode(c);
+    return c.stripe.promotionCodes.list({ active: true });
+  },
+  PostPromotionCodes: async (c) => c.stripe.promotionCodes.create({ ...promotionParams(c, await coupon(c)), code: 'SDK-20' }),
+  GetPromotionCodesPromotionCode: async (c) => c.stripe.promotionCodes.retrieve(await promotionCode(c), before(c, CLOVER) ? {} : { expand: ['promotion.coupon'] }),
+  PostPromotionCodesPromotionCode: async (c) => c.stripe.promotionCodes.update(await promotionCode(c), { active: false }),
+  GetCustomers: async (c) => {
+    await c.stripe.customers.create({ email: 'a@example.com' });
+    return c.stripe.customers.list({ email: 'a@example.com' });
+  },
+  PostCustomers: (c) => c.stripe.customers.create({ email: 'a@example.com', payment_method: 'pm_card_visa' }),
+  GetCustomersCustomer: async (c) => c.stripe.customers.retrieve(await customer(c)),
+  PostCustomersCustomer: async (c) => c.stripe.customers.update(await customer(c), { name: 'Jenny Rosen' }),
+  DeleteCustomersCustomer: async (c) => c.stripe.customers.del(await customer(c)),
+  GetPaymentMethods: async (c) => {
+    const cus = await customer(c);
+    await c.stripe.paymentMethods.attach('pm_card_visa', { customer: cus });
+    return c.stripe.paymentMethods.list({ customer: cus, type: 'card' });
+  },
+  PostPaymentMethods: (c) => c.stripe.paymentMethods.create({ type: 'card', card: { number: '4242424242424242', exp_month: 12, exp_year: 2040, cvc: '123' } }),
+  GetPaymentMethodsPaymentMethod: (c) => c.stripe.paymentMethods.retrieve('pm_card_visa'),
+  PostPaymentMethodsPaymentMethod: async (c) => c.stripe.paymentMethods.update(await attached(c), { metadata: { a: '1' } }),
+  PostPaymentMethodsPaymentMethodAttach: async (c) => c.stripe.paymentMethods.attach('pm_card_mastercard', { customer: await customer(c) }),
+  PostPaymentMethodsPaymentMethodDetach: async (c) => c.stripe.paymentMethods.detach(await attached(c)),
+  GetForwardingRequests: (c) => c.stripe.forwarding.requests.list({ limit: 3 }),
+  PostForwardingRequests: async (c) =>
+    c.stripe.forwarding.requests.create({
+      payment_method: 'pm_card_visa',
+      url: `${(await forwardingHarness(c.t)).destination.origin}/sdk`,
+      replacements: ['card_number', 'card_expiry'],
+      request: { body: JSON.stringify({ card: { number: '', exp_month: 0, exp_year: 0 } }) },
+    }),
+  GetForwardingRequestsId: async (c) => c.stripe.forwarding.requests.retrieve(((await BASE.PostForwardingRequests(c)) as { id: string }).id),
+  PostFinancialConnectionsSessions: (c) => fcSession(c).then((id) => c.stripe.financialConnections.sessions.retrieve(id)),
+  GetFinancialConnectionsSessionsSession: async (c) => c.stripe.financialConnections.sessions.retrieve(await fcSession(c)),
+  GetSandboxFinancialConnectionsInstitutions: (c) => c.raw('GET', '/sandbox/v1/financial_connections/institutions'),
+  PostSandboxFinancialConnectionsSessionsSessionComplete: async (c) => c.raw('POST', `/sandbox/v1/financial_connections/sessions/${await fcSession(c)}/complete`, { institution: 'bank_oauth' }),
+  GetFinancialConnectionsAccounts: async (c) => {
+    await readFcAccount(c);
+    return c.stripe.financialConnections.accounts.list({ limit: 3 });
+  },
+  GetFinancialConnectionsAccountsAccount: async (c) => c.stripe.financialConnections.accounts.retrieve(await readFcAccount(c)),
+  PostFinancialConnectionsAccountsAccountDisconnect: async (c) => c.stripe.financialConnections.accounts.disconnect(await fcAccount(c)),
+  PostFinancialConnectionsAccountsAccountRefresh: async (c) => c.stripe.financialConnections.accounts.refresh(await fcAccount(c), { features: ['balance'] }),
+  PostFinancialConnectionsAccountsAccountSubscribe: async (c) => c.stripe.financialConnections.accounts.subscribe(await fcAccount(c), { features: ['transactions'] }),
+  PostFinancialConnectionsAccountsAccountUnsubscribe: async (c) => c.stripe.financialConnections.accounts.unsubscribe(await fcAccount(c), { features: ['transactions'] }),
+  GetFinancialConnectionsAccountsAccountOwners: async (c) => {
+    const id = await fcAccount(c);
+    const { ownership } = await refreshFcAccount(c.t, c.key, id, 'ownership');
+    return c.stripe.financialConnections.accounts.listOwners(id, { ownership });
+  },
+  GetFinancialConnectionsTransactions: async (c) => {
+    const id = await fcAccount(c);
+    await refreshFcAccount(c.t, c.key, id, 'transactions');
+    return c.stripe.financialConnections.transactions.list({ account: id, limit: 5 });
+  },
+  GetFinancialConnectionsTransactionsTransaction: async (c) => c.stripe.financialConnections.transactions.retrieve((await fcTransactions(c.t, c.key))[0]),
+  GetSubscriptions: async (c) => {
+    await readSubscription(c);
+    return c.stripe.subscriptions.list({ limit: 3 });
+  },
+  PostSubscriptions: (c) => subscription(c),
+  GetSubscriptionsSubscriptionExposedId: async (c) => c.stripe.subscriptions.retrieve((await readSubscription(c)).id, { expand: ['latest_invoice', 'customer'] }),
+  PostSubscriptionsSubscriptionExposedId: async (c) => c.stripe.subscriptions.update((await subscription(c)).id, { metadata: { a: '1' } }),
+  DeleteSubscriptionsSubscriptionExposedId: async (c) => c.stripe.subscriptions.cancel((await subscription(c)).id, { prorate: true }),
+  GetSubscriptionItems: async (c) => c.stripe.subscriptionItems.list({ subscription: (await readSubscription(c)).id }),
+  PostSubscriptionItems: async (c) => {
+    const sub = await subscription(c);
+    const extra = await c.stripe.prices.create({ product_data: { name: 'Extra' }, currency: 'usd', unit_amount: 500, recurring: { interval: 'month' } });
+    return c.stripe.subscriptionItems.create({ subscription: sub.id, price: extra.id, quantity: 2 });
+  },
+  GetSubscriptionItemsItem: async (c) => c.stripe.subscriptionItems.retrieve((await readSubscription(c)).items.data[0].id),
+  PostSubscriptionItemsItem: async (c) => c.stripe.subscriptionItems.update((await subscription(c)).items.data[0].id, { quantity: 3, proration_behavior: 'always_invoice' }),
+  DeleteSubscriptionItemsItem: async (c) => c.stripe.subscriptionItems.del((await subscription(c, { items: 2 })).items.data[0].id),
+  GetInvoices: async (c) => {
+    await readSubscription(c);
+    return c.stripe.invoices.list({ limit: 3 });
+  },
+  GetInvoicesInvoice: async (c) => c.stripe.invoices.retrieve((await readSubscription(c)).latest_invoice),
+  GetInvoicesInvoiceLines: async (c) => c.stripe.invoices.listLineItems((await readSubscription(c)).latest_invoice),
+  PostInvoicesInvoicePay: async (c) => c.stripe.invoices.pay((await subscription(c, { behavior: 'default_incomplete' })).latest_invoice),
+  GetInvoiceitems: async (c) => {
+    await pendingItem(c);
+    return c.stripe.invoiceItems.list({ pending: true });
+  },
+  GetInvoiceitemsInvoiceitem: async (c) => {
+    await pendingItem(c);
+    return c.stripe.invoiceItems.retrieve((await c.stripe.invoiceItems.list({ pending: true })).data[0].id);
+  },
+  GetTestHelpersTestClocks: async (c) => {
+    await c.stripe.testHelpers.testClocks.create({ frozen_time: 1800000000 });
+    return c.stripe.testHelpers.testClocks.list();
+  },
+  PostTestHelpersTestClocks: (c) => c.stripe.testHelpers.testClocks.create({ frozen_time: 1800000000, name: 'SDK' }),
+  GetTestHelpersTestClocksTestClock: async (c) => c.stripe.testHelpers.testClocks.retrieve((await c.stripe.testHelpers.testClocks.create({ frozen_time: 1800000000 })).id),
+  DeleteTestHelpersTestClocksTestClock: async (c) => c.stripe.testHelpers.testClocks.del((await c.stripe.testHelpers.testClocks.create({ frozen_time: 1800000000 })).id),
+  PostTestHelpersTestClocksTestClockAdvance: async (c) =>
+    c.stripe.testHelpers.testClocks.advance((await c.stripe.testHelpers.testClocks.create({ frozen_time: 1800000000 })).id, { frozen_time: 1800003600 }),
+};
+
+/** Forwarding and Financial Connections' later methods came after 11: their raw requests. */
+const WITHOUT_LATER_METHODS: Calls = {
+  GetAccount: (c) => c.stripe.accounts.retrieve(),
+  PostAccountSessions: async (c) => c.raw('POST', '/v1/account_sessions', { account: await connectedAccount(c), components: { account_onboarding: { enabled: true } } }),
+  GetForwardingRequests: (c) => c.raw('GET', '/v1/forwarding/requests', { limit: 3 }),
+  PostForwardingRequests: async (c) =>
+    c.raw('POST', '/v1/forwarding/requests', {
+      payment_method: 'pm_card_visa',
+      url: `${(await forwardingHarness(c.t)).destination.origin}/sdk`,
+      replacements: ['card_number', 'card_expiry'],
+      request: { body: JSON.stringify({ card: { number: '', exp_month: 0, exp_year: 0 } }) },
+    }),
+  GetForwardingRequestsId: async (c) => c.raw('GET', `/v1/forwarding/requests/${((await WITHOUT_LATER_METHODS.PostForwardingRequests(c)) as { id: string }).id}`),
+  PostFinancialConnectionsAccountsAccountSubscribe: async (c) => c.raw('POST', `/v1/financial_connections/accounts/${await fcAccount(c)}/subscribe`, { features: ['transactions'] }),
+  PostFinancialConnectionsAccountsAccountUnsubscribe: async (c) => c.raw('POST', `/v1/financial_connections/accounts/${await fcAccount(c)}/unsubscribe`, { features: ['transactions'] }),
+  GetFinancialConnectionsTransactions: async (c) => {
+    const id = await fcAccount(c);
+    await refreshFcAccount(c.t, c.key, id, 'transactions');
+    return c.raw('GET', '/v1/financial_connections/transactions', { account: id, limit: 5 });
+  },
+  GetFinancialConnectionsTransactionsTransaction: async (c) => c.raw('GET', `/v1/financial_connections/transactions/${(await fcTransactions(c.t, c.key))[0]}`),
+};
+
+/** 8 has no Apps secrets, no linked accounts' list nor their owners, and cancels a subscription with `del`. */
+const V8: Calls = {
+  ...WITHOUT_LATER_METHODS,
+  GetFinancialConnectionsAccounts: async (c) => {
+    await readFcAccount(c);
+    return c.raw('GET', '/v1/financial_connections/accounts', { limit: 3 });
+  },
+  GetAppsSecrets: (c) => c.raw('GET', '/v1/apps/secrets', { scope: SCOPE }),
+  PostAppsSecrets: (c) => c.raw('POST', '/v1/apps/secrets', { name: 'a', payload: 'p', scope: SCOPE }),
+  GetAppsSecretsFind: async (c) => {
+    await c.raw('POST', '/v1/apps/secrets', { name: 'f', payload: 'p', scope: SCOPE });
+    return c.raw('GET', '/v1/apps/secrets/find', { name: 'f', scope: SCOPE });
+  },
+  PostAppsSecretsDelete: async (c) => {
+    await c.raw('POST', '/v1/apps/secrets', { name: 'd', payload: 'p', scope: SCOPE });
+    return c.raw('POST', '/v1/apps/secrets/delete', { name: 'd', scope: SCOPE });
+  },
+  GetFinancialConnectionsAccountsAccountOwners: async (c) => {
+    const id = await fcAccount(c);
+    const { ownership } = await refreshFcAccount(c.t, c.key, id, 'ownership');
+    return c.raw('GET', `/v1/financial_connections/accounts/${id}/owners`, { ownership });
+  },
+  DeleteSubscriptionsSubscriptionExposedId: async (c) => c.stripe.subscriptions.del((await subscription(c)).id, { prorate: true }),
+};
+
+const OVERRIDES: Record<SdkPackage, Calls> = {
+  'stripe-v8': V8,
+  'stripe-v11': WITHOUT_LATER_METHODS,
+  'stripe-v14': {},
+  'stripe-v15': {},
+  'stripe-v17': {},
+  'stripe-v18': {},
+  stripe: {},
+};
+
+/** Every operation's call for a major. */
+export function callsFor(pkg: SdkPackage): Calls {
+  return { ...BASE, ...OVERRIDES[pkg] };
+}
+
+export const OPERATIONS: readonly string[] = Object.keys(BASE);
