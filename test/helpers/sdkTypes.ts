@@ -204,3 +204,53 @@ export function expectMatchesSdkTypes(body: unknown, label = 'the body', pkg: Sd
     );
   }
 }
+
+/**
+ * Members an older major's types declare that the public API did not show at that major's version
+ * either: stripe-node later corrected its types, naming no API version for the change (the API's
+ * behaviour did not change, so no version change undoes it). Each is one package, one path.
+ */
+export const SDK_TYPE_ERRATA: readonly { readonly pkgs: readonly SdkPackage[]; readonly problem: RegExp; readonly why: string }[] = [
+  {
+    pkgs: ['stripe-v8', 'stripe-v11', 'stripe-v14'],
+    problem: /(<identity\.verification_(report|session)>|<event>\.data\.object).*\.(document\.(dob|expiration_date|number)|id_number\.(dob|id_number)|verified_outputs(\.(dob|id_number))?) is missing$/,
+    why:
+      'stripe-node 15.5.0 (2024-05-02): "Fix properties incorrectly marked as required in the OpenAPI spec": the report\'s document.dob, ' +
+      'expiration_date, number, id_number.dob, id_number.id_number and the session\'s verified_outputs (dob, id_number) are shown only when expanded.',
+  },
+  {
+    pkgs: ['stripe-v11', 'stripe-v14'],
+    problem: /<(apps\.secret|event)>\.(data\.object\.)?payload is missing$/,
+    why: 'stripe-node 15.5.0, the same correction: Apps.Secret.payload is shown only when expanded.',
+  },
+  {
+    pkgs: ['stripe-v8', 'stripe-v11', 'stripe-v14'],
+    problem: /<(account|event)>\.(data\.object\.)?settings\.bacs_debit_payments\.display_name is null; the SDK type is string \| undefined$/,
+    why: 'stripe-node 14.5.0 (2023-11-16, pinning 2023-10-16 still): Account.settings.bacs_debit_payments.display_name typed string | null.',
+  },
+  {
+    pkgs: ['stripe-v14'],
+    problem: /<forwarding\.request>\.config is missing$/,
+    why: 'stripe-node 15.2.0 (2024-04-16): config removed from Forwarding.Request, "no longer used by the Forwarding Request API" (at every version).',
+  },
+  {
+    pkgs: ['stripe-v14', 'stripe-v15'],
+    problem: /<(person|account|event)>\.(data\.object\.)?(individual\.)?additional_tos_acceptances\.account is null; the SDK type is Account$/,
+    why:
+      'Person.additional_tos_acceptances.account is typed non-null by stripe-node 14 and 15 and nullable by 17, with no API version or ' +
+      'changelog entry for the change: a person who accepted nothing has null there at every version.',
+  },
+];
+
+const isErratum = (pkg: SdkPackage, problem: string): boolean => SDK_TYPE_ERRATA.some((e) => e.pkgs.includes(pkg) && e.problem.test(problem));
+
+/**
+ * What a body served at an older major's version lacks against that major's types: an object the
+ * major has no type for postdates it (not a problem), and the types' own errata are left out.
+ */
+export function sdkVersionProblems(body: unknown, pkg: SdkPackage): string[] {
+  return sdkTypeProblems(body, pkg).filter((p) => {
+    const unknown = /the SDK has no type for objects "([^"]+)"/.exec(p);
+    return (!unknown || hasSdkType(unknown[1], pkg)) && !isErratum(pkg, p);
+  });
+}

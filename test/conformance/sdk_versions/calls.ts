@@ -213,6 +213,12 @@ const BASE: Calls = {
     return c.stripe.customers.list({ email: 'a@example.com' });
   },
   PostCustomers: (c) => c.stripe.customers.create({ email: 'a@example.com', payment_method: 'pm_card_visa' }),
+  GetCustomersSearch: async (c) => {
+    await c.stripe.customers.create({ email: 'searched@example.com', name: 'Jenny Rosen' });
+    const found = await c.stripe.customers.search({ query: 'email:"searched@example.com"' });
+    if (found.data.length !== 1) throw new Error(`the search found ${found.data.length} customers, not 1`);
+    return found;
+  },
   GetCustomersCustomer: async (c) => c.stripe.customers.retrieve(await customer(c)),
   PostCustomersCustomer: async (c) => c.stripe.customers.update(await customer(c), { name: 'Jenny Rosen' }),
   DeleteCustomersCustomer: async (c) => c.stripe.customers.del(await customer(c)),
