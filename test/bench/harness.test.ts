@@ -20,7 +20,7 @@ const benchDatabaseUrl = (): string => {
   return url.toString();
 };
 
-const READS = ['get', 'get-account', 'list', 'list-cursor', 'events-type', 'events-type-empty', 'customer-get', 'customer-email', 'customer-search', 'price-list'];
+const READS = ['get', 'get-account', 'list', 'list-cursor', 'events-type', 'events-type-empty', 'customer-get', 'customer-email', 'customer-search', 'price-list', 'sub-get', 'sub-get-2020'];
 const ROWS = 2000;
 const WRITES = ['post', 'post-spread', 'account-create', 'account-update', 'customer-create', 'pm-attach'];
 
