@@ -10,4 +10,7 @@ module.exports = {
   globalTeardown: '<rootDir>/test/helpers/globalTeardown.ts',
   testTimeout: 30000,
   maxWorkers: 2,
+  // A worker that grew past this after a test file is replaced: the SDK type checks load whole
+  // TypeScript programs, and a bloated worker slows every later file with garbage collection.
+  workerIdleMemoryLimit: '1GB',
 };

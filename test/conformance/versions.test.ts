@@ -1,7 +1,7 @@
 import { newTestKey, startTestApp, type TestApp } from '../helpers/app';
 import { documentedOperations } from '../helpers/responseSchemas';
 import { pinVersion, scenarios, useApp } from '../helpers/responseScenarios';
-import { sdkVersionProblems, type SdkPackage } from '../helpers/sdkTypes';
+import { releaseSdkTypes, sdkVersionProblems, type SdkPackage } from '../helpers/sdkTypes';
 
 // Every operation's successful responses at the version each older major of the stripe package
 // pins, checked against that major's own types: what an integration on that SDK reads is there.
@@ -27,6 +27,8 @@ const operations = documentedOperations().filter((o) => scenarios[o.operationId]
 
 describe.each(MAJORS)('%s (%s)', (pkg, version) => {
   afterEach(() => pinVersion(undefined));
+  // One major's types in memory at a time (each is a TypeScript program of a few hundred MB).
+  afterAll(() => releaseSdkTypes(pkg));
   test.each(operations.map((o) => [o.operationId]))(`%s: what it answers at ${version} has every member ${pkg}'s types declare`, async (operationId) => {
     pinVersion(version);
     const answers = await scenarios[operationId](newTestKey());
