@@ -67,6 +67,14 @@ describe("a customer's coupon and promotion_code before 2025-03-31.basil", () =>
     }
   });
 
+  test("a once-only customer discount ends with the first invoice that applied it", async () => {
+    const key = newTestKey();
+    const customer = await customerWith(key, { coupon: (await createCoupon(t, key, { percent_off: 25, duration: 'once' })).id });
+    expect(await subscribe(key, customer.id, 1000)).toMatchObject({ subtotal: 1000, total: 750 });
+    expect((await get(key, `/v1/customers/${customer.id}`, NEWEST)).body.discount).toBeNull();
+    expect(await subscribe(key, customer.id, 1000)).toMatchObject({ subtotal: 1000, total: 1000 });
+  });
+
   test("a subscription's own discount wins over its customer's", async () => {
     const key = newTestKey();
     const customer = await customerWith(key, { coupon: (await createCoupon(t, key, { percent_off: 25, duration: 'forever' })).id });

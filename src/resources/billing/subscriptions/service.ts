@@ -353,7 +353,6 @@ export async function createSubscription(ctx: RequestContext) {
     const status = trialEnd !== null ? 'trialing' : collection === 'send_invoice' ? 'active' : charge === null ? 'incomplete' : charge.kind === 'paid' ? 'active' : 'incomplete';
     const invoiceId = newId('in');
     const onceUsed = discounts.filter((d) => d.coupon.duration === 'once').map((d) => d.id);
-    await endCustomerOnce(tx, row, discounts);
     const final: SubscriptionRow = {
       ...row,
       status,
@@ -379,6 +378,7 @@ export async function createSubscription(ctx: RequestContext) {
     await emitIn(scope, 'customer.subscription.created', serializeSubscription(finalView));
     // The invoice bills the discounts the subscription started with (a once-only one included).
     await billSubscription(scope, { ...finalView, row }, 'subscription_create', draftLines, { periodStart: now, periodEnd, collect, id: invoiceId });
+    await endCustomerOnce(tx, row, discounts);
     return { subscription: serializeSubscription(finalView), events: scope.events };
   });
   await handOffEvents(deps.queues, result.events);
