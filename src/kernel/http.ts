@@ -266,7 +266,7 @@ async function runOperation({ route: r, validate, rateLimiter }: Mounted, pathPa
     // An older version's parameters become today's; its errors keep naming what it sent.
     const upgraded = kernel.requests.upgrade(r.operationId, apiVersion, raw);
     if (upgraded.names.size > 0) (res.locals as Locals).paramNames = upgraded.names;
-    const params = validate(upgraded.params);
+    const params = { ...validate(upgraded.params), ...upgraded.kept };
     const expandPaths = (params.expand as string[] | undefined) ?? [];
     kernel.expand.check(expandPaths, r.returns.object, r.returns.search ? 'search' : (r.returns.list ?? false));
 

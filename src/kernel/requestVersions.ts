@@ -1,7 +1,7 @@
 // Request parameters at older API versions: what a version before a change sent, mapped onto
 // today's parameters before validation, so handlers and the OpenAPI document know one model.
 
-import { ApiError, parametersExclusive } from './errors';
+import { ApiError, invalidRequest, parametersExclusive } from './errors';
 import { API_VERSIONS } from './versions';
 
 export type Params = Record<string, any>;
@@ -28,6 +28,12 @@ export interface RequestChange {
    * and the new parameter sent, say). `names` keeps errors in the request's own terms.
    */
   readonly upgrade: (params: Params, names: ParamNames) => Params;
+  /**
+   * Top-level parameters the versions before the change took that today's model names nowhere
+   * (a customer's `coupon`): strings, taken past validation as sent, for the handler to read from
+   * `ctx.params` (the newest API never has them: at the change's version and after they are unknown).
+   */
+  readonly kept?: readonly string[];
 }
 
 const indexOf = new Map<string, number>(API_VERSIONS.map((v, i) => [v, i]));
@@ -67,6 +73,8 @@ export class ParamRenames implements ParamNames {
 export interface Upgraded {
   readonly params: Params;
   readonly names: ParamRenames;
+  /** The `kept` parameters sent, which validation doesn't see: the handler gets them beside the validated ones. */
+  readonly kept: Params;
 }
 
 /** Applies the request changes of every area (the registry's `requestChanges`; `deps`-free, the kernel holds it). */
@@ -107,8 +115,17 @@ export class RequestUpgrader {
   upgrade(operation: string, version: string, params: Params): Upgraded {
     const names = new ParamRenames();
     let out = params;
-    for (const change of this.pending(operation, version)) out = change.upgrade(out, names);
-    return { params: out, names };
+    const kept: Params = {};
+    for (const change of this.pending(operation, version)) {
+      out = change.upgrade(out, names);
+      for (const name of change.kept ?? []) {
+        if (out[name] === undefined) continue;
+        if (typeof out[name] !== 'string') throw invalidRequest(`Invalid string: ${name} must be a string`, 'parameter_invalid', name);
+        kept[name] = out[name];
+        out = without(out, name);
+      }
+    }
+    return { params: out, names, kept };
   }
 }
 

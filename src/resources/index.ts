@@ -11,14 +11,17 @@ import { area as connect } from './connect';
 import { area as apps } from './apps';
 import { area as identity } from './identity';
 import { area as sandbox } from './sandbox';
-import { area as payments } from './payments';
-import { area as billing } from './billing';
+import { area as payments, useCustomerDiscounts } from './payments';
+import { area as billing, customerDiscounts } from './billing';
 import { area as forwarding } from './forwarding';
 import { area as financialConnections } from './financial_connections';
 
 // The registry: every area of the public API, and what the processes take from them. app.ts
 // mounts the routes, objects and pages; the worker process runs the workers, reconcilers and
 // schedules. An area declares itself in its own index.ts.
+
+// Customers (payments) show and take a discount whose coupons are billing's.
+useCustomerDiscounts(customerDiscounts);
 
 export const areas: readonly Area[] = [webhooks, connect, apps, identity, sandbox, payments, billing, forwarding, financialConnections];
 

@@ -114,3 +114,17 @@ test("the registry's changes name known versions and operations the app serves",
   for (const operation of requestUpgrader.operations) expect(served).toContain(operation);
   for (const change of requestChanges) expect(change.description).not.toBe('');
 });
+
+test('`kept` parameters skip validation before the change, as strings; from it on they are unknown', () => {
+  const keeping: RequestChange = { version: '2024-04-10', operation: 'PostBoxes', description: 'Removes `token`.', upgrade: (p) => p, kept: ['token'] };
+  const boxes = new RequestUpgrader([keeping]);
+  const old = boxes.upgrade('PostBoxes', '2023-10-16', { title: 'B', token: 'abc' });
+  expect(old.params).toEqual({ title: 'B' });
+  expect(old.kept).toEqual({ token: 'abc' });
+  expect(validate(old.params)).toEqual({ title: 'B' });
+  expect(boxes.upgrade('PostBoxes', '2023-10-16', { title: 'B' }).kept).toEqual({});
+  expect(thrown(() => boxes.upgrade('PostBoxes', '2023-10-16', { token: { a: '1' } }))).toMatchObject({ status: 400, param: 'token' });
+  const now = boxes.upgrade('PostBoxes', '2024-04-10', { title: 'B', token: 'abc' });
+  expect(now.kept).toEqual({});
+  expect(thrown(() => validate(now.params))).toMatchObject({ code: 'parameter_unknown', param: 'token' });
+});

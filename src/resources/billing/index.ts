@@ -66,3 +66,6 @@ export const area: Area = {
   versionChanges,
   requestChanges,
 };
+
+/** A customer's discount, redeemed and shown by billing (the registry gives it to payments). */
+export { customerDiscounts } from './subscriptions/customerDiscounts';

@@ -6,6 +6,7 @@ import * as paymentMethods from './payment_methods/routes';
 import * as paymentMethodSerializer from './payment_methods/serializer';
 import { retrievePaymentMethodObject } from './payment_methods/service';
 import { cvcPurge } from './payment_methods/jobs';
+import { requestChanges } from './requestVersions';
 
 // Payments: customers and their payment methods (cards and the public test cards); next,
 // payment and setup intents, charges and refunds.
@@ -24,8 +25,13 @@ export const area: Area = {
     [paymentMethodSerializer.PAYMENT_METHOD_OBJECT]: { expandable: paymentMethodSerializer.expandable, retrieve: retrievePaymentMethodObject },
   },
   schedules: [cvcPurge],
+  requestChanges,
 };
 
 /** For other areas: a payment method by id (a public test id makes one), a card's CVC, a test card's charge outcome. */
 export { resolvePaymentMethod, takeCvc } from './payment_methods/service';
 export { paymentResult, type CardOutcome } from './payment_methods/testCards';
+
+/** Customers' discounts, which billing gives (coupons live there): the registry hands them over. */
+export { useCustomerDiscounts, type CustomerDiscounts } from './customers/service';
+export type { CustomerDiscount } from './customers/serializer';

@@ -120,9 +120,14 @@ async function subscriptionDiscounts(tx: Tx, ids: readonly string[], now: number
   ]);
   const customerOf = new Map(subs.map((s) => [s.id, s.customerId]));
   const records = (stored: unknown) => (Array.isArray(stored) ? (stored as unknown as DiscountRecord[]) : []);
+  // A subscription without a discount of its own bills its customer's (by SQL: the column is newer than some generated clients).
+  const customerIds = [...new Set(subs.filter((s) => records(s.discounts).length === 0).map((s) => s.customerId))];
+  const customers =
+    customerIds.length === 0 ? [] : await tx.$queryRaw<{ id: string; discounts: unknown }[]>`SELECT id, discounts FROM customers WHERE id IN (${Prisma.join(customerIds)})`;
   return discountRefs(
     tx,
     [
+      ...customers.flatMap((c) => records(c.discounts).map((record) => ({ record, customer: c.id, subscription: null, subscriptionItem: null }))),
       ...subs.flatMap((s) => records(s.discounts).map((record) => ({ record, customer: s.customerId, subscription: s.id, subscriptionItem: null }))),
       ...items.flatMap((i) =>
         records(i.discounts).map((record) => ({ record, customer: customerOf.get(i.subscriptionId) ?? '', subscription: i.subscriptionId, subscriptionItem: i.id })),

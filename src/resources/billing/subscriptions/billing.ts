@@ -59,6 +59,26 @@ export async function appliedDiscounts(tx: Tx, stored: readonly StoredDiscount[]
   return live.flatMap((d) => (bySeq.has(d.coupon_seq) ? [{ id: d.id, coupon: bySeq.get(d.coupon_seq)! }] : []));
 }
 
+/**
+ * The discounts a subscription's invoices apply: its own, else its customer's (the public rule: a
+ * customer's discount applies to the subscriptions that have none of their own).
+ */
+export async function discountsBilled(tx: Tx, row: Pick<SubscriptionRow, 'discounts' | 'customerId'>): Promise<StoredDiscount[]> {
+  const own = row.discounts as unknown as StoredDiscount[];
+  if (own.length > 0) return own;
+  // By SQL: the column is newer than some generated clients.
+  const [customer] = await tx.$queryRaw<{ discounts: StoredDiscount[] }[]>`SELECT discounts FROM customers WHERE id = ${row.customerId}`;
+  return customer?.discounts ?? [];
+}
+
+/** A customer's once-only discount ends with the first invoice that applied it (`used`: the discounts it applied). */
+export async function endCustomerOnce(tx: Tx, row: Pick<SubscriptionRow, 'discounts' | 'customerId'>, used: readonly AppliedDiscount[]): Promise<void> {
+  if ((row.discounts as unknown as StoredDiscount[]).length > 0) return;
+  for (const d of used.filter((a) => a.coupon.duration === 'once')) {
+    await tx.$executeRaw`UPDATE customers SET discounts = '[]'::jsonb WHERE id = ${row.customerId} AND discounts -> 0 ->> 'id' = ${d.id}`;
+  }
+}
+
 const times = (quantity: number | null) => (quantity !== null && quantity > 1 ? `${quantity} × ` : '');
 
 async function productNames(tx: Tx, prices: readonly PriceRow[]): Promise<Map<string, string>> {
@@ -233,7 +253,7 @@ export async function billSubscription(
     periodStart: options.periodStart,
     periodEnd: options.periodEnd,
     lines,
-    discounts: await appliedDiscounts(scope.tx, row.discounts as unknown as StoredDiscount[], options.periodStart),
+    discounts: await appliedDiscounts(scope.tx, await discountsBilled(scope.tx, row), options.periodStart),
     prorationDate: options.prorationDate,
     id: options.id,
   });
@@ -249,7 +269,7 @@ export async function periodOf(scope: Scope, view: SubscriptionView, start: numb
   const { row } = view;
   const next: SubscriptionView = { ...view, row: { ...row, periodStart: start, periodEnd: end, billingCycleAnchor: anchor } };
   const lines = [...(await periodLines(scope.tx, next, start, end)), ...(await pendingItemLines(scope.tx, scope.accountId, row.id))];
-  const discounts = await appliedDiscounts(scope.tx, row.discounts as unknown as StoredDiscount[], start);
+  const discounts = await appliedDiscounts(scope.tx, await discountsBilled(scope.tx, row), start);
   return { next, lines, discounts };
 }
 
@@ -272,6 +292,7 @@ export async function startPeriod(
   const kept = (row.discounts as unknown as StoredDiscount[]).filter(
     (d) => !(used.has(d.id) && discounts.find((a) => a.id === d.id)?.coupon.duration === 'once') && (d.end === null || d.end > start),
   );
+  await endCustomerOnce(scope.tx, row, discounts.filter((d) => used.has(d.id)));
   const status = charge === null || charge.kind === 'paid' ? 'active' : 'past_due';
   // Everything is billed at its present price and quantity from now on (what later credits undo).
   await scope.tx.$executeRaw`UPDATE subscription_items SET billed_price_id = price_id, billed_quantity = quantity WHERE subscription_id = ${row.id}`;

@@ -16,6 +16,8 @@ import { chargeOutcome, emitIn, requestScope, amountDueOf, paymentMethodFor, typ
 import {
   appliedDiscounts,
   billSubscription,
+  discountsBilled,
+  endCustomerOnce,
   insertProrations,
   jsonOf,
   loadView,
@@ -160,24 +162,33 @@ async function discountsOf(scope: Scope, list: Record<string, string>[] | '' | u
     const at = (n: string) => `${param}[${i}][${n}]`;
     if (d.discount !== undefined) throw invalidRequest('Only `coupon` and `promotion_code` discounts can be given here.', 'parameter_invalid', at('discount'));
     if ((d.coupon === undefined) === (d.promotion_code === undefined)) throw invalidRequest(`Each discount needs exactly one of \`coupon\` or \`promotion_code\`.`, 'parameter_invalid', at('coupon'));
-    let coupon;
-    let promotionCode: string | null = null;
-    if (d.promotion_code !== undefined) {
-      const code = hasIdShape('promo', d.promotion_code) ? await scope.tx.promotionCode.findFirst({ where: { id: d.promotion_code, accountId: scope.accountId }, include: { coupon: true } }) : null;
-      if (!code || !code.active) throw resourceMissing('promotion code', d.promotion_code, at('promotion_code'), 400);
-      coupon = code.coupon;
-      promotionCode = code.id;
-    } else {
-      coupon = await scope.tx.coupon.findFirst({ where: { id: d.coupon, accountId: scope.accountId, deleted: false } });
-      if (!coupon) throw resourceMissing('coupon', d.coupon, at('coupon'), 400);
-    }
-    if (!isCouponValid(coupon, scope.now)) throw invalidRequest(`Coupon ${coupon.id} is no longer valid.`, 'coupon_expired', at('coupon'));
-    const end = coupon.duration === 'repeating' ? addInterval(scope.now, 'month', coupon.durationInMonths ?? 1) : null;
-    out.push({ id: newId('di'), coupon: coupon.id, coupon_seq: String(coupon.seq), promotion_code: promotionCode, start: scope.now, end });
-    await scope.tx.coupon.update({ where: { seq: coupon.seq }, data: { timesRedeemed: { increment: 1 } }, select: { seq: true } });
+    out.push(await redeemDiscount(scope, d, at));
     void ids;
   }
   return out;
+}
+
+/**
+ * One discount: the coupon `coupon` names, or the one behind the active promotion code
+ * `promotion_code`, checked valid and redeemed at `scope.now` (`at` names the parameters in errors).
+ * Subscriptions and customers (`customerDiscounts`) store what it answers.
+ */
+export async function redeemDiscount(scope: Scope, d: { coupon?: string; promotion_code?: string }, at: (name: string) => string): Promise<StoredDiscount> {
+  let coupon;
+  let promotionCode: string | null = null;
+  if (d.promotion_code !== undefined) {
+    const code = hasIdShape('promo', d.promotion_code) ? await scope.tx.promotionCode.findFirst({ where: { id: d.promotion_code, accountId: scope.accountId }, include: { coupon: true } }) : null;
+    if (!code || !code.active) throw resourceMissing('promotion code', d.promotion_code, at('promotion_code'), 400);
+    coupon = code.coupon;
+    promotionCode = code.id;
+  } else {
+    coupon = await scope.tx.coupon.findFirst({ where: { id: d.coupon, accountId: scope.accountId, deleted: false } });
+    if (!coupon) throw resourceMissing('coupon', d.coupon ?? '', at('coupon'), 400);
+  }
+  if (!isCouponValid(coupon, scope.now)) throw invalidRequest(`Coupon ${coupon.id} is no longer valid.`, 'coupon_expired', at('coupon'));
+  const end = coupon.duration === 'repeating' ? addInterval(scope.now, 'month', coupon.durationInMonths ?? 1) : null;
+  await scope.tx.coupon.update({ where: { seq: coupon.seq }, data: { timesRedeemed: { increment: 1 } }, select: { seq: true } });
+  return { id: newId('di'), coupon: coupon.id, coupon_seq: String(coupon.seq), promotion_code: promotionCode, start: scope.now, end };
 }
 
 /** The payment method a subscription defaults to: attached to its customer. */
@@ -332,7 +343,7 @@ export async function createSubscription(ctx: RequestContext) {
     const lines = await periodLines(tx, view, now, periodEnd, { trial: trialEnd !== null });
     // A first period cut short by the anchor bills its share of a whole period (nothing with `none`).
     const draftLines = !stub ? lines : params.proration_behavior === 'none' ? lines.map((l) => ({ ...l, amount: 0 })) : stubLines(lines, now, periodEnd, recurring);
-    const discounts = await appliedDiscounts(tx, row.discounts as unknown as StoredDiscount[], now);
+    const discounts = await appliedDiscounts(tx, await discountsBilled(tx, row), now);
     const pm = row.defaultPaymentMethod ?? customer.defaultPaymentMethod;
     const due = amountDueOf({ lines: draftLines, discounts });
     const collect = !(behavior === 'default_incomplete' && due > 0);
@@ -367,6 +378,7 @@ export async function createSubscription(ctx: RequestContext) {
     await emitIn(scope, 'customer.subscription.created', serializeSubscription(finalView));
     // The invoice bills the discounts the subscription started with (a once-only one included).
     await billSubscription(scope, { ...finalView, row }, 'subscription_create', draftLines, { periodStart: now, periodEnd, collect, id: invoiceId });
+    await endCustomerOnce(tx, row, discounts);
     return { subscription: serializeSubscription(finalView), events: scope.events };
   });
   await handOffEvents(deps.queues, result.events);
@@ -552,7 +564,7 @@ async function applyChange(
         return { itemId: p.row.id, before: billed, after: p.deleted ? null : { price: p.price, quantity: p.row.quantity }, taxRates: rates ?? defaultRates };
       });
   }
-  const discounts = await appliedDiscounts(tx, sub.discounts as unknown as StoredDiscount[], sub.periodStart);
+  const discounts = await appliedDiscounts(tx, await discountsBilled(tx, sub), sub.periodStart);
   const prorations = prorating ? await prorationsOf(tx, changes, discounts, t, sub.periodStart, sub.periodEnd) : [];
   const invoicing = options.prorationBehavior === 'always_invoice' && prorations.length > 0;
   let charge: Charge = { kind: 'paid' };
@@ -827,7 +839,7 @@ async function creditUnused(scope: Scope, view: SubscriptionView, t: number): Pr
     if (!item.row.billedPriceId) continue;
     changes.push({ itemId: item.row.id, before: { price: byId.get(item.row.billedPriceId)!, quantity: item.row.billedQuantity }, after: null, taxRates: ratesOf(item, view) });
   }
-  const discounts = await appliedDiscounts(scope.tx, sub.discounts as unknown as StoredDiscount[], sub.periodStart);
+  const discounts = await appliedDiscounts(scope.tx, await discountsBilled(scope.tx, sub), sub.periodStart);
   await insertProrations(scope, sub, await prorationsOf(scope.tx, changes, discounts, t, sub.periodStart, sub.periodEnd), t);
 }
 

@@ -11,17 +11,18 @@ const jsonOrNull = (value: unknown): string | null => (value === null || value =
 export const insertCustomer = (row: CustomerRow, accountId: string): Write => ({
   sql: sql`
     INSERT INTO customers (id, account_id, created, email, name, phone, description, address, shipping, metadata,
-                           preferred_locales, tax_exempt, default_payment_method, test_clock_id)
+                           preferred_locales, tax_exempt, default_payment_method, test_clock_id, discounts)
     VALUES (${row.id}, ${accountId}, ${row.created}, ${row.email}, ${row.name}, ${row.phone}, ${row.description},
             ${jsonOrNull(row.address)}::jsonb, ${jsonOrNull(row.shipping)}::jsonb, ${JSON.stringify(row.metadata)}::jsonb,
-            ${row.preferredLocales}::text[], ${row.taxExempt}, ${row.defaultPaymentMethod}, ${row.testClockId})
+            ${row.preferredLocales}::text[], ${row.taxExempt}, ${row.defaultPaymentMethod}, ${row.testClockId},
+            ${JSON.stringify(row.discounts)}::jsonb)
     RETURNING id`,
 });
 
 /** A customer in the row shape the serializer takes (and `seq`, for lists). */
 const SELECT_ROW = raw(`
   SELECT id, seq, created, email, name, phone, description, address, shipping, metadata, preferred_locales AS "preferredLocales",
-         tax_exempt AS "taxExempt", default_payment_method AS "defaultPaymentMethod", test_clock_id AS "testClockId", deleted
+         tax_exempt AS "taxExempt", default_payment_method AS "defaultPaymentMethod", test_clock_id AS "testClockId", discounts, deleted
   FROM customers`);
 
 /** One of the account's customers, deleted ones included. */

@@ -1,6 +1,7 @@
 import type { Customer } from '../../../generated/prisma/client';
 import { ref, type ExpandableFields } from '../../../kernel/expand';
 import type { Metadata } from '../../../kernel/metadata';
+import { embed, type Embedded } from '../../../kernel/versions';
 
 export const OBJECT = 'customer';
 /** The type of `invoice_settings`, so expand paths can go through it. */
@@ -9,11 +10,29 @@ export const INVOICE_SETTINGS_OBJECT = 'customer.invoice_settings';
 export type CustomerRow = Pick<
   Customer,
   'id' | 'created' | 'email' | 'name' | 'phone' | 'description' | 'address' | 'shipping' | 'metadata' | 'preferredLocales' | 'taxExempt' | 'defaultPaymentMethod' | 'testClockId'
->;
+> & {
+  /** Its discount, when it has one (a one-entry list, as subscriptions store theirs). */
+  discounts: CustomerDiscount[];
+};
 
-/** The public object; fields of areas not built here (balances, sources, discounts) have their empty values. */
-export function serializeCustomer(row: CustomerRow) {
-  return {
+/** A customer's discount as stored: a coupon redeemed (billing makes it, see `CustomerDiscounts`). */
+export interface CustomerDiscount {
+  id: string;
+  coupon: string;
+  coupon_seq: string;
+  promotion_code: string | null;
+  start: number;
+  end: number | null;
+}
+
+/**
+ * The public object; fields of areas not built here (balances, sources) have their empty values.
+ * `discounts`: the `discount` objects (and their coupons, which older versions show whole) by id,
+ * which billing gives (`CustomerDiscounts.objects`).
+ */
+export function serializeCustomer(row: CustomerRow, discounts: Embedded = {}) {
+  const discount = row.discounts.length > 0 ? ((discounts[row.discounts[0].id] as Record<string, unknown> | undefined) ?? null) : null;
+  return embed({
     id: row.id,
     object: OBJECT,
     address: row.address as Record<string, string | null> | null,
@@ -23,7 +42,7 @@ export function serializeCustomer(row: CustomerRow) {
     default_source: null,
     delinquent: false,
     description: row.description,
-    discount: null,
+    discount,
     email: row.email,
     invoice_prefix: row.id.slice(4, 12).toUpperCase(),
     invoice_settings: { custom_fields: null, default_payment_method: row.defaultPaymentMethod, footer: null, rendering_options: null },
@@ -36,7 +55,7 @@ export function serializeCustomer(row: CustomerRow) {
     shipping: row.shipping as Record<string, unknown> | null,
     tax_exempt: row.taxExempt,
     test_clock: row.testClockId,
-  };
+  }, discounts);
 }
 
 export const serializeDeletedCustomer = (id: string) => ({ id, object: OBJECT, deleted: true as const });

@@ -1,7 +1,7 @@
 import type { Prisma } from '../../../generated/prisma/client';
 import { unixSeconds } from '../../../lib/clock';
 import { hasIdShape, newId } from '../../../lib/ids';
-import { ApiError, resourceMissing } from '../../../kernel/errors';
+import { ApiError, invalidRequest, resourceMissing } from '../../../kernel/errors';
 import { paginateSql, rangeConditions } from '../../../kernel/list';
 import { searchSql } from '../../../kernel/search';
 import { applyMetadata, type Metadata, type MetadataParam } from '../../../kernel/metadata';
@@ -11,7 +11,8 @@ import type { EventType } from '../../../events/types';
 import { handOffEvents } from '../../../events/jobs';
 import { attachPaymentMethod, resolvePaymentMethod } from '../payment_methods/service';
 import { SEARCH, insertCustomer, listedRows, searchedRows, selectOwned } from './queries';
-import { serializeCustomer, serializeDeletedCustomer, type CustomerRow } from './serializer';
+import { embed, type Embedded } from '../../../kernel/versions';
+import { serializeCustomer, serializeDeletedCustomer, type CustomerDiscount, type CustomerRow } from './serializer';
 
 const NAME = 'customer';
 const ROW = {
@@ -29,6 +30,53 @@ const ROW = {
   defaultPaymentMethod: true,
   testClockId: true,
 } as const;
+
+/**
+ * What a customer's discount needs from billing, where coupons live (payments imports no other
+ * area): the registry fills it in with billing's (`useCustomerDiscounts`). Until then customers
+ * have no discount to show, and a `coupon` sent is refused.
+ */
+export interface CustomerDiscounts {
+  /** The discount `coupon` or `promotion_code` (one of them) redeems for the customer, at its billing time (its test clock's). */
+  redeem(tx: Tx, ctx: RequestContext, customer: { id: string; testClockId: string | null }, sent: { coupon?: string; promotion_code?: string }): Promise<CustomerDiscount>;
+  /** The `discount` objects of customers' discounts, with their coupons, by id. */
+  objects(tx: Tx, owned: readonly { customer: string; discount: CustomerDiscount }[], now: number): Promise<Embedded>;
+}
+
+let discounts: CustomerDiscounts | undefined;
+
+/** Billing's customer discounts, for every customer served from now on (the registry calls it once). */
+export function useCustomerDiscounts(given: CustomerDiscounts): void {
+  discounts = given;
+}
+
+/** The `discount` objects of `rows`' discounts, by id (none without billing or a discount). */
+async function discountObjects(tx: Tx, rows: readonly Pick<CustomerRow, 'id' | 'discounts'>[], now: number): Promise<Embedded> {
+  const owned = rows.flatMap((r) => r.discounts.slice(0, 1).map((discount) => ({ customer: r.id, discount })));
+  return owned.length === 0 || !discounts ? {} : discounts.objects(tx, owned, now);
+}
+
+/** Customers as the public objects, their discounts whole. */
+async function serializeAll(tx: Tx, rows: readonly CustomerRow[], now: number) {
+  const embedded = await discountObjects(tx, rows, now);
+  return rows.map((row) => serializeCustomer(row, embedded));
+}
+
+const serializeOne = async (tx: Tx, row: CustomerRow, now: number) => (await serializeAll(tx, [row], now))[0];
+
+/**
+ * The discount a request at a version before 2025-03-31.basil sent (`coupon` or `promotion_code`,
+ * kept as sent: see ../requestVersions.ts): a new one replaces the customer's, `''` removes it;
+ * undefined when it sent neither.
+ */
+async function discountsSent(tx: Tx, ctx: RequestContext, customer: { id: string; testClockId: string | null }): Promise<CustomerDiscount[] | undefined> {
+  const name = (['coupon', 'promotion_code'] as const).find((n) => ctx.params[n] !== undefined);
+  if (name === undefined) return undefined;
+  const value: string = ctx.params[name];
+  if (value === '') return [];
+  if (!discounts) throw invalidRequest(`Received unknown parameter: ${name}`, 'parameter_unknown', name);
+  return [await discounts.redeem(tx, ctx, customer, { [name]: value })];
+}
 
 const ADDRESS_KEYS = ['city', 'country', 'line1', 'line2', 'postal_code', 'state'] as const;
 
@@ -71,15 +119,32 @@ const customerEventOptions = (ctx: RequestContext, previous?: Record<string, unk
   previousAttributes: previous,
 });
 
-const emitCustomer = (tx: Tx, ctx: RequestContext, type: EventType, row: CustomerRow, previous?: Record<string, unknown>) =>
-  emit(tx, type, serializeCustomer(row), customerEventOptions(ctx, previous));
+const emitCustomer = async (tx: Tx, ctx: RequestContext, type: EventType, row: CustomerRow, previous?: Record<string, unknown>) =>
+  emit(tx, type, await serializeOne(tx, row, unixSeconds(ctx.deps.clock)), customerEventOptions(ctx, previous));
+
+/** A `customer.discount.*` event of the discount `embedded` shows whole (its coupon beside it, for older versions). */
+const emitDiscount = (tx: Tx, ctx: RequestContext, type: EventType, id: string, embedded: Embedded) =>
+  emit(tx, type, embed({ ...(embedded[id] as Record<string, unknown>) }, embedded), customerEventOptions(ctx));
+
+/**
+ * The `customer.discount.*` events of a change of discount (created, deleted, or updated when one
+ * replaced another), with the objects of both sides.
+ */
+async function emitDiscountChange(tx: Tx, ctx: RequestContext, before: CustomerRow, after: CustomerRow, embedded: Embedded): Promise<string[]> {
+  const [was] = before.discounts;
+  const [now] = after.discounts;
+  if (was?.id === now?.id) return [];
+  if (now === undefined) return [await emitDiscount(tx, ctx, 'customer.discount.deleted', was.id, embedded)];
+  return [await emitDiscount(tx, ctx, was === undefined ? 'customer.discount.created' : 'customer.discount.updated', now.id, embedded)];
+}
 
 /** One of the caller's customers, locked, deleted ones included; `resource_missing` otherwise. */
 async function lockOwned(tx: Tx, ctx: RequestContext, id: string): Promise<CustomerRow & { deleted: boolean }> {
   if (!hasIdShape('cus', id)) throw resourceMissing(NAME, id);
-  const rows = await tx.$queryRaw<{ id: string }[]>`SELECT id FROM customers WHERE id = ${id} AND account_id = ${ctx.caller.accountId} FOR UPDATE`;
+  // `discounts` by SQL: the column is newer than some generated clients.
+  const rows = await tx.$queryRaw<{ id: string; discounts: CustomerDiscount[] }[]>`SELECT id, discounts FROM customers WHERE id = ${id} AND account_id = ${ctx.caller.accountId} FOR UPDATE`;
   if (rows.length === 0) throw resourceMissing(NAME, id);
-  return tx.customer.findUniqueOrThrow({ where: { id }, select: { ...ROW, deleted: true } });
+  return { ...(await tx.customer.findUniqueOrThrow({ where: { id }, select: { ...ROW, deleted: true } })), discounts: rows[0].discounts };
 }
 
 const DEFAULT_PM_PARAM = 'invoice_settings[default_payment_method]';
@@ -108,6 +173,8 @@ async function testClockOf(tx: Tx, ctx: RequestContext, id: string | undefined):
 
 /** A create with nothing to read or lock first: the route sends it as one statement. */
 export const createsAlone = (params: Record<string, any>): boolean =>
+  params.coupon === undefined &&
+  params.promotion_code === undefined &&
   params.payment_method === undefined && params.test_clock === undefined && params.invoice_settings?.default_payment_method === undefined;
 
 export async function createCustomer(ctx: RequestContext) {
@@ -115,8 +182,10 @@ export async function createCustomer(ctx: RequestContext) {
   const fields = fieldsOf(params);
   // In the operation's transaction (the ordinary path, as every create that isn't `createsAlone` takes).
   const tx: Tx = deps.prisma;
+  const id = newId('cus', 14);
+  const testClockId = await testClockOf(tx, ctx, params.test_clock);
   let row: CustomerRow = {
-    id: newId('cus', 14),
+    id,
     created: unixSeconds(deps.clock),
     email: fields.email ?? null,
     name: fields.name ?? null,
@@ -128,7 +197,8 @@ export async function createCustomer(ctx: RequestContext) {
     preferredLocales: fields.preferredLocales ?? [],
     taxExempt: fields.taxExempt ?? 'none',
     defaultPaymentMethod: null,
-    testClockId: await testClockOf(tx, ctx, params.test_clock),
+    testClockId,
+    discounts: (await discountsSent(tx, ctx, { id, testClockId })) ?? [],
   };
   await deps.write(insertCustomer(row, caller.accountId));
   const attachedEvents: string[] = [];
@@ -146,11 +216,13 @@ export async function createCustomer(ctx: RequestContext) {
     row = { ...row, defaultPaymentMethod: id };
     await tx.customer.update({ where: { id: row.id }, data: { defaultPaymentMethod: id }, select: { id: true } });
   }
+  const embedded = await discountObjects(tx, [row], row.created);
   // customer.created comes first, as the public API sends it.
-  const created = eventInsert('customer.created', serializeCustomer(row), customerEventOptions(ctx));
+  const created = eventInsert('customer.created', serializeCustomer(row, embedded), customerEventOptions(ctx));
   await deps.write(created.write);
-  await handOffEvents(deps.queues, [created.id, ...attachedEvents]);
-  return serializeCustomer(row);
+  const discountEvents = row.discounts.length > 0 ? [await emitDiscount(tx, ctx, 'customer.discount.created', row.discounts[0].id, embedded)] : [];
+  await handOffEvents(deps.queues, [created.id, ...discountEvents, ...attachedEvents]);
+  return serializeCustomer(row, embedded);
 }
 
 export async function retrieveCustomer(ctx: RequestContext) {
@@ -165,14 +237,14 @@ export async function retrieveCustomer(ctx: RequestContext) {
 export async function retrieveCustomerObject(ctx: RequestContext, id: string) {
   const [row] = await ctx.deps.sql.query<CustomerRow & { deleted: boolean }>(selectOwned(id, ctx.caller.accountId));
   if (!row) return null;
-  return row.deleted ? serializeDeletedCustomer(id) : serializeCustomer(row);
+  return row.deleted ? serializeDeletedCustomer(id) : serializeOne(ctx.deps.prisma, row, unixSeconds(ctx.deps.clock));
 }
 
 export async function updateCustomer(ctx: RequestContext) {
   const { params, deps } = ctx;
   const id = ctx.pathParams.customer;
   const fields = fieldsOf(params);
-  const { row, eventId } = await deps.prisma.$transaction(async (tx) => {
+  const { row, eventIds, embedded } = await deps.prisma.$transaction(async (tx) => {
     const before = await lockOwned(tx, ctx, id);
     if (before.deleted) throw resourceMissing(NAME, id);
     const defaultParam: string | undefined = params.invoice_settings?.default_payment_method;
@@ -192,19 +264,23 @@ export async function updateCustomer(ctx: RequestContext) {
       taxExempt: fields.taxExempt ?? before.taxExempt,
       defaultPaymentMethod,
       testClockId: before.testClockId,
+      discounts: (await discountsSent(tx, ctx, before)) ?? before.discounts,
     };
-    const { id: _id, created: _created, testClockId: _clock, ...data } = row;
+    const { id: _id, created: _created, testClockId: _clock, discounts: _discounts, ...data } = row;
     await tx.customer.update({
       where: { id },
       data: { ...data, address: json(row.address), shipping: json(row.shipping), metadata: json(row.metadata) },
       select: { id: true },
     });
-    const changed = previousAttributes(serializeCustomer(before), serializeCustomer(row));
-    const eventId = Object.keys(changed).length > 0 ? await emitCustomer(tx, ctx, 'customer.updated', row, changed) : undefined;
-    return { row, eventId };
+    if (row.discounts !== before.discounts) await tx.$executeRaw`UPDATE customers SET discounts = ${JSON.stringify(row.discounts)}::jsonb WHERE id = ${id}`;
+    const embedded = await discountObjects(tx, [before, row], unixSeconds(deps.clock));
+    const changed = previousAttributes(serializeCustomer(before, embedded), serializeCustomer(row, embedded));
+    const eventIds = Object.keys(changed).length > 0 ? [await emitCustomer(tx, ctx, 'customer.updated', row, changed)] : [];
+    eventIds.push(...(await emitDiscountChange(tx, ctx, before, row, embedded)));
+    return { row, eventIds, embedded };
   });
-  if (eventId) await handOffEvents(deps.queues, [eventId]);
-  return serializeCustomer(row);
+  if (eventIds.length > 0) await handOffEvents(deps.queues, eventIds);
+  return serializeCustomer(row, embedded);
 }
 
 export async function deleteCustomer(ctx: RequestContext) {
@@ -224,19 +300,20 @@ export async function deleteCustomer(ctx: RequestContext) {
 
 export async function listCustomers(ctx: RequestContext) {
   const { params, caller } = ctx;
-  return paginateSql<CustomerRow & { seq: bigint }>({
+  const page = await paginateSql<CustomerRow & { seq: bigint }>({
     params,
     url: '/v1/customers',
     rows: listedRows(caller.accountId, { email: params.email, created: rangeConditions('created', params.created) }),
     db: ctx.deps.sql,
     objectName: NAME,
-    serialize: (row: CustomerRow) => serializeCustomer(row),
+    serialize: (row: CustomerRow) => row,
   });
+  return { ...page, data: await serializeAll(ctx.deps.prisma, page.data as CustomerRow[], unixSeconds(ctx.deps.clock)) };
 }
 
 export async function searchCustomers(ctx: RequestContext) {
   const { params, caller, deps } = ctx;
-  return searchSql<CustomerRow & { seq: bigint }>({
+  const result = await searchSql<CustomerRow & { seq: bigint }>({
     params: { query: params.query, limit: params.limit, page: params.page, expand: params.expand },
     url: '/v1/customers/search',
     resource: SEARCH,
@@ -244,8 +321,9 @@ export async function searchCustomers(ctx: RequestContext) {
     db: deps.sql,
     sealer: deps.encryption,
     scope: caller.accountId,
-    serialize: (row: CustomerRow) => serializeCustomer(row),
+    serialize: (row: CustomerRow) => row,
   });
+  return { ...result, data: await serializeAll(deps.prisma, result.data as CustomerRow[], unixSeconds(deps.clock)) };
 }
 
 /**
@@ -253,9 +331,12 @@ export async function searchCustomers(ctx: RequestContext) {
  * returns the `customer.updated` event's id, if it changed.
  */
 export async function clearDefaultPaymentMethod(tx: Tx, ctx: RequestContext, customerId: string, paymentMethodId: string): Promise<string | undefined> {
-  const before = await tx.customer.findUnique({ where: { id: customerId }, select: ROW });
-  if (!before || before.defaultPaymentMethod !== paymentMethodId) return undefined;
+  const found = await tx.customer.findUnique({ where: { id: customerId }, select: ROW });
+  if (!found || found.defaultPaymentMethod !== paymentMethodId) return undefined;
+  const [{ discounts: stored }] = await tx.$queryRaw<{ discounts: CustomerDiscount[] }[]>`SELECT discounts FROM customers WHERE id = ${customerId}`;
+  const before: CustomerRow = { ...found, discounts: stored };
   const row = { ...before, defaultPaymentMethod: null };
   await tx.customer.update({ where: { id: customerId }, data: { defaultPaymentMethod: null }, select: { id: true } });
-  return emitCustomer(tx, ctx, 'customer.updated', row, previousAttributes(serializeCustomer(before), serializeCustomer(row)));
+  const embedded = await discountObjects(tx, [before], unixSeconds(ctx.deps.clock));
+  return emitCustomer(tx, ctx, 'customer.updated', row, previousAttributes(serializeCustomer(before, embedded), serializeCustomer(row, embedded)));
 }
