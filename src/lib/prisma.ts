@@ -30,7 +30,7 @@ export const createPrisma = (databaseUrl: string, poolSize: number, logger?: Log
 const UNAVAILABLE_SQLSTATE = /^(57P0[123]|08...)$/;
 const UNAVAILABLE_PRISMA = new Set(['P1001', 'P1002', 'P1008', 'P1017', 'P2024']);
 const UNAVAILABLE_MESSAGE =
-  /Can't reach database server|Server has closed the connection|Connection terminated|connection error and is not queryable|timeout exceeded when trying to connect|ECONNREFUSED|ECONNRESET|database system is (shutting down|starting up|in recovery mode)|terminating connection due to administrator command/;
+  /Can't reach database server|Server has closed the connection|Connection terminated|connection error and is not queryable|timeout exceeded when trying to connect|ECONNREFUSED|ECONNRESET|database system is (shutting down|starting up|in recovery mode|not yet accepting connections)|terminating connection due to administrator command/;
 
 /**
  * Whether `err` says PostgreSQL is away (restarting, stopped, unreachable) rather than that the
@@ -39,6 +39,8 @@ const UNAVAILABLE_MESSAGE =
 export function isDatabaseUnavailable(err: unknown): boolean {
   for (let e: any = err, depth = 0; e && depth < 5; e = e.cause, depth++) {
     if (typeof e.code === 'string' && (UNAVAILABLE_PRISMA.has(e.code) || UNAVAILABLE_SQLSTATE.test(e.code))) return true;
+    // A raw query's failure (P2010) carries PostgreSQL's SQLSTATE in `meta.code`.
+    if (typeof e.meta?.code === 'string' && UNAVAILABLE_SQLSTATE.test(e.meta.code)) return true;
     if (typeof e.message === 'string' && UNAVAILABLE_MESSAGE.test(e.message)) return true;
   }
   return false;
