@@ -1,3 +1,4 @@
+import type { CustomerDiscount } from '../../payments';
 import type { Subscription, SubscriptionItem } from '../../../generated/prisma/client';
 import { ref, type ExpandableFields } from '../../../kernel/expand';
 import type { Metadata } from '../../../kernel/metadata';
@@ -11,16 +12,8 @@ export const ITEM_OBJECT = 'subscription_item';
 export type SubscriptionRow = Omit<Subscription, 'seq' | 'accountId'>;
 export type ItemRow = Omit<SubscriptionItem, 'seq' | 'accountId'>;
 
-/** A discount a subscription (or an item) carries, as stored. */
-export interface StoredDiscount {
-  id: string;
-  coupon: string;
-  /** The coupon's row key (ids can be taken again once a coupon is deleted). */
-  coupon_seq: string;
-  promotion_code: string | null;
-  start: number;
-  end: number | null;
-}
+/** A discount a subscription (or an item) carries, as stored: the shape customers store theirs in. */
+export type StoredDiscount = CustomerDiscount;
 
 /** What `pending_update` keeps: the change that waits for `invoice` to be paid. */
 export interface StoredPendingUpdate {

@@ -19,6 +19,7 @@ export type CustomerRow = Pick<
 export interface CustomerDiscount {
   id: string;
   coupon: string;
+  /** The coupon's row key (ids can be taken again once a coupon is deleted). */
   coupon_seq: string;
   promotion_code: string | null;
   start: number;
