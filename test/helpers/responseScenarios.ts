@@ -391,7 +391,7 @@ export const scenarios: Record<string, Scenario> = {
     return [
       answer('no change', await post(key, path, '')),
       answer('disabled', await post(key, path, 'disabled=true')),
-      answer('url and events', await post(key, path, { url: 'https://example.org/x', enabled_events: ['*'] })),
+      answer('url and events', await post(key, path, { url: `${CLOSED_ORIGIN}/x`, enabled_events: ['*'] })),
       answer('description unset', await post(key, path, 'description=')),
       answer('metadata unset', await post(key, path, 'metadata=')),
       answer('enabled again', await post(key, path, 'disabled=false')),
