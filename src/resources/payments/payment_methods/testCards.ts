@@ -25,6 +25,16 @@ export const OUTCOMES = [
   'cvc_check_fails',
   'charge_customer_fail',
   'authentication_required',
+  'authentication_unless_setup',
+  'authentication_then_insufficient_funds',
+  'refund_fails',
+  'velocity_exceeded',
+  'highest_risk',
+  'elevated_risk',
+  'address_checks_fail',
+  'address_line1_check_fails',
+  'address_zip_check_fails',
+  'address_unavailable',
 ] as const;
 export type CardOutcome = (typeof OUTCOMES)[number];
 
@@ -78,7 +88,21 @@ const CARDS: readonly TestCard[] = [
   card('4100000000000019', 'visa', 'credit', 'fraudulent'),
   card('4000000000000101', 'visa', 'credit', 'cvc_check_fails'),
   card('4000000000000341', 'visa', 'credit', 'charge_customer_fail'),
+  card('4000000000006975', 'visa', 'credit', 'velocity_exceeded'),
+  card('4000000000004954', 'visa', 'credit', 'highest_risk'),
+  card('4000000000009235', 'visa', 'credit', 'elevated_risk'),
+  card('4000000000000010', 'visa', 'credit', 'address_checks_fail'),
+  card('4000000000000028', 'visa', 'credit', 'address_line1_check_fails'),
+  card('4000000000000036', 'visa', 'credit', 'address_zip_check_fails'),
+  card('4000000000000044', 'visa', 'credit', 'address_unavailable'),
+  card('4000000000005126', 'visa', 'credit', 'refund_fails'),
+  // Authentication (3-D Secure): always, unless set up for off-session use, or then declined.
   card('4000002760003184', 'visa', 'credit', 'authentication_required'),
+  card('4000000000003220', 'visa', 'credit', 'authentication_required'),
+  card('4000000000003063', 'visa', 'credit', 'authentication_required'),
+  card('4000000000003055', 'visa', 'credit'),
+  card('4000002500003155', 'visa', 'credit', 'authentication_unless_setup'),
+  card('4000008260003178', 'visa', 'credit', 'authentication_then_insufficient_funds'),
 ];
 
 const BY_NUMBER: ReadonlyMap<string, TestCard> = new Map(CARDS.map((c) => [c.number, c]));
@@ -120,7 +144,20 @@ export const TEST_CARD_NAMES: Readonly<Record<string, string>> = {
   radarBlock: '4100000000000019',
   cvcCheckFail: '4000000000000101',
   chargeCustomerFail: '4000000000000341',
+  chargeDeclinedVelocityLimitExceeded: '4000000000006975',
+  riskLevelHighest: '4000000000004954',
+  riskLevelElevated: '4000000000009235',
+  avsFail: '4000000000000010',
+  avsLine1Fail: '4000000000000028',
+  avsZipFail: '4000000000000036',
+  avsUnchecked: '4000000000000044',
+  refundFail: '4000000000005126',
   authenticationRequired: '4000002760003184',
+  threeDSecure2Required: '4000000000003220',
+  threeDSecureRequired: '4000000000003063',
+  threeDSecureOptional: '4000000000003055',
+  authenticationRequiredOnSetup: '4000002500003155',
+  authenticationRequiredChargeDeclinedInsufficientFunds: '4000008260003178',
 };
 
 export const testCardOf = (number: string): TestCard | undefined => BY_NUMBER.get(number);
@@ -187,6 +224,8 @@ const DECLINES: Readonly<Partial<Record<CardOutcome, { message: string; code: st
   cvc_check_fails: { message: "Your card's security code is incorrect.", code: 'incorrect_cvc', declineCode: 'incorrect_cvc' },
   processing_error: { message: 'An error occurred while processing your card. Try again in a little bit.', code: 'processing_error', declineCode: 'processing_error' },
   fraudulent: { message: 'Your card was declined.', code: 'card_declined', declineCode: 'fraudulent' },
+  highest_risk: { message: 'Your card was declined.', code: 'card_declined', declineCode: 'fraudulent' },
+  velocity_exceeded: { message: 'Your card was declined.', code: 'card_declined', declineCode: 'card_velocity_exceeded' },
 };
 
 /**
@@ -196,7 +235,9 @@ const DECLINES: Readonly<Partial<Record<CardOutcome, { message: string; code: st
 export type PaymentResult = { status: 'succeeded' } | { status: 'requires_action' } | { status: 'declined'; error: ApiError };
 
 export function paymentResult(outcome: CardOutcome): PaymentResult {
-  if (outcome === 'authentication_required') return { status: 'requires_action' };
+  if (outcome === 'authentication_required' || outcome === 'authentication_unless_setup' || outcome === 'authentication_then_insufficient_funds') {
+    return { status: 'requires_action' };
+  }
   const decline = DECLINES[outcome];
   if (!decline) return { status: 'succeeded' };
   return { status: 'declined', error: cardError(decline.message, decline.code, { declineCode: decline.declineCode }) };
