@@ -23,7 +23,7 @@ const post = (key: string, path: string, body: Record<string, unknown> = {}) => 
 const get = (key: string, path: string) => e.t.http().get(path).set(bearer(key));
 const intent = (id: string) => e.t.runtime.prisma.paymentIntent.findUniqueOrThrow({ where: { id } });
 const pay = (key: string, extra: Record<string, unknown> = {}) =>
-  post(key, '/v1/payment_intents', { amount: 1234, currency: 'usd', payment_method_types: ['card'], payment_method: 'pm_card_visa', confirm: true, ...extra });
+  post(key, '/v1/payment_intents', { amount: 1234, currency: 'usd', allowed_payment_method_types: ['card'], payment_method: 'pm_card_visa', confirm: true, ...extra });
 
 test('an automatic_async capture succeeds at once; the worker settles its charge later and charge.updated is delivered', async () => {
   const key = newTestKey();

@@ -4,7 +4,8 @@ import type { Metadata } from '../../../kernel/metadata';
 
 export const PAYMENT_INTENT_OBJECT = 'payment_intent';
 
-export type PaymentIntentRow = Omit<PaymentIntent, 'seq'>;
+/** A row as queries.ts reads it (the types as sent are newer than the generated client). */
+export type PaymentIntentRow = Omit<PaymentIntent, 'seq'> & { allowedPaymentMethodTypes: string[] | null; excludedPaymentMethodTypes: string[] | null };
 
 /** What the row doesn't say in the clear: the opened client secret, and an open challenge's `next_action`. */
 export interface Presented {
@@ -22,7 +23,7 @@ export function serializePaymentIntent(row: PaymentIntentRow, presented: Present
   return {
     id: row.id,
     object: PAYMENT_INTENT_OBJECT,
-    allowed_payment_method_types: null,
+    allowed_payment_method_types: row.allowedPaymentMethodTypes,
     amount: row.amount,
     amount_capturable: row.amountCapturable,
     amount_received: row.amountReceived,
@@ -39,7 +40,7 @@ export function serializePaymentIntent(row: PaymentIntentRow, presented: Present
     customer: row.customerId,
     customer_account: null,
     description: row.description,
-    excluded_payment_method_types: null,
+    excluded_payment_method_types: row.excludedPaymentMethodTypes,
     last_payment_error: row.lastPaymentError as Record<string, unknown> | null,
     latest_charge: row.latestChargeId,
     livemode: false,

@@ -2,7 +2,8 @@ import { Prisma } from '../../../generated/prisma/client';
 import { unixSeconds } from '../../../lib/clock';
 import { hasIdShape, newId, randomBase62 } from '../../../lib/ids';
 import { ApiError, invalidRequest, parametersExclusive, resourceMissing } from '../../../kernel/errors';
-import { paginateRows, rangeWhere } from '../../../kernel/list';
+import { paginateSql, rangeConditions } from '../../../kernel/list';
+import { TxSql } from '../../../lib/sql';
 import { applyMetadata, type Metadata, type MetadataParam } from '../../../kernel/metadata';
 import type { Deps, RequestContext } from '../../../kernel/route';
 import { accountApiVersion, automaticCause, emit, requestEventOptions, type EmitOptions, type Tx } from '../../../events/emit';
@@ -22,6 +23,7 @@ import { ROW as PM_ROW, resolvePaymentMethod, type StoredPaymentMethod } from '.
 import { serializePaymentMethod } from '../payment_methods/serializer';
 import { authenticationRequiredError, insufficientFundsError, paymentResult, type CardOutcome } from '../payment_methods/testCards';
 import { paymentIntentsQueue, settleJob, type PaymentIntentJob } from './jobs';
+import { listedRows, selectOwned, selectOwnedForUpdate, updateTypes } from './queries';
 import { serializePaymentIntent, type PaymentIntentObject, type PaymentIntentRow } from './serializer';
 
 // PaymentIntents: the status machine (requires_payment_method → requires_confirmation →
@@ -85,12 +87,11 @@ async function emitCharge(scope: Scope, type: EventType, row: ChargeRow, previou
 /** Locks one of the account's intents for the rest of `tx`; null when it has none. */
 async function lockIntent(tx: Tx, accountId: string, id: string): Promise<PaymentIntentRow | null> {
   if (!hasIdShape('pi', id)) return null;
-  const rows = await tx.$queryRaw<{ id: string }[]>`SELECT id FROM payment_intents WHERE id = ${id} AND account_id = ${accountId} FOR UPDATE`;
-  if (rows.length === 0) return null;
-  return withoutSeq(await tx.paymentIntent.findUniqueOrThrow({ where: { id } }));
+  const [row] = await new TxSql(tx).query<PaymentIntentRow & { seq?: bigint }>(selectOwnedForUpdate(id, accountId));
+  return row ? withoutSeq(row) : null;
 }
 
-const withoutSeq = ({ seq: _seq, ...row }: PaymentIntentRow & { seq: bigint }): PaymentIntentRow => row;
+const withoutSeq = ({ seq: _seq, ...row }: PaymentIntentRow & { seq?: bigint }): PaymentIntentRow => row;
 
 async function lockOrMissing(ctx: RequestContext, tx: Tx): Promise<PaymentIntentRow> {
   const id = ctx.pathParams.intent;
@@ -101,7 +102,7 @@ async function lockOrMissing(ctx: RequestContext, tx: Tx): Promise<PaymentIntent
 
 /** Writes the intent's changed columns (everything but its identity and secret). */
 async function saveIntent(tx: Tx, row: PaymentIntentRow): Promise<void> {
-  const { id: _id, accountId: _a, created: _c, clientSecret: _s, ...data } = row;
+  const { id: _id, accountId: _a, created: _c, clientSecret: _s, allowedPaymentMethodTypes: _al, excludedPaymentMethodTypes: _ex, ...data } = row;
   await tx.paymentIntent.update({
     where: { id: row.id },
     data: {
@@ -161,18 +162,8 @@ function checkAmount(amount: number, currency: string): void {
   if (amount > 99999999) throw invalidRequest('Amount must be no more than 99999999.', 'amount_too_large', 'amount');
 }
 
-/** Only cards are payment methods here. */
-function checkPaymentMethodTypes(types: readonly string[]): void {
-  for (const type of types) {
-    if (type !== 'card') {
-      throw invalidRequest(
-        `The payment method type provided: ${type} is invalid. Please ensure the provided type is activated in your dashboard (https://dashboard.stripe.com/account/payments/settings) and your account is enabled for any preview features that you are trying to use.`,
-        'payment_intent_invalid_parameter',
-        'payment_method_types',
-      );
-    }
-  }
-}
+/** The payment method types that exist here: cards. */
+const SUPPORTED_TYPES: readonly string[] = ['card'];
 
 async function checkCustomer(tx: Tx, accountId: string, id: string): Promise<void> {
   const missing = resourceMissing('customer', id, 'customer', 400);
@@ -419,25 +410,51 @@ async function run(ctx: RequestContext, work: (scope: Scope) => Promise<{ row: P
 
 // --- operations -------------------------------------------------------------------------------
 
+/** The PaymentIntent's payment method types as sent and as worked out: `allowed` (filtered to the ones here, cards), or the Dashboard's less `excluded`. */
+function paymentMethodTypesOf(allowed: readonly string[] | null, excluded: readonly string[] | null): string[] {
+  const types = (allowed ?? SUPPORTED_TYPES).filter((type) => SUPPORTED_TYPES.includes(type) && !(excluded ?? []).includes(type));
+  if (types.length === 0) {
+    const param = allowed ? 'allowed_payment_method_types' : 'excluded_payment_method_types';
+    throw invalidRequest(`None of the payment method types this PaymentIntent allows are available: only card payments are supported here.`, 'payment_intent_invalid_parameter', param);
+  }
+  return types;
+}
+
+/** Today's API takes no `payment_method_types` (its request change maps the older versions' onto `allowed_payment_method_types`). */
+function refuseExplicitTypes(params: Record<string, any>): void {
+  if (params.payment_method_types !== undefined) {
+    throw invalidRequest(
+      'The `payment_method_types` parameter is no longer supported on this API version. Use dynamic payment methods, `excluded_payment_method_types` or `allowed_payment_method_types` instead.',
+      'payment_method_types_no_longer_supported',
+      'payment_method_types',
+    );
+  }
+}
+
 export async function createPaymentIntent(ctx: RequestContext) {
   const { params } = ctx;
   const currency = String(params.currency).toLowerCase();
+  refuseExplicitTypes(params);
   checkAmount(params.amount, currency);
   checkCardDescriptor(params);
-  if (params.automatic_payment_methods !== undefined && params.payment_method_types !== undefined) {
-    throw parametersExclusive('automatic_payment_methods', 'payment_method_types');
+  if (params.allowed_payment_method_types !== undefined) {
+    for (const other of ['automatic_payment_methods', 'excluded_payment_method_types'] as const) {
+      if (params[other] !== undefined) throw parametersExclusive('allowed_payment_method_types', other);
+    }
   }
   if (params.confirm !== true) {
     for (const only of ['return_url', 'off_session', 'error_on_requires_action'] as const) {
       if (params[only] !== undefined) throw invalidRequest(`You may only specify \`${only}\` when \`confirm\` is \`true\`.`, undefined, only);
     }
   }
-  if (params.payment_method_types !== undefined) checkPaymentMethodTypes(params.payment_method_types);
+  const allowed: string[] | null = params.allowed_payment_method_types ?? null;
+  const excluded: string[] | null = params.excluded_payment_method_types ?? null;
+  const paymentMethodTypes = paymentMethodTypesOf(allowed, excluded);
   const automatic = params.automatic_payment_methods as { enabled: boolean; allow_redirects?: string } | undefined;
-  // Without either, newer versions take the Dashboard's payment methods (cards, here), which may redirect.
-  const defaultsToAutomatic = params.payment_method_types === undefined && automatic === undefined && ctx.apiVersion >= AUTOMATIC_PAYMENT_METHODS_FROM;
-  const automaticPaymentMethods =
-    automatic?.enabled || defaultsToAutomatic ? { allow_redirects: automatic?.allow_redirects ?? 'always', enabled: true } : null;
+  // Without `allowed_payment_method_types`, the Dashboard's payment methods (cards here; elsewhere
+  // some redirect); before 2023-08-16, cards only unless automatic_payment_methods said otherwise.
+  const dynamic = allowed === null && automatic === undefined && ctx.apiVersion >= AUTOMATIC_PAYMENT_METHODS_FROM;
+  const automaticPaymentMethods = automatic?.enabled || dynamic ? { allow_redirects: automatic?.allow_redirects ?? 'always', enabled: true } : null;
   return run(ctx, async (scope) => {
     const { tx } = scope;
     if (params.customer !== undefined) await checkCustomer(tx, ctx.caller.accountId, params.customer);
@@ -457,7 +474,9 @@ export async function createPaymentIntent(ctx: RequestContext) {
       confirmationMethod: params.confirmation_method ?? 'automatic',
       customerId: params.customer ?? null,
       paymentMethodId: null,
-      paymentMethodTypes: params.payment_method_types ?? ['card'],
+      paymentMethodTypes,
+      allowedPaymentMethodTypes: allowed,
+      excludedPaymentMethodTypes: excluded,
       automaticPaymentMethods: automaticPaymentMethods,
       paymentMethodOptions: {},
       setupFutureUsage: params.setup_future_usage ?? null,
@@ -488,9 +507,10 @@ export async function createPaymentIntent(ctx: RequestContext) {
       row.paymentMethodId = (await usablePaymentMethod(tx, ctx, params.payment_method, row.customerId)).id;
       row.status = 'requires_confirmation';
     }
+    const { allowedPaymentMethodTypes: _al, excludedPaymentMethodTypes: _ex, ...columns } = row;
     await tx.paymentIntent.create({
       data: {
-        ...row,
+        ...columns,
         automaticPaymentMethods: json(row.automaticPaymentMethods),
         paymentMethodOptions: {},
         shipping: json(row.shipping),
@@ -501,6 +521,7 @@ export async function createPaymentIntent(ctx: RequestContext) {
       },
       select: { id: true },
     });
+    if (allowed !== null || excluded !== null) await new TxSql(tx).query(updateTypes(id, allowed, excluded));
     await emitIntent(scope, 'payment_intent.created', row);
     if (params.confirm !== true) return { row };
     return confirmLocked(scope, ctx, row, { ...params, payment_method: undefined });
@@ -520,7 +541,7 @@ export async function retrievePaymentIntent(ctx: RequestContext) {
 /** The public object of one of the caller's intents (for expansion), or null. */
 export async function retrievePaymentIntentObject(ctx: RequestContext, id: string) {
   if (!hasIdShape('pi', id)) return null;
-  const row = await ctx.deps.prisma.paymentIntent.findUnique({ where: { id, accountId: ctx.caller.accountId } });
+  const [row] = await ctx.deps.sql.query<PaymentIntentRow & { seq: bigint }>(selectOwned(id, ctx.caller.accountId));
   return row ? presentPaymentIntent(ctx.deps.prisma as unknown as Tx, ctx.deps, withoutSeq(row)) : null;
 }
 
@@ -538,8 +559,8 @@ export async function updatePaymentIntent(ctx: RequestContext) {
         );
       }
     }
+    refuseExplicitTypes(params);
     checkCardDescriptor(params);
-    if (params.payment_method_types !== undefined) checkPaymentMethodTypes(params.payment_method_types);
     const row: PaymentIntentRow = { ...before };
     const text = (value: string | undefined, current: string | null) => (value === undefined ? current : value === '' ? null : value);
     if (params.amount !== undefined) row.amount = params.amount;
@@ -555,7 +576,14 @@ export async function updatePaymentIntent(ctx: RequestContext) {
     row.transferGroup = text(params.transfer_group, row.transferGroup);
     if (params.setup_future_usage !== undefined) row.setupFutureUsage = params.setup_future_usage === '' ? null : params.setup_future_usage;
     if (params.capture_method !== undefined) row.captureMethod = params.capture_method;
-    if (params.payment_method_types !== undefined) row.paymentMethodTypes = params.payment_method_types;
+    if (params.allowed_payment_method_types !== undefined || params.excluded_payment_method_types !== undefined) {
+      if (params.allowed_payment_method_types !== undefined) row.allowedPaymentMethodTypes = params.allowed_payment_method_types;
+      if (params.excluded_payment_method_types !== undefined) row.excludedPaymentMethodTypes = params.excluded_payment_method_types;
+      if (row.allowedPaymentMethodTypes !== null && row.excludedPaymentMethodTypes !== null) throw parametersExclusive('allowed_payment_method_types', 'excluded_payment_method_types');
+      row.paymentMethodTypes = paymentMethodTypesOf(row.allowedPaymentMethodTypes, row.excludedPaymentMethodTypes);
+      if (row.allowedPaymentMethodTypes !== null) row.automaticPaymentMethods = null;
+      await new TxSql(scope.tx).query(updateTypes(row.id, row.allowedPaymentMethodTypes, row.excludedPaymentMethodTypes));
+    }
     if (params.shipping !== undefined) row.shipping = shippingOf(params.shipping, row.shipping) as Prisma.JsonValue;
     if (params.application_fee_amount !== undefined) row.applicationFeeAmount = params.application_fee_amount === '' ? null : params.application_fee_amount;
     if (params.transfer_data?.amount !== undefined) {
@@ -675,19 +703,15 @@ export async function cancelPaymentIntent(ctx: RequestContext) {
 
 export async function listPaymentIntents(ctx: RequestContext) {
   const { params, caller, deps } = ctx;
-  const created = rangeWhere(params.created);
-  return paginateRows<PaymentIntentRow & { seq: bigint }>({
+  const page = await paginateSql<PaymentIntentRow & { seq: bigint }>({
     params,
     url: '/v1/payment_intents',
-    where: {
-      accountId: caller.accountId,
-      ...(params.customer !== undefined ? { customerId: params.customer } : {}),
-      ...(created !== undefined ? { created } : {}),
-    },
-    model: deps.prisma.paymentIntent as any,
+    rows: listedRows(caller.accountId, { customer: params.customer, created: rangeConditions('created', params.created) }),
+    db: deps.sql,
     objectName: NAME,
-    serializeAll: (rows) => Promise.all(rows.map((r) => presentPaymentIntent(deps.prisma as unknown as Tx, deps, withoutSeq(r)))),
+    serialize: (row: PaymentIntentRow) => row,
   });
+  return { ...page, data: await Promise.all((page.data as (PaymentIntentRow & { seq: bigint })[]).map((r) => presentPaymentIntent(deps.prisma as unknown as Tx, deps, withoutSeq(r)))) };
 }
 
 // --- 3-D Secure -------------------------------------------------------------------------------
