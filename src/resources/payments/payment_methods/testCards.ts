@@ -281,7 +281,6 @@ export function chargeOutcome(outcome: CardOutcome, declineCode: string | null):
   }
   return {
     ...base,
-    network_decline_code: null,
     network_status: 'declined_by_network',
     reason: declineCode,
     seller_message:
