@@ -443,9 +443,8 @@ export async function createPaymentIntent(ctx: RequestContext) {
     }
   }
   if (params.confirm !== true) {
-    for (const only of ['return_url', 'off_session', 'error_on_requires_action'] as const) {
-      if (params[only] !== undefined) throw invalidRequest(`You may only specify \`${only}\` when \`confirm\` is \`true\`.`, undefined, only);
-    }
+    // `off_session` and `error_on_requires_action` are read only by a confirmation; a return URL would be kept for one.
+    if (params.return_url !== undefined) throw invalidRequest('You may only specify `return_url` when `confirm` is `true`.', undefined, 'return_url');
   }
   const allowed: string[] | null = params.allowed_payment_method_types ?? null;
   const excluded: string[] | null = params.excluded_payment_method_types ?? null;
