@@ -1,5 +1,6 @@
 import { newTestKey, startTestApp, type TestApp } from '../../helpers/app';
 import { createAccount, createCustomer, createPaymentMethod } from '../../helpers/fixtures';
+import { expectNowhereAtRest } from '../../helpers/atRest';
 import { expectMatchesResponseSchema } from '../../helpers/responseSchemas';
 import { expectError, requestsOf } from '../../helpers/requests';
 import { TEST_CARD_NAMES } from '../../../src/resources/payments/payment_methods/testCards';
@@ -531,5 +532,27 @@ describe('the official SDK', () => {
       .catch((e) => e);
     expect(declined).toMatchObject({ type: 'StripeCardError', code: 'card_declined', decline_code: 'generic_decline' });
     expect(declined.payment_intent.status).toBe('requires_payment_method');
+  });
+});
+
+describe('secrets at rest', () => {
+  test('client secrets and challenge tokens are sealed: in rows, kept answers, events, errors and logs', async () => {
+    const key = newTestKey();
+    const created = await post(key, PI, card({ payment_method: 'pm_card_chargeDeclined' }), { 'Idempotency-Key': 'secret-create' });
+    const secret: string = created.body.client_secret;
+    expect(secret).toMatch(/_secret_/);
+    const declined = await post(key, `${PI}/${created.body.id}/confirm`, {}, { 'Idempotency-Key': 'secret-confirm' });
+    expect(declined.status).toBe(402);
+    expect(declined.body.error.payment_intent.client_secret).toBeNull();
+    const waiting = await pay(key, 'pm_card_authenticationRequired', { return_url: 'http://127.0.0.1:9/back' });
+    const token = waiting.body.next_action.redirect_to_url.url.split('/').pop();
+    const row = await t.runtime.prisma.paymentIntent.findUniqueOrThrow({ where: { id: created.body.id } });
+    expect(await t.runtime.encryption.open(row.clientSecret)).toBe(secret);
+    await expectNowhereAtRest(t, secret, ['payment_intents', created.body.id]);
+    await expectNowhereAtRest(t, waiting.body.client_secret);
+    await expectNowhereAtRest(t, token);
+    expect(t.logText()).not.toContain(secret);
+    // The replay opens the sealed copy.
+    expect((await post(key, PI, card({ payment_method: 'pm_card_chargeDeclined' }), { 'Idempotency-Key': 'secret-create' })).body.client_secret).toBe(secret);
   });
 });

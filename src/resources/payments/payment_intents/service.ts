@@ -73,6 +73,15 @@ export async function presentPaymentIntent(db: Tx, deps: Pick<Deps, 'config' | '
   return serializePaymentIntent(row, { clientSecret: await deps.encryption.open(row.clientSecret), nextAction });
 }
 
+/**
+ * The object as an error body carries it: without the client secret, since failed requests are
+ * kept in the clear for their log page (kernel/requestLog.ts).
+ */
+const errorObject = async (scope: Pick<Scope, 'tx' | 'deps'>, row: PaymentIntentRow): Promise<PaymentIntentObject> => ({
+  ...(await presentPaymentIntent(scope.tx, scope.deps, row)),
+  client_secret: null,
+});
+
 /** The object as events carry it: stored in the clear, so without the client secret or the challenge page's URL. */
 const eventObject = (row: PaymentIntentRow): PaymentIntentObject => serializePaymentIntent(row, { clientSecret: null, nextAction: null });
 
@@ -129,7 +138,7 @@ async function unexpectedState(scope: Pick<Scope, 'tx' | 'deps'>, row: PaymentIn
     status: 400,
     code: 'payment_intent_unexpected_state',
     message,
-    extra: { payment_intent: await presentPaymentIntent(scope.tx, scope.deps, row) },
+    extra: { payment_intent: await errorObject(scope, row) },
   });
 }
 
@@ -311,7 +320,7 @@ async function charge(scope: Scope, row: PaymentIntentRow, pm: Stored, result: '
     await saveIntent(scope.tx, failed);
     await emitCharge(scope, 'charge.failed', chargeRow);
     await emitIntent(scope, 'payment_intent.payment_failed', failed);
-    const body = { charge: chargeRow.id, decline_code: declined.extra?.decline_code, payment_intent: await presentPaymentIntent(scope.tx, scope.deps, failed), payment_method: serializePaymentMethod(pm) };
+    const body = { charge: chargeRow.id, decline_code: declined.extra?.decline_code, payment_intent: await errorObject(scope, failed), payment_method: serializePaymentMethod(pm) };
     return {
       row: failed,
       error: new ApiError({ status: 402, type: 'card_error', code: declined.code, message: declined.message, extra: body, keepsWrites: true }),
