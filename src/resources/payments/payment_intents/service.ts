@@ -53,11 +53,15 @@ interface Scope {
   readonly events: EmitOptions;
   readonly eventIds: string[];
   readonly jobs: JobSpec<PaymentIntentJob>[];
+  /** Intents made by this request and not written yet: their first save inserts them (one write for create and confirm). */
+  readonly unsaved: Set<string>;
+  /** The payment methods this request read or made, by id. */
+  readonly paymentMethods: Map<string, Stored>;
 }
 
 const requestScope = (ctx: RequestContext, tx: Tx): Scope => {
   const now = unixSeconds(ctx.deps.clock);
-  return { tx, deps: ctx.deps, accountId: ctx.caller.accountId, now, events: requestEventOptions(ctx, now), eventIds: [], jobs: [] };
+  return { tx, deps: ctx.deps, accountId: ctx.caller.accountId, now, events: requestEventOptions(ctx, now), eventIds: [], jobs: [], unsaved: new Set(), paymentMethods: new Map() };
 };
 
 type Stored = StoredPaymentMethod & { offSessionReady: boolean };
@@ -109,8 +113,10 @@ async function lockOrMissing(ctx: RequestContext, tx: Tx): Promise<PaymentIntent
   return row;
 }
 
-/** Writes the intent's changed columns (everything but its identity and secret). */
-async function saveIntent(tx: Tx, row: PaymentIntentRow): Promise<void> {
+/** Writes the intent: inserted by its first save when this request made it, else its changed columns (all but its identity and secret). */
+async function saveIntent(scope: Pick<Scope, 'tx' | 'unsaved'>, row: PaymentIntentRow): Promise<void> {
+  const { tx } = scope;
+  if (scope.unsaved.delete(row.id)) return insertIntent(tx, row);
   const { id: _id, accountId: _a, created: _c, clientSecret: _s, allowedPaymentMethodTypes: _al, excludedPaymentMethodTypes: _ex, ...data } = row;
   await tx.paymentIntent.update({
     where: { id: row.id },
@@ -126,6 +132,24 @@ async function saveIntent(tx: Tx, row: PaymentIntentRow): Promise<void> {
     },
     select: { id: true },
   });
+}
+
+async function insertIntent(tx: Tx, row: PaymentIntentRow): Promise<void> {
+  const { allowedPaymentMethodTypes: allowed, excludedPaymentMethodTypes: excluded, ...columns } = row;
+  await tx.paymentIntent.create({
+    data: {
+      ...columns,
+      automaticPaymentMethods: json(row.automaticPaymentMethods),
+      paymentMethodOptions: (row.paymentMethodOptions ?? {}) as Prisma.InputJsonValue,
+      shipping: json(row.shipping),
+      metadata: row.metadata as Prisma.InputJsonValue,
+      transferData: json(row.transferData),
+      lastPaymentError: json(row.lastPaymentError),
+      nextAction: json(row.nextAction),
+    },
+    select: { id: true },
+  });
+  if (allowed !== null || excluded !== null) await new TxSql(tx).query(updateTypes(row.id, allowed, excluded));
 }
 
 // Prisma's marker for a JSON column set to SQL NULL.
@@ -214,7 +238,8 @@ async function checkConnect(tx: Tx, ctx: RequestContext, row: PaymentIntentRow):
 }
 
 /** A payment method the intent may charge: attached to its customer, or to no one. */
-async function usablePaymentMethod(tx: Tx, ctx: RequestContext, id: string, customerId: string | null): Promise<Stored> {
+async function usablePaymentMethod(scope: Scope, ctx: RequestContext, id: string, customerId: string | null): Promise<Stored> {
+  const { tx } = scope;
   const pm = await resolvePaymentMethod(tx, ctx, id, 'payment_method');
   if (pm.customerId !== null && pm.customerId !== customerId) {
     throw invalidRequest(
@@ -225,7 +250,10 @@ async function usablePaymentMethod(tx: Tx, ctx: RequestContext, id: string, cust
       'payment_method',
     );
   }
-  return loadPaymentMethod(tx, pm.id);
+  // A public test id made a fresh card just now: nothing set it up yet.
+  const stored: Stored = pm.id === id ? await loadPaymentMethod(tx, pm.id) : { ...pm, offSessionReady: false };
+  scope.paymentMethods.set(stored.id, stored);
+  return stored;
 }
 
 // --- the payment attempt ----------------------------------------------------------------------
@@ -317,7 +345,7 @@ async function charge(scope: Scope, row: PaymentIntentRow, pm: Stored, result: '
       type: 'card_error',
     };
     const failed: PaymentIntentRow = { ...row, status: 'requires_payment_method', paymentMethodId: null, latestChargeId: chargeRow.id, lastPaymentError: error as unknown as Prisma.JsonValue, dueAt: null };
-    await saveIntent(scope.tx, failed);
+    await saveIntent(scope, failed);
     await emitCharge(scope, 'charge.failed', chargeRow);
     await emitIntent(scope, 'payment_intent.payment_failed', failed);
     const body = { charge: chargeRow.id, decline_code: declined.extra?.decline_code, payment_intent: await errorObject(scope, failed), payment_method: serializePaymentMethod(pm) };
@@ -337,7 +365,7 @@ async function charge(scope: Scope, row: PaymentIntentRow, pm: Stored, result: '
       scope.jobs.push(settleJob(row.id, dueAt, delayMs));
     }
   }
-  await saveIntent(scope.tx, after);
+  await saveIntent(scope, after);
   await setUpForFuture(scope, after, pm);
   await emitCharge(scope, 'charge.succeeded', chargeRow);
   await emitIntent(scope, manual ? 'payment_intent.amount_capturable_updated' : 'payment_intent.succeeded', after);
@@ -346,7 +374,7 @@ async function charge(scope: Scope, row: PaymentIntentRow, pm: Stored, result: '
 
 /** The confirmation itself, on a locked intent whose parameters are applied. */
 async function attempt(scope: Scope, ctx: RequestContext, row: PaymentIntentRow, options: AttemptOptions): Promise<{ row: PaymentIntentRow; error?: ApiError }> {
-  const pm = await loadPaymentMethod(scope.tx, row.paymentMethodId!);
+  const pm = scope.paymentMethods.get(row.paymentMethodId!) ?? (await loadPaymentMethod(scope.tx, row.paymentMethodId!));
   // A manually confirmed intent whose customer authenticated this card: charged without asking again.
   if ((row.nextAction as { authenticated?: string } | null)?.authenticated === pm.id) {
     return charge(scope, { ...row, nextAction: null }, pm, authenticatedResult(pm), true);
@@ -356,11 +384,12 @@ async function attempt(scope: Scope, ctx: RequestContext, row: PaymentIntentRow,
     // The page's URL is shown from the challenge's sealed token (pendingNextAction), never stored in the clear.
     await startAuthentication(scope.tx, ctx, { intentType: 'payment_intent', intentId: row.id, returnUrl: row.returnUrl });
     const after: PaymentIntentRow = { ...row, status: 'requires_action', lastPaymentError: null, nextAction: null };
-    await saveIntent(scope.tx, after);
+    await saveIntent(scope, after);
     await emitIntent(scope, 'payment_intent.requires_action', after);
     return { row: after };
   }
-  await closeAuthentications(scope.tx, row.id, scope.now);
+  // An intent this request made has no challenge to end.
+  if (!scope.unsaved.has(row.id)) await closeAuthentications(scope.tx, row.id, scope.now);
   return charge(scope, { ...row, nextAction: null }, pm, result, false);
 }
 
@@ -380,7 +409,7 @@ async function confirmLocked(scope: Scope, ctx: RequestContext, before: PaymentI
     );
   }
   let row: PaymentIntentRow = { ...before };
-  if (params.payment_method !== undefined) row.paymentMethodId = (await usablePaymentMethod(scope.tx, ctx, params.payment_method, row.customerId)).id;
+  if (params.payment_method !== undefined) row.paymentMethodId = (await usablePaymentMethod(scope, ctx, params.payment_method, row.customerId)).id;
   if (params.return_url !== undefined) row.returnUrl = params.return_url;
   if (params.receipt_email !== undefined) row.receiptEmail = params.receipt_email === '' ? null : params.receipt_email;
   if (params.shipping !== undefined) row.shipping = shippingOf(params.shipping, row.shipping) as Prisma.JsonValue;
@@ -512,26 +541,16 @@ export async function createPaymentIntent(ctx: RequestContext) {
     };
     await checkConnect(tx, ctx, row);
     if (params.payment_method !== undefined) {
-      row.paymentMethodId = (await usablePaymentMethod(tx, ctx, params.payment_method, row.customerId)).id;
+      row.paymentMethodId = (await usablePaymentMethod(scope, ctx, params.payment_method, row.customerId)).id;
       row.status = 'requires_confirmation';
     }
-    const { allowedPaymentMethodTypes: _al, excludedPaymentMethodTypes: _ex, ...columns } = row;
-    await tx.paymentIntent.create({
-      data: {
-        ...columns,
-        automaticPaymentMethods: json(row.automaticPaymentMethods),
-        paymentMethodOptions: {},
-        shipping: json(row.shipping),
-        metadata: row.metadata as Prisma.InputJsonValue,
-        transferData: json(row.transferData),
-        lastPaymentError: DbNull,
-        nextAction: DbNull,
-      },
-      select: { id: true },
-    });
-    if (allowed !== null || excluded !== null) await new TxSql(tx).query(updateTypes(id, allowed, excluded));
+    // Written by its first save: now, or once confirmed (the intent and its charge in one write each).
+    scope.unsaved.add(id);
     await emitIntent(scope, 'payment_intent.created', row);
-    if (params.confirm !== true) return { row };
+    if (params.confirm !== true) {
+      await saveIntent(scope, row);
+      return { row };
+    }
     return confirmLocked(scope, ctx, row, { ...params, payment_method: undefined });
   });
 }
@@ -601,7 +620,7 @@ export async function updatePaymentIntent(ctx: RequestContext) {
     row.metadata = applyMetadata(before.metadata as Metadata, params.metadata as MetadataParam | undefined);
     await checkConnect(scope.tx, ctx, row);
     if (params.payment_method !== undefined) {
-      row.paymentMethodId = params.payment_method === '' ? null : (await usablePaymentMethod(scope.tx, ctx, params.payment_method, row.customerId)).id;
+      row.paymentMethodId = params.payment_method === '' ? null : (await usablePaymentMethod(scope, ctx, params.payment_method, row.customerId)).id;
     } else if (params.customer !== undefined && row.paymentMethodId !== null) {
       const pm = await loadPaymentMethod(scope.tx, row.paymentMethodId);
       if (pm.customerId !== null && pm.customerId !== row.customerId) row.paymentMethodId = null;
@@ -611,7 +630,7 @@ export async function updatePaymentIntent(ctx: RequestContext) {
       row.status = row.paymentMethodId === null ? 'requires_payment_method' : 'requires_confirmation';
       if (before.status === 'requires_action') await closeAuthentications(scope.tx, row.id, scope.now);
     }
-    await saveIntent(scope.tx, row);
+    await saveIntent(scope, row);
     return { row };
   });
 }
@@ -667,7 +686,7 @@ export async function capturePaymentIntent(ctx: RequestContext) {
       balanceTransaction: `txn_${randomBase62(24)}`,
     };
     await saveCharge(scope.tx, captured);
-    await saveIntent(scope.tx, row);
+    await saveIntent(scope, row);
     await emitCharge(scope, 'charge.captured', captured);
     await emitIntent(scope, 'payment_intent.succeeded', row);
     return { row };
@@ -703,7 +722,7 @@ export async function cancelPaymentIntent(ctx: RequestContext) {
         await emitCharge(scope, 'charge.refunded', released, { amount_refunded: 0, refunded: false });
       }
     }
-    await saveIntent(scope.tx, row);
+    await saveIntent(scope, row);
     await emitIntent(scope, 'payment_intent.canceled', row);
     return { row };
   });
@@ -743,6 +762,8 @@ export const paymentIntentAuthentication: AuthenticationTarget = {
       events: { accountId, apiVersion: await accountApiVersion(tx, accountId, deps.config.defaultApiVersion), created: now, cause: automaticCause },
       eventIds: [],
       jobs: [],
+      unsaved: new Set(),
+      paymentMethods: new Map(),
     };
     const redirect = async (status: 'succeeded' | 'failed') => ({
       payment_intent: row.id,
@@ -761,7 +782,7 @@ export const paymentIntentAuthentication: AuthenticationTarget = {
         type: 'invalid_request_error',
       };
       const failed: PaymentIntentRow = { ...row, status: 'requires_payment_method', paymentMethodId: null, lastPaymentError: error as unknown as Prisma.JsonValue };
-      await saveIntent(tx, failed);
+      await saveIntent(scope, failed);
       await emitIntent(scope, 'payment_intent.payment_failed', failed);
       await afterFinish(deps, scope);
       return { eventIds: scope.eventIds, redirectParams: await redirect('failed') };
@@ -769,7 +790,7 @@ export const paymentIntentAuthentication: AuthenticationTarget = {
     if (row.confirmationMethod === 'manual') {
       // Manual confirmation: the server confirms again, and the card is charged then.
       const waiting: PaymentIntentRow = { ...row, status: 'requires_confirmation', nextAction: { authenticated: pm.id } };
-      await saveIntent(tx, waiting);
+      await saveIntent(scope, waiting);
       return { eventIds: [], redirectParams: await redirect('succeeded') };
     }
     const charged = await charge(scope, row, pm, authenticatedResult(pm), true);
