@@ -17,7 +17,7 @@ import {
   type AuthenticationResult,
   type AuthenticationTarget,
 } from '../authentications/service';
-import { recordCharge, lockCharge, saveCharge, shippingOf, type ChargeAttempt } from '../charges/service';
+import { lockCharge, newBalanceTransactionId, recordCharge, saveCharge, shippingOf, type ChargeAttempt } from '../charges/service';
 import { serializeCharge, type ChargeRow } from '../charges/serializer';
 import { ROW as PM_ROW, resolvePaymentMethod, type StoredPaymentMethod } from '../payment_methods/service';
 import { serializePaymentMethod } from '../payment_methods/serializer';
@@ -683,7 +683,7 @@ export async function capturePaymentIntent(ctx: RequestContext) {
       amountCaptured: amount,
       amountRefunded: chargeBefore.amount - amount,
       applicationFeeAmount: fee,
-      balanceTransaction: `txn_${randomBase62(24)}`,
+      balanceTransaction: newBalanceTransactionId(),
     };
     await saveCharge(scope.tx, captured);
     await saveIntent(scope, row);
