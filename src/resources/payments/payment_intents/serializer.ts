@@ -5,7 +5,7 @@ import type { Metadata } from '../../../kernel/metadata';
 export const PAYMENT_INTENT_OBJECT = 'payment_intent';
 
 /** A row as queries.ts reads it (the types as sent are newer than the generated client). */
-export type PaymentIntentRow = Omit<PaymentIntent, 'seq'> & { allowedPaymentMethodTypes: string[] | null; excludedPaymentMethodTypes: string[] | null };
+export type PaymentIntentRow = Omit<PaymentIntent, 'seq' | 'allowedPaymentMethodTypes' | 'excludedPaymentMethodTypes'> & { allowedPaymentMethodTypes: string[] | null; excludedPaymentMethodTypes: string[] | null };
 
 /** What the row doesn't say in the clear: the opened client secret, and an open challenge's `next_action`. */
 export interface Presented {
