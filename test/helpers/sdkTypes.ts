@@ -240,6 +240,18 @@ export const SDK_TYPE_ERRATA: readonly { readonly pkgs: readonly SdkPackage[]; r
       'Person.additional_tos_acceptances.account is typed non-null by stripe-node 14 and 15 and nullable by 17, with no API version or ' +
       'changelog entry for the change: a person who accepted nothing has null there at every version.',
   },
+  {
+    pkgs: ['stripe-v11', 'stripe-v14'],
+    problem: /(<charge>|\.latest_charge|<event>\.data\.object)\.refunds is missing$/,
+    why:
+      'stripe-node 15.5.0 (2024-05-02), the same correction: Charge.refunds made optional. From 2022-11-15 a charge shows its refunds ' +
+      'only when expanded ("The Charges object no longer auto-expands refunds by default").',
+  },
+  {
+    pkgs: ['stripe-v8'],
+    problem: /(<charge>|\.charges\.data\[\d+\]|<event>\.data\.object)\.order is missing$/,
+    why: 'stripe-node 9.0.0: "Removed references from other resources: Charge.order" (the Orders API was removed, at every version; no API version).',
+  },
 ];
 
 const isErratum = (pkg: SdkPackage, problem: string): boolean => SDK_TYPE_ERRATA.some((e) => e.pkgs.includes(pkg) && e.problem.test(problem));

@@ -7,6 +7,7 @@ import * as paymentMethodSerializer from './payment_methods/serializer';
 import { retrievePaymentMethodObject } from './payment_methods/service';
 import { cvcPurge } from './payment_methods/jobs';
 import { requestChanges } from './requestVersions';
+import { versionChanges } from './versions';
 import * as paymentIntents from './payment_intents/routes';
 import * as paymentIntentSerializer from './payment_intents/serializer';
 import { paymentIntentAuthentication, retrievePaymentIntentObject } from './payment_intents/service';
@@ -38,6 +39,7 @@ export const area: Area = {
   workers: [paymentIntentsWorker],
   reconcilers: [reconcilePaymentIntentJobs],
   requestChanges,
+  versionChanges,
 };
 
 // A PaymentIntent's 3-D Secure challenge moves it on through this target when answered or expired.

@@ -1,15 +1,19 @@
 import type { Charge } from '../../../generated/prisma/client';
 import { ref, type ExpandableFields } from '../../../kernel/expand';
 import type { Metadata } from '../../../kernel/metadata';
+import { embed } from '../../../kernel/versions';
 
 export const CHARGE_OBJECT = 'charge';
+
+/** Where an object (a charge, a PaymentIntent) embeds the invoice it pays, for the versions that show it. */
+export const invoiceKey = (id: string): string => `${id}.invoice`;
 
 /** A charge's row (`balance_transaction` is read with SQL: see queries.ts). */
 export type ChargeRow = Omit<Charge, 'seq'> & { balanceTransaction: string | null };
 
 /** The public object (Charge). A charge is made only by a PaymentIntent's confirmation. */
 export function serializeCharge(row: ChargeRow) {
-  return {
+  const charge = {
     id: row.id,
     object: CHARGE_OBJECT,
     amount: row.amount,
@@ -54,6 +58,8 @@ export function serializeCharge(row: ChargeRow) {
     transfer_data: row.transferData as Record<string, unknown> | null,
     transfer_group: row.transferGroup,
   };
+  // The invoice it paid, which versions before 2025-03-31.basil show (payments/versions.ts).
+  return row.invoiceId === null ? charge : embed(charge, { [invoiceKey(row.id)]: row.invoiceId });
 }
 
 export type ChargeObject = ReturnType<typeof serializeCharge>;

@@ -13,6 +13,7 @@ import type { StoredPaymentMethod } from '../payment_methods/service';
 import { cardChecks, chargeOutcome, type CardOutcome } from '../payment_methods/testCards';
 import { insertCharge, listedRows, selectOwned, selectOwnedForUpdate, updateCharge } from './queries';
 import { serializeCharge, type ChargeRow } from './serializer';
+import { withChargeHistory, withChargesHistory } from './history';
 
 // Charges: made only by a PaymentIntent's confirmation (payment_intents/service.ts calls
 // `recordCharge`), then retrieved, listed and updated here. A charge never calls back into its
@@ -155,7 +156,7 @@ export async function saveCharge(tx: Tx, row: ChargeRow): Promise<void> {
 export async function retrieveChargeObject(ctx: RequestContext, id: string) {
   if (!hasIdShape('ch', id)) return null;
   const [row] = await ctx.deps.sql.query<ChargeRow>(selectOwned(id, ctx.caller.accountId));
-  return row ? serializeCharge(row) : null;
+  return row ? withChargeHistory(ctx.deps.sql, ctx.caller.accountId, serializeCharge(row), ctx.apiVersion) : null;
 }
 
 export async function retrieveCharge(ctx: RequestContext) {
@@ -212,18 +213,19 @@ export async function updateChargeOperation(ctx: RequestContext) {
     };
     await saveCharge(tx, row);
     const changed = previousAttributes(serializeCharge(before), serializeCharge(row));
+    const events = requestEventOptions(ctx, unixSeconds(deps.clock));
     const eventIds = Object.keys(changed).length === 0
       ? []
-      : [await emit(tx, 'charge.updated', serializeCharge(row), { ...requestEventOptions(ctx, unixSeconds(deps.clock)), previousAttributes: changed })];
+      : [await emit(tx, 'charge.updated', await withChargeHistory(new TxSql(tx), row.accountId, serializeCharge(row), events.apiVersion), { ...events, previousAttributes: changed })];
     return { row, eventIds };
   });
   if (eventIds.length > 0) await handOffEvents(deps.queues, eventIds);
-  return serializeCharge(row);
+  return withChargeHistory(deps.sql, row.accountId, serializeCharge(row), ctx.apiVersion);
 }
 
 export async function listCharges(ctx: RequestContext) {
   const { params, caller } = ctx;
-  return paginateSql<ChargeRow & { seq: bigint }>({
+  const page = await paginateSql<ChargeRow & { seq: bigint }>({
     params,
     url: '/v1/charges',
     rows: listedRows(caller.accountId, {
@@ -236,4 +238,5 @@ export async function listCharges(ctx: RequestContext) {
     objectName: NAME,
     serialize: (row: ChargeRow) => serializeCharge(row),
   });
+  return { ...page, data: await withChargesHistory(ctx.deps.sql, caller.accountId, page.data as ReturnType<typeof serializeCharge>[], ctx.apiVersion) };
 }

@@ -1,8 +1,10 @@
+import { TxSql } from '../../../lib/sql';
 import { unixSeconds } from '../../../lib/clock';
 import { accountApiVersion, automaticCause, emit } from '../../../events/emit';
 import type { JobWorker, ProcessDeps, Reconcile } from '../../../kernel/route';
 import { lockCharge, newBalanceTransactionId, saveCharge } from '../charges/service';
 import { serializeCharge } from '../charges/serializer';
+import { withChargeHistory } from '../charges/history';
 import { paymentIntentsQueue, settleJob, type PaymentIntentJob } from './jobs';
 
 // The asynchronous half of `automatic_async` captures: the intent succeeded at once, its charge
@@ -26,9 +28,10 @@ export async function settleCapture(deps: Pick<ProcessDeps, 'prisma' | 'clock' |
     if (!before || !before.captured || before.balanceTransaction !== null) return [];
     const after = { ...before, balanceTransaction: newBalanceTransactionId() };
     await saveCharge(tx, after);
-    const eventId = await emit(tx, 'charge.updated', serializeCharge(after), {
+    const apiVersion = await accountApiVersion(tx, accountId, deps.config.defaultApiVersion);
+    const eventId = await emit(tx, 'charge.updated', await withChargeHistory(new TxSql(tx), accountId, serializeCharge(after), apiVersion), {
       accountId,
-      apiVersion: await accountApiVersion(tx, accountId, deps.config.defaultApiVersion),
+      apiVersion,
       created: now,
       cause: automaticCause,
       previousAttributes: { balance_transaction: null },

@@ -1,6 +1,8 @@
 import type { PaymentIntent } from '../../../generated/prisma/client';
 import { ref, type ExpandableFields } from '../../../kernel/expand';
 import type { Metadata } from '../../../kernel/metadata';
+import { embed } from '../../../kernel/versions';
+import { invoiceKey } from '../charges/serializer';
 
 export const PAYMENT_INTENT_OBJECT = 'payment_intent';
 
@@ -20,7 +22,7 @@ const CARD_OPTIONS = { installments: null, mandate_options: null, network: null,
 /** The public object (PaymentIntent). */
 export function serializePaymentIntent(row: PaymentIntentRow, presented: Presented) {
   const stored = (row.paymentMethodOptions ?? {}) as Record<string, Record<string, unknown>>;
-  return {
+  const intent = {
     id: row.id,
     object: PAYMENT_INTENT_OBJECT,
     allowed_payment_method_types: row.allowedPaymentMethodTypes,
@@ -65,6 +67,8 @@ export function serializePaymentIntent(row: PaymentIntentRow, presented: Present
     transfer_data: row.transferData as Record<string, unknown> | null,
     transfer_group: row.transferGroup,
   };
+  // The invoice it pays, which versions before 2025-03-31.basil show (payments/versions.ts).
+  return row.invoiceId === null ? intent : embed(intent, { [invoiceKey(row.id)]: row.invoiceId });
 }
 
 export type PaymentIntentObject = ReturnType<typeof serializePaymentIntent>;

@@ -19,6 +19,7 @@ import {
 } from '../authentications/service';
 import { lockCharge, newBalanceTransactionId, recordCharge, saveCharge, shippingOf, type ChargeAttempt } from '../charges/service';
 import { serializeCharge, type ChargeRow } from '../charges/serializer';
+import { withChargeHistory, withIntentHistory } from '../charges/history';
 import { ROW as PM_ROW, resolvePaymentMethod, type StoredPaymentMethod } from '../payment_methods/service';
 import { serializePaymentMethod } from '../payment_methods/serializer';
 import { authenticationRequiredError, insufficientFundsError, paymentResult, type CardOutcome } from '../payment_methods/testCards';
@@ -71,10 +72,14 @@ const PM_SELECT = { ...PM_ROW, offSessionReady: true } as const;
 const loadPaymentMethod = async (tx: Tx, id: string): Promise<Stored> =>
   (await tx.paymentMethod.findUniqueOrThrow({ where: { id }, select: PM_SELECT })) as Stored;
 
-/** The object as an operation answers it: the client secret opened, an open challenge's `next_action`. */
-export async function presentPaymentIntent(db: Tx, deps: Pick<Deps, 'config' | 'encryption'>, row: PaymentIntentRow): Promise<PaymentIntentObject> {
+/**
+ * The object as an operation answers it: the client secret opened, an open challenge's
+ * `next_action`; at a `version` before 2022-11-15, its charges for the older shape (charges/history.ts).
+ */
+export async function presentPaymentIntent(db: Tx, deps: Pick<Deps, 'config' | 'encryption'>, row: PaymentIntentRow, version?: string): Promise<PaymentIntentObject> {
   const nextAction = row.status === 'requires_action' ? await pendingNextAction(db, deps, row.id) : null;
-  return serializePaymentIntent(row, { clientSecret: await deps.encryption.open(row.clientSecret), nextAction });
+  const object = serializePaymentIntent(row, { clientSecret: await deps.encryption.open(row.clientSecret), nextAction });
+  return version === undefined ? object : withIntentHistory(new TxSql(db), row.accountId, object, version);
 }
 
 /**
@@ -90,11 +95,13 @@ const errorObject = async (scope: Pick<Scope, 'tx' | 'deps'>, row: PaymentIntent
 const eventObject = (row: PaymentIntentRow): PaymentIntentObject => serializePaymentIntent(row, { clientSecret: null, nextAction: null });
 
 async function emitIntent(scope: Scope, type: EventType, row: PaymentIntentRow): Promise<void> {
-  scope.eventIds.push(await emit(scope.tx, type, eventObject(row), scope.events));
+  const object = await withIntentHistory(new TxSql(scope.tx), row.accountId, eventObject(row), scope.events.apiVersion);
+  scope.eventIds.push(await emit(scope.tx, type, object, scope.events));
 }
 
 async function emitCharge(scope: Scope, type: EventType, row: ChargeRow, previous?: Record<string, unknown>): Promise<void> {
-  scope.eventIds.push(await emit(scope.tx, type, serializeCharge(row), previous ? { ...scope.events, previousAttributes: previous } : scope.events));
+  const object = await withChargeHistory(new TxSql(scope.tx), row.accountId, serializeCharge(row), scope.events.apiVersion);
+  scope.eventIds.push(await emit(scope.tx, type, object, previous ? { ...scope.events, previousAttributes: previous } : scope.events));
 }
 
 /** Locks one of the account's intents for the rest of `tx`; null when it has none. */
@@ -439,7 +446,7 @@ async function run(ctx: RequestContext, work: (scope: Scope) => Promise<{ row: P
   const { object, error, scope } = await deps.prisma.$transaction(async (tx) => {
     const scope = requestScope(ctx, tx);
     const { row, error } = await work(scope);
-    return { object: error ? null : await presentPaymentIntent(tx, deps, row), error, scope };
+    return { object: error ? null : await presentPaymentIntent(tx, deps, row, ctx.apiVersion), error, scope };
   });
   await afterCommit(deps, scope);
   if (error) throw error;
@@ -569,7 +576,7 @@ export async function retrievePaymentIntent(ctx: RequestContext) {
 export async function retrievePaymentIntentObject(ctx: RequestContext, id: string) {
   if (!hasIdShape('pi', id)) return null;
   const [row] = await ctx.deps.sql.query<PaymentIntentRow & { seq: bigint }>(selectOwned(id, ctx.caller.accountId));
-  return row ? presentPaymentIntent(ctx.deps.prisma as unknown as Tx, ctx.deps, withoutSeq(row)) : null;
+  return row ? presentPaymentIntent(ctx.deps.prisma as unknown as Tx, ctx.deps, withoutSeq(row), ctx.apiVersion) : null;
 }
 
 export async function updatePaymentIntent(ctx: RequestContext) {
@@ -738,7 +745,7 @@ export async function listPaymentIntents(ctx: RequestContext) {
     objectName: NAME,
     serialize: (row: PaymentIntentRow) => row,
   });
-  return { ...page, data: await Promise.all((page.data as (PaymentIntentRow & { seq: bigint })[]).map((r) => presentPaymentIntent(deps.prisma as unknown as Tx, deps, withoutSeq(r)))) };
+  return { ...page, data: await Promise.all((page.data as (PaymentIntentRow & { seq: bigint })[]).map((r) => presentPaymentIntent(deps.prisma as unknown as Tx, deps, withoutSeq(r), ctx.apiVersion))) };
 }
 
 // --- 3-D Secure -------------------------------------------------------------------------------
