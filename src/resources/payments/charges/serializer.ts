@@ -55,7 +55,8 @@ export function serializeCharge(row: ChargeRow) {
     statement_descriptor: row.statementDescriptor,
     statement_descriptor_suffix: row.statementDescriptorSuffix,
     status: row.status,
-    transfer_data: row.transferData as Record<string, unknown> | null,
+    // A charge's `amount` is null when the intent named none (the whole charge goes), where the intent's has none.
+    transfer_data: row.transferData === null ? null : { amount: null, ...(row.transferData as Record<string, unknown>) },
     transfer_group: row.transferGroup,
   };
   // The invoice it paid, which versions before 2025-03-31.basil show (payments/versions.ts).
