@@ -19,9 +19,10 @@ export const routes = [
   route('get', '/v1/payment_intents', 'GetPaymentIntents', { object: PAYMENT_INTENT_OBJECT, list: true }, listPaymentIntents),
   route('post', '/v1/payment_intents', 'PostPaymentIntents', one, createPaymentIntent, secret),
   route('get', '/v1/payment_intents/search', 'GetPaymentIntentsSearch', { object: PAYMENT_INTENT_OBJECT, search: true }, searchPaymentIntents),
-  route('get', '/v1/payment_intents/{intent}', 'GetPaymentIntentsIntent', one, retrievePaymentIntent),
+  // What Stripe.js calls, with a publishable key and the intent's client secret.
+  route('get', '/v1/payment_intents/{intent}', 'GetPaymentIntentsIntent', one, retrievePaymentIntent, { publishable: 'client_secret' }),
   route('post', '/v1/payment_intents/{intent}', 'PostPaymentIntentsIntent', one, updatePaymentIntent, secret),
   route('post', '/v1/payment_intents/{intent}/cancel', 'PostPaymentIntentsIntentCancel', one, cancelPaymentIntent, secret),
   route('post', '/v1/payment_intents/{intent}/capture', 'PostPaymentIntentsIntentCapture', one, capturePaymentIntent, secret),
-  route('post', '/v1/payment_intents/{intent}/confirm', 'PostPaymentIntentsIntentConfirm', one, confirmPaymentIntent, secret),
+  route('post', '/v1/payment_intents/{intent}/confirm', 'PostPaymentIntentsIntentConfirm', one, confirmPaymentIntent, { ...secret, publishable: 'client_secret' }),
 ];

@@ -4,6 +4,7 @@ import { hasIdShape, newId, randomBase62 } from '../../../lib/ids';
 import { ApiError, invalidRequest, parametersExclusive, resourceMissing } from '../../../kernel/errors';
 import { paginateSql, rangeConditions } from '../../../kernel/list';
 import { searchSql } from '../../../kernel/search';
+import { requireOpenedClientSecret } from '../../../kernel/clientSecret';
 import { TxSql } from '../../../lib/sql';
 import { applyMetadata, type Metadata, type MetadataParam } from '../../../kernel/metadata';
 import type { Deps, RequestContext } from '../../../kernel/route';
@@ -556,13 +557,13 @@ export async function createPaymentIntent(ctx: RequestContext) {
   });
 }
 
+const PAYMENT_INTENT = 'payment_intent';
+
 export async function retrievePaymentIntent(ctx: RequestContext) {
   const id = ctx.pathParams.intent;
   const object = await retrievePaymentIntentObject(ctx, id);
   if (!object) throw resourceMissing(NAME, id);
-  if (ctx.params.client_secret !== undefined && ctx.params.client_secret !== object.client_secret) {
-    throw invalidRequest('The client_secret provided does not match the client_secret associated with the PaymentIntent.', undefined, 'client_secret');
-  }
+  requireOpenedClientSecret(ctx, object.client_secret, PAYMENT_INTENT);
   return object;
 }
 
@@ -640,9 +641,7 @@ export async function confirmPaymentIntent(ctx: RequestContext) {
   const { params } = ctx;
   return run(ctx, async (scope) => {
     const before = await lockOrMissing(ctx, scope.tx);
-    if (params.client_secret !== undefined && params.client_secret !== (await ctx.deps.encryption.open(before.clientSecret))) {
-      throw invalidRequest('The client_secret provided does not match the client_secret associated with the PaymentIntent.', undefined, 'client_secret');
-    }
+    requireOpenedClientSecret(ctx, await ctx.deps.encryption.open(before.clientSecret), PAYMENT_INTENT);
     return confirmLocked(scope, ctx, before, params);
   });
 }
