@@ -7,6 +7,7 @@ import {
   createPaymentIntent,
   listPaymentIntents,
   retrievePaymentIntent,
+  searchPaymentIntents,
   updatePaymentIntent,
 } from './service';
 
@@ -17,9 +18,11 @@ const secret = { responseHasSecret: true };
 export const routes = [
   route('get', '/v1/payment_intents', 'GetPaymentIntents', { object: PAYMENT_INTENT_OBJECT, list: true }, listPaymentIntents),
   route('post', '/v1/payment_intents', 'PostPaymentIntents', one, createPaymentIntent, secret),
-  route('get', '/v1/payment_intents/{intent}', 'GetPaymentIntentsIntent', one, retrievePaymentIntent),
+  route('get', '/v1/payment_intents/search', 'GetPaymentIntentsSearch', { object: PAYMENT_INTENT_OBJECT, search: true }, searchPaymentIntents),
+  // What Stripe.js calls, with a publishable key and the intent's client secret.
+  route('get', '/v1/payment_intents/{intent}', 'GetPaymentIntentsIntent', one, retrievePaymentIntent, { publishable: 'client_secret' }),
   route('post', '/v1/payment_intents/{intent}', 'PostPaymentIntentsIntent', one, updatePaymentIntent, secret),
   route('post', '/v1/payment_intents/{intent}/cancel', 'PostPaymentIntentsIntentCancel', one, cancelPaymentIntent, secret),
   route('post', '/v1/payment_intents/{intent}/capture', 'PostPaymentIntentsIntentCapture', one, capturePaymentIntent, secret),
-  route('post', '/v1/payment_intents/{intent}/confirm', 'PostPaymentIntentsIntentConfirm', one, confirmPaymentIntent, secret),
+  route('post', '/v1/payment_intents/{intent}/confirm', 'PostPaymentIntentsIntentConfirm', one, confirmPaymentIntent, { ...secret, publishable: 'client_secret' }),
 ];

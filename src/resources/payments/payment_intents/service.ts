@@ -3,6 +3,8 @@ import { unixSeconds } from '../../../lib/clock';
 import { hasIdShape, newId, randomBase62 } from '../../../lib/ids';
 import { ApiError, invalidRequest, parametersExclusive, resourceMissing } from '../../../kernel/errors';
 import { paginateSql, rangeConditions } from '../../../kernel/list';
+import { searchSql } from '../../../kernel/search';
+import { requireOpenedClientSecret } from '../../../kernel/clientSecret';
 import { TxSql } from '../../../lib/sql';
 import { applyMetadata, type Metadata, type MetadataParam } from '../../../kernel/metadata';
 import type { Deps, RequestContext } from '../../../kernel/route';
@@ -24,7 +26,7 @@ import { ROW as PM_ROW, resolvePaymentMethod, type StoredPaymentMethod } from '.
 import { serializePaymentMethod } from '../payment_methods/serializer';
 import { authenticationRequiredError, insufficientFundsError, paymentResult, type CardOutcome } from '../payment_methods/testCards';
 import { paymentIntentsQueue, settleJob, type PaymentIntentJob } from './jobs';
-import { listedRows, selectOwned, selectOwnedForUpdate, updateTypes } from './queries';
+import { SEARCH, listedRows, searchedRows, selectOwned, selectOwnedForUpdate, updateTypes } from './queries';
 import { serializePaymentIntent, type PaymentIntentObject, type PaymentIntentRow } from './serializer';
 
 // PaymentIntents: the status machine (requires_payment_method → requires_confirmation →
@@ -562,13 +564,13 @@ export async function createPaymentIntent(ctx: RequestContext) {
   });
 }
 
+const PAYMENT_INTENT = 'payment_intent';
+
 export async function retrievePaymentIntent(ctx: RequestContext) {
   const id = ctx.pathParams.intent;
   const object = await retrievePaymentIntentObject(ctx, id);
   if (!object) throw resourceMissing(NAME, id);
-  if (ctx.params.client_secret !== undefined && ctx.params.client_secret !== object.client_secret) {
-    throw invalidRequest('The client_secret provided does not match the client_secret associated with the PaymentIntent.', undefined, 'client_secret');
-  }
+  requireOpenedClientSecret(ctx, object.client_secret, PAYMENT_INTENT);
   return object;
 }
 
@@ -646,9 +648,7 @@ export async function confirmPaymentIntent(ctx: RequestContext) {
   const { params } = ctx;
   return run(ctx, async (scope) => {
     const before = await lockOrMissing(ctx, scope.tx);
-    if (params.client_secret !== undefined && params.client_secret !== (await ctx.deps.encryption.open(before.clientSecret))) {
-      throw invalidRequest('The client_secret provided does not match the client_secret associated with the PaymentIntent.', undefined, 'client_secret');
-    }
+    requireOpenedClientSecret(ctx, await ctx.deps.encryption.open(before.clientSecret), PAYMENT_INTENT);
     return confirmLocked(scope, ctx, before, params);
   });
 }
@@ -809,4 +809,19 @@ export const paymentIntentAuthentication: AuthenticationTarget = {
 /** Settlement jobs of a finished challenge: added by the caller's process once the page's transaction commits (or by the reconciler). */
 async function afterFinish(deps: Deps, scope: Scope): Promise<void> {
   if (scope.jobs.length > 0) await deps.queues.add(paymentIntentsQueue, scope.jobs);
+}
+
+export async function searchPaymentIntents(ctx: RequestContext) {
+  const { params, caller, deps } = ctx;
+  const result = await searchSql<PaymentIntentRow & { seq: bigint }>({
+    params: { query: params.query, limit: params.limit, page: params.page, expand: params.expand },
+    url: '/v1/payment_intents/search',
+    resource: SEARCH,
+    rows: searchedRows(caller.accountId),
+    db: deps.sql,
+    sealer: deps.encryption,
+    scope: caller.accountId,
+    serialize: (row: PaymentIntentRow) => row,
+  });
+  return { ...result, data: await Promise.all((result.data as (PaymentIntentRow & { seq: bigint })[]).map((r) => presentPaymentIntent(deps.prisma as unknown as Tx, deps, withoutSeq(r)))) };
 }
