@@ -244,7 +244,7 @@ export async function listCharges(ctx: RequestContext) {
 
 export async function searchCharges(ctx: RequestContext) {
   const { params, caller, deps } = ctx;
-  return searchSql<ChargeRow & { seq: bigint }>({
+  const result = await searchSql<ChargeRow & { seq: bigint }>({
     params: { query: params.query, limit: params.limit, page: params.page, expand: params.expand },
     url: '/v1/charges/search',
     resource: SEARCH,
@@ -254,4 +254,5 @@ export async function searchCharges(ctx: RequestContext) {
     scope: caller.accountId,
     serialize: (row: ChargeRow) => serializeCharge(row),
   });
+  return { ...result, data: await withChargesHistory(deps.sql, caller.accountId, result.data as ReturnType<typeof serializeCharge>[], ctx.apiVersion) };
 }

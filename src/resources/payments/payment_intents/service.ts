@@ -823,5 +823,5 @@ export async function searchPaymentIntents(ctx: RequestContext) {
     scope: caller.accountId,
     serialize: (row: PaymentIntentRow) => row,
   });
-  return { ...result, data: await Promise.all((result.data as (PaymentIntentRow & { seq: bigint })[]).map((r) => presentPaymentIntent(deps.prisma as unknown as Tx, deps, withoutSeq(r)))) };
+  return { ...result, data: await Promise.all((result.data as (PaymentIntentRow & { seq: bigint })[]).map((r) => presentPaymentIntent(deps.prisma as unknown as Tx, deps, withoutSeq(r), ctx.apiVersion))) };
 }
