@@ -6,6 +6,10 @@ import * as paymentMethods from './payment_methods/routes';
 import * as paymentMethodSerializer from './payment_methods/serializer';
 import { retrievePaymentMethodObject } from './payment_methods/service';
 import { cvcPurge } from './payment_methods/jobs';
+import * as refunds from './refunds/routes';
+import * as refundSerializer from './refunds/serializer';
+import { retrieveRefundObject } from './refunds/service';
+import { reconcileRefundJobs, refundsWorker } from './refunds/pipeline';
 import { requestChanges } from './requestVersions';
 
 // Payments: customers and their payment methods (cards and the public test cards); next,
@@ -18,13 +22,16 @@ import { requestChanges } from './requestVersions';
 
 export const area: Area = {
   name: 'payments',
-  routes: [...customers.routes, ...paymentMethods.routes],
+  routes: [...customers.routes, ...paymentMethods.routes, ...refunds.routes],
   objects: {
     [customerSerializer.OBJECT]: { expandable: customerSerializer.expandable, retrieve: retrieveCustomerObject },
     [customerSerializer.INVOICE_SETTINGS_OBJECT]: { expandable: customerSerializer.invoiceSettingsExpandable },
     [paymentMethodSerializer.PAYMENT_METHOD_OBJECT]: { expandable: paymentMethodSerializer.expandable, retrieve: retrievePaymentMethodObject },
+    [refundSerializer.REFUND_OBJECT]: { expandable: refundSerializer.expandable, retrieve: retrieveRefundObject },
   },
   schedules: [cvcPurge],
+  workers: [refundsWorker],
+  reconcilers: [reconcileRefundJobs],
   requestChanges,
 };
 
