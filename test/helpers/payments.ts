@@ -1,7 +1,9 @@
 import { bearer, type TestApp } from './app';
-import { form } from './fixtures';
+import qs from 'qs';
 import { newId, randomBase62 } from '../../src/lib/ids';
 import { hashKey } from '../../src/kernel/auth';
+
+const form = (params: Record<string, unknown>): string => qs.stringify(params, { arrayFormat: 'indices' });
 
 // Payments that have been made, for the resources that start from one (refunds).
 //
@@ -133,4 +135,16 @@ export async function insertPendingRefund(app: TestApp, payment: Payment, amount
     await tx.charge.update({ where: { id: payment.charge }, data: { amountRefunded: { increment: amount } } });
   });
   return id;
+}
+
+/** `n` refunds (of one cent each) of one new payment, made through the API; ids oldest first. */
+export async function createRefunds(app: TestApp, key: string, n: number): Promise<string[]> {
+  const payment = await insertPayment(app, key, { amount: Math.max(n, 1) * 100 });
+  const ids: string[] = [];
+  for (let i = 0; i < n; i++) {
+    const res = await app.http().post('/v1/refunds').set(bearer(key)).type('form').send(form({ charge: payment.charge, amount: 1 }));
+    if (res.status !== 200) throw new Error(`creating a refund failed: ${res.status} ${JSON.stringify(res.body)}`);
+    ids.push(res.body.id);
+  }
+  return ids;
 }

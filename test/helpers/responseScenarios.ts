@@ -27,6 +27,7 @@ import {
   refreshFcAccount,
   createSubscription,
 } from './fixtures';
+import { insertPayment, insertPendingRefund } from './payments';
 import { createForwardingRequest, forwardingHarness } from './forwarding';
 
 // Requests that succeed and requests that fail, for every documented operation: the responses
@@ -83,6 +84,9 @@ export const post = (key: string, path: string, body: string | Record<string, un
     .send(typeof body === 'string' ? body : form(body));
 const CU = '/v1/customers';
 const PMS = '/v1/payment_methods';
+const RE = '/v1/refunds';
+/** A refund of part of a new payment (test/helpers/payments.ts stands in for PaymentIntents). */
+const refundOf = async (key: string): Promise<string> => (await post(key, RE, { charge: (await insertPayment(t, key)).charge, amount: 100 })).body.id;
 export const get = (key: string, path: string) => t.http().get(path).set(bearer(key));
 const del = (key: string, path: string) => t.http().delete(path).set(bearer(key));
 
@@ -516,6 +520,23 @@ export const scenarios: Record<string, Scenario> = {
   PostPaymentMethodsPaymentMethod: async (key) => [answer('updated', await post(key, `${PMS}/${await attachedCard(t, key)}`, { metadata: { a: '1' }, card: { exp_month: 3 } }))],
   PostPaymentMethodsPaymentMethodAttach: async (key) => [answer('attached', await post(key, `${PMS}/pm_card_visa/attach`, { customer: (await createCustomer(t, key)).id }))],
   PostPaymentMethodsPaymentMethodDetach: async (key) => [answer('detached', await post(key, `${PMS}/${await attachedCard(t, key)}/detach`, {}))],
+  GetRefunds: async (key) => {
+    const customer = (await createCustomer(t, key)).id;
+    const p = await insertPayment(t, key, { customer });
+    await post(key, RE, { charge: p.charge, amount: 100 });
+    await post(key, RE, { charge: (await insertPayment(t, key)).charge });
+    return [answer('all', await get(key, RE)), answer('of a charge, expanded', await get(key, `${RE}?charge=${p.charge}&expand[]=data.customer&expand[]=data.payment_method`))];
+  },
+  PostRefunds: async (key) => {
+    const p = await insertPayment(t, key);
+    return [
+      answer('part of a charge', await post(key, RE, { charge: p.charge, amount: 500, reason: 'duplicate', metadata: { a: '1' } })),
+      answer('the rest, by PaymentIntent', await post(key, RE, { payment_intent: p.paymentIntent, instructions_email: 'a@example.com' })),
+    ];
+  },
+  GetRefundsRefund: async (key) => [answer('refund', await get(key, `${RE}/${await refundOf(key)}?expand[]=payment_method`))],
+  PostRefundsRefund: async (key) => [answer('updated', await post(key, `${RE}/${await refundOf(key)}`, { metadata: { a: '1' } }))],
+  PostRefundsRefundCancel: async (key) => [answer('canceled', await post(key, `${RE}/${await insertPendingRefund(t, await insertPayment(t, key), 100)}/cancel`, {}))],
   GetIdentityVerificationSessions: async (key) => {
     await createVerificationSession(t, key, { type: 'id_number', client_reference_id: 'c' });
     await createVerificationReport(t, key, 'verified', { type: 'document', options: { document: { require_matching_selfie: true } } });
@@ -1122,6 +1143,18 @@ export const errorScenarios: Record<string, Scenario> = {
   PostPaymentMethodsPaymentMethod: async (key) => [answer('not saved', await post(key, `${PMS}/${(await createPaymentMethod(t, key)).id}`, { metadata: { a: '1' } }))],
   PostPaymentMethodsPaymentMethodAttach: async (key) => [answer('unknown customer', await post(key, `${PMS}/pm_card_visa/attach`, { customer: 'cus_nope' }))],
   PostPaymentMethodsPaymentMethodDetach: async (key) => [answer('not attached', await post(key, `${PMS}/pm_card_visa/detach`, {}))],
+  GetRefunds: async (key) => [answer('unknown charge', await get(key, `${RE}?charge=ch_nope`))],
+  PostRefunds: async (key) => {
+    const p = await insertPayment(t, key, { amount: 1000 });
+    return [
+      answer('unknown charge', await post(key, RE, { charge: 'ch_nope' })),
+      answer('too large', await post(key, RE, { charge: p.charge, amount: 1001 })),
+      answer('uncaptured', await post(key, RE, { payment_intent: (await insertPayment(t, key, { state: 'uncaptured' })).paymentIntent })),
+    ];
+  },
+  GetRefundsRefund: async (key) => [answer('unknown id', await get(key, `${RE}/re_nope`))],
+  PostRefundsRefund: async (key) => [answer('unknown id', await post(key, `${RE}/re_nope`, { metadata: { a: '1' } }))],
+  PostRefundsRefundCancel: async (key) => [answer('succeeded', await post(key, `${RE}/${await refundOf(key)}/cancel`, {}))],
   PostFinancialConnectionsSessions: async (key) => [
     answer('no permissions', await post(key, `${FC}/sessions`, { account_holder: { type: 'customer', customer: 'cus_nope' } })),
     answer('unknown customer', await post(key, `${FC}/sessions`, { account_holder: { type: 'customer', customer: 'cus_nope' }, permissions: ['balances'] })),

@@ -1,5 +1,6 @@
 import { createVerificationReport, fcTransactions, refreshFcAccount, CLOSED_ORIGIN, COMPLETE_EXPRESS } from '../../helpers/fixtures';
 import { forwardingHarness } from '../../helpers/forwarding';
+import { insertPayment, insertPendingRefund } from '../../helpers/payments';
 import type { SdkPackage } from '../../helpers/sdkTypes';
 import { before, type Client } from './majors';
 
@@ -30,6 +31,8 @@ const connectedAccount = async (c: Client) => (await c.stripe.accounts.create({ 
 const endpoint = async (c: Client) => (await c.stripe.webhookEndpoints.create({ url: `${CLOSED_ORIGIN}/hooks`, enabled_events: ['charge.succeeded'] })).id;
 const session = async (c: Client) => (await c.stripe.identity.verificationSessions.create({ type: 'document' })).id;
 export const customer = async (c: Client) => (await c.stripe.customers.create({ name: 'Jenny Rosen' })).id;
+/** A refund of part of a payment (test/helpers/payments.ts stands in for PaymentIntents). */
+const refund = async (c: Client) => (await c.stripe.refunds.create({ charge: (await insertPayment(c.t, c.key)).charge, amount: 100 })).id;
 const attached = async (c: Client) => (await c.stripe.paymentMethods.attach('pm_card_visa', { customer: await customer(c) })).id;
 const product = async (c: Client) => (await c.stripe.products.create({ name: 'Gold' })).id;
 const price = (c: Client) => c.stripe.prices.create({ product_data: { name: 'Gold' }, currency: 'usd', unit_amount: 1000 });
@@ -232,6 +235,15 @@ const BASE: Calls = {
   PostPaymentMethodsPaymentMethod: async (c) => c.stripe.paymentMethods.update(await attached(c), { metadata: { a: '1' } }),
   PostPaymentMethodsPaymentMethodAttach: async (c) => c.stripe.paymentMethods.attach('pm_card_mastercard', { customer: await customer(c) }),
   PostPaymentMethodsPaymentMethodDetach: async (c) => c.stripe.paymentMethods.detach(await attached(c)),
+  GetRefunds: async (c) => {
+    const charge = (await insertPayment(c.t, c.key)).charge;
+    await c.stripe.refunds.create({ charge, amount: 100 });
+    return c.stripe.refunds.list({ charge });
+  },
+  PostRefunds: async (c) => c.stripe.refunds.create({ payment_intent: (await insertPayment(c.t, c.key)).paymentIntent, metadata: { a: '1' } }),
+  GetRefundsRefund: async (c) => c.stripe.refunds.retrieve(await refund(c)),
+  PostRefundsRefund: async (c) => c.stripe.refunds.update(await refund(c), { metadata: { a: '1' } }),
+  PostRefundsRefundCancel: async (c) => c.stripe.refunds.cancel(await insertPendingRefund(c.t, await insertPayment(c.t, c.key), 100)),
   GetForwardingRequests: (c) => c.stripe.forwarding.requests.list({ limit: 3 }),
   PostForwardingRequests: async (c) =>
     c.stripe.forwarding.requests.create({
