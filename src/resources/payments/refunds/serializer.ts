@@ -50,8 +50,8 @@ export const expandable: ExpandableFields = {
 
 export type ChargeRow = Charge;
 
-/** `refunded` (no column of its own): the whole captured amount went back. */
-export const chargeRefunded = (row: Pick<Charge, 'amountCaptured' | 'amountRefunded'>): boolean => row.amountRefunded > 0 && row.amountRefunded >= row.amountCaptured;
+/** `refunded` (no column of its own): all of it went back (refunds, and what a partial capture released). */
+export const chargeRefunded = (row: Pick<Charge, 'amount' | 'amountRefunded'>): boolean => row.amountRefunded > 0 && row.amountRefunded >= row.amount;
 
 /**
  * A charge as its public object, for the events a refund raises about it (`charge.refunded`)

@@ -87,7 +87,8 @@ export async function createRefund(ctx: RequestContext) {
       if (intent?.status === 'canceled') throw noSuccessfulCharge(charge.paymentIntentId!);
       throw uncaptured(charge.id, charge.paymentIntentId);
     }
-    const remaining = charge.amountCaptured - charge.amountRefunded;
+    // What a partial capture released is already in `amount_refunded` (as the public API counts it).
+    const remaining = charge.amount - charge.amountRefunded;
     if (remaining <= 0) throw stateError(`Charge ${charge.id} has already been refunded.`, 'charge_already_refunded');
     const amount: number = params.amount ?? remaining;
     if (amount > remaining) {
