@@ -1,8 +1,10 @@
 import type { Charge, Refund } from '../../../generated/prisma/client';
-import { ref, type ExpandableFields } from '../../../kernel/expand';
+import { pathField, ref, type ExpandableFields } from '../../../kernel/expand';
 import type { Metadata } from '../../../kernel/metadata';
 
 export const REFUND_OBJECT = 'refund';
+/** The type of a charge's expanded `refunds` list, so `refunds.data.<field>` paths can be checked. */
+export const REFUND_LIST_OBJECT = 'refund.list';
 
 /** A refund's row, with what its public object shows of its charge (customer, payment method). */
 export type RefundRow = Pick<
@@ -46,6 +48,11 @@ export function serializeRefund(row: RefundRow) {
 export const expandable: ExpandableFields = {
   customer: ref('customer'),
   payment_method: ref('payment_method'),
+};
+
+/** A charge's `refunds` list: a path goes through `data` to its refunds. */
+export const listExpandable: ExpandableFields = {
+  data: pathField(REFUND_OBJECT),
 };
 
 export type ChargeRow = Charge;

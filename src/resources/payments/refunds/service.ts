@@ -1,6 +1,7 @@
 import { unixSeconds } from '../../../lib/clock';
 import { hasIdShape, newId } from '../../../lib/ids';
 import { ApiError, resourceMissing } from '../../../kernel/errors';
+import type { ExpandableField } from '../../../kernel/expand';
 import { paginateSql, rangeConditions } from '../../../kernel/list';
 import { applyMetadata, type Metadata, type MetadataParam } from '../../../kernel/metadata';
 import type { RequestContext } from '../../../kernel/route';
@@ -8,7 +9,7 @@ import { emit, requestEventOptions, type Tx } from '../../../events/emit';
 import { handOffEvents } from '../../../events/jobs';
 import { listedRefunds, selectOwnedRefund } from './queries';
 import { chargeObject, emitRefundUpdated, endRefund, loadRefund, lockCharge, queueRefundJobs, settleJob } from './pipeline';
-import { serializeRefund, type RefundRow } from './serializer';
+import { REFUND_LIST_OBJECT, serializeRefund, type RefundRow } from './serializer';
 
 // Refunds of a charge (named directly or through its PaymentIntent's latest charge). Every
 // change of a charge's refunded amount locks the charge row first, so concurrent refunds of one
@@ -222,3 +223,20 @@ export async function listRefunds(ctx: RequestContext) {
     serialize: (row: RefundRow) => serializeRefund(row),
   });
 }
+
+/**
+ * A charge's `refunds` (its ten newest, as a list), which the public API shows on a charge only
+ * when expanded (`expand[]=refunds`): the charge object's expandable field.
+ */
+export const chargeRefundsField: ExpandableField = {
+  type: REFUND_LIST_OBJECT,
+  expand: async (_value, charge, ctx) =>
+    paginateSql<RefundRow & { seq: bigint }>({
+      params: { limit: 10 },
+      url: `/v1/charges/${String(charge.id)}/refunds`,
+      rows: listedRefunds(ctx.caller.accountId, { charge: String(charge.id), created: [] }),
+      db: ctx.deps.sql,
+      objectName: NAME,
+      serialize: (row: RefundRow) => serializeRefund(row),
+    }),
+};
