@@ -28,7 +28,7 @@ export const area: Area = {
     [customerSerializer.INVOICE_SETTINGS_OBJECT]: { expandable: customerSerializer.invoiceSettingsExpandable },
     [paymentMethodSerializer.PAYMENT_METHOD_OBJECT]: { expandable: paymentMethodSerializer.expandable, retrieve: retrievePaymentMethodObject },
     [refundSerializer.REFUND_OBJECT]: { expandable: refundSerializer.expandable, retrieve: retrieveRefundObject },
-    [refundSerializer.REFUND_LIST_OBJECT]: { expandable: refundSerializer.listExpandable },
+    [refundSerializer.REFUND_LIST_OBJECT]: { expandable: {} },
   },
   schedules: [cvcPurge],
   workers: [refundsWorker],

@@ -1,9 +1,9 @@
 import type { Charge, Refund } from '../../../generated/prisma/client';
-import { pathField, ref, type ExpandableFields } from '../../../kernel/expand';
+import { ref, type ExpandableFields } from '../../../kernel/expand';
 import type { Metadata } from '../../../kernel/metadata';
 
 export const REFUND_OBJECT = 'refund';
-/** The type of a charge's expanded `refunds` list, so `refunds.data.<field>` paths can be checked. */
+/** The type of a charge's expanded `refunds` list (nothing in it expands further: the kernel expands into an object's lists only at the top). */
 export const REFUND_LIST_OBJECT = 'refund.list';
 
 /** A refund's row, with what its public object shows of its charge (customer, payment method). */
@@ -48,11 +48,6 @@ export function serializeRefund(row: RefundRow) {
 export const expandable: ExpandableFields = {
   customer: ref('customer'),
   payment_method: ref('payment_method'),
-};
-
-/** A charge's `refunds` list: a path goes through `data` to its refunds. */
-export const listExpandable: ExpandableFields = {
-  data: pathField(REFUND_OBJECT),
 };
 
 export type ChargeRow = Charge;
