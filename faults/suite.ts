@@ -129,6 +129,7 @@ export class Stack {
       FC_REFRESH_COOLDOWN_SECONDS: '0',
       FC_SUBSCRIPTION_INTERVAL_MS: '3000',
       FC_DEACTIVATION_DELAY_MS: '2000',
+      ASYNC_CAPTURE_DELAY_MS: '2000',
       REFUND_FAILURE_DELAY_MS: '2000',
       // Every receiver is on this machine; anything else would be a mistake to refuse, not to send.
       WEBHOOK_LOOPBACK_ONLY: 'true',
@@ -395,30 +396,19 @@ async function linkFcAccounts(client: ApiClient, n: number): Promise<{ subscribe
 }
 
 /**
- * Refunds of 4000000000005126 (their failure is due REFUND_FAILURE_DELAY_MS later), one per new
- * payment. The payments are written straight into the tables, standing in for PaymentIntents until
- * they exist (test/helpers/payments.ts does the same); the card and the refund go through the API.
- * Answers the refund ids.
+ * Refunds of 4000000000005126 (their failure is due REFUND_FAILURE_DELAY_MS later), each of a
+ * PaymentIntent confirmed with `pm_card_refundFail`. Answers the refund ids.
  */
-async function failingRefunds(stack: Stack, client: ApiClient, accountId: string, n: number): Promise<string[]> {
+async function failingRefunds(client: ApiClient, n: number): Promise<string[]> {
   const ids: string[] = [];
   for (let i = 0; i < n; i++) {
-    const card = await client.send('POST', '/v1/payment_methods', form({ type: 'card', 'card[token]': 'tok_refundFail' }));
-    if (!card.ok) throw new Error(`creating a card failed: ${JSON.stringify(card.body)}`);
-    const tag = `${Date.now().toString(36)}${i}${randomBytes(6).toString('hex')}`;
-    const [pi, ch] = [`pi_faults${tag}`, `ch_faults${tag}`];
-    await stack.query(
-      `WITH intent AS (
-         INSERT INTO payment_intents (id, account_id, created, amount, currency, status, capture_method, confirmation_method, payment_method_id,
-                                      payment_method_types, amount_received, latest_charge_id, client_secret)
-         VALUES ($1, $3, extract(epoch FROM now())::int, 1000, 'usd', 'succeeded', 'automatic', 'automatic', $4, '{card}', 1000, $2, $1 || '_secret_faults')
-       )
-       INSERT INTO charges (id, account_id, created, amount, amount_captured, currency, status, captured, paid, payment_intent_id, payment_method_id,
-                            payment_method_details, billing_details)
-       VALUES ($2, $3, extract(epoch FROM now())::int, 1000, 1000, 'usd', 'succeeded', true, true, $1, $4, '{"type": "card"}', '{}')`,
-      [pi, ch, accountId, card.body.id],
+    const paid = await client.send(
+      'POST',
+      '/v1/payment_intents',
+      form({ amount: '1000', currency: 'usd', 'allowed_payment_method_types[0]': 'card', payment_method: 'pm_card_refundFail', confirm: 'true' }),
     );
-    const refund = await client.send('POST', '/v1/refunds', form({ charge: ch, amount: '400' }));
+    if (!paid.ok || paid.body.status !== 'succeeded') throw new Error(`paying failed: ${JSON.stringify(paid.body)}`);
+    const refund = await client.send('POST', '/v1/refunds', form({ payment_intent: paid.body.id, amount: '400' }));
     if (!refund.ok || refund.body.status !== 'succeeded') throw new Error(`refunding failed: ${JSON.stringify(refund.body)}`);
     ids.push(refund.body.id);
   }
@@ -428,8 +418,9 @@ async function failingRefunds(stack: Stack, client: ApiClient, accountId: string
 /**
  * The delayed pipelines with a fault while they wait: submitted sessions to finish processing,
  * verified sessions being redacted, app secrets about to expire for the sweep, card CVCs to
- * purge, linked accounts' refreshes, subscriptions and deactivations, refunds of 4000000000005126
- * to fail, and test clocks advancing across subscription renewals.
+ * purge, linked accounts' refreshes, subscriptions and deactivations, `automatic_async` captures'
+ * settlements, refunds of 4000000000005126 to fail, and test clocks advancing across subscription
+ * renewals.
  */
 export async function pipelineScenario(stack: Stack, fault: FaultName, options: Options): Promise<Figures> {
   const started = Date.now();
@@ -460,7 +451,18 @@ export async function pipelineScenario(stack: Stack, fault: FaultName, options: 
     if (!card.ok) throw new Error(`creating a card failed: ${JSON.stringify(card.body)}`);
   }
   const fc = await linkFcAccounts(client, n);
-  const refunds = await failingRefunds(stack, client, accountId, n);
+  // Async captures whose charges the worker settles after ASYNC_CAPTURE_DELAY_MS.
+  const captured: string[] = [];
+  for (let i = 0; i < n; i++) {
+    const paid = await client.send(
+      'POST',
+      '/v1/payment_intents',
+      form({ amount: '1000', currency: 'usd', 'allowed_payment_method_types[0]': 'card', payment_method: 'pm_card_visa', confirm: 'true', capture_method: 'automatic_async' }),
+    );
+    if (!paid.ok) throw new Error(`paying failed: ${JSON.stringify(paid.body)}`);
+    captured.push(paid.body.latest_charge as string);
+  }
+  const refunds = await failingRefunds(client, n);
   // Test clocks advancing two months over a monthly subscription each: two renewals to run.
   const clocks = await advancingClocks(client, Math.max(2, Math.ceil(n / 4)));
   const backAt = await inject(stack, fault);
@@ -479,6 +481,7 @@ export async function pipelineScenario(stack: Stack, fault: FaultName, options: 
     );
     // Each subscribed account: its prefetched balance refresh, and two transaction refreshes (at
     // subscribing, then one interval later); each Inactive Accounts account: inactive.
+    const [settled] = await stack.query<{ n: number }>(`SELECT count(*)::int AS n FROM charges WHERE id = ANY($1) AND balance_transaction IS NOT NULL`, [captured]);
     const [fcRow] = await stack.query<{ balances: number; subscriptions: number; inactive: number }>(
       `SELECT
          (SELECT count(*)::int FROM financial_connections_accounts WHERE id = ANY($1) AND balance_refresh->>'status' = 'succeeded') AS balances,
@@ -488,8 +491,8 @@ export async function pipelineScenario(stack: Stack, fault: FaultName, options: 
       [fc.subscribed, fc.inactive],
     );
     return {
-      finished: row.processed + row.redacted + (n - row.secrets) + (n - row.cvcs) + row.ready + row.renewals + fcRow.balances + fcRow.subscriptions + fcRow.inactive + row.refunds,
-      total: 8 * n + 3 * clocks.ids.length,
+      finished: row.processed + row.redacted + (n - row.secrets) + (n - row.cvcs) + row.ready + row.renewals + fcRow.balances + fcRow.subscriptions + fcRow.inactive + settled.n + row.refunds,
+      total: 9 * n + 3 * clocks.ids.length,
     };
   };
   let pipeline = await progress();
@@ -510,7 +513,7 @@ export async function pipelineScenario(stack: Stack, fault: FaultName, options: 
   // A step run twice would show as a second event for one account.
   const [twice] = await stack.query<{ n: number }>(
     `SELECT count(*)::int AS n FROM (SELECT data->'object'->>'id', type FROM events WHERE account_id = $1
-       AND type IN ('financial_connections.account.refreshed_balance', 'financial_connections.account.deactivated', 'refund.failed') GROUP BY 1, 2 HAVING count(*) > 1) d`,
+       AND type IN ('financial_connections.account.refreshed_balance', 'financial_connections.account.deactivated', 'charge.updated', 'refund.failed') GROUP BY 1, 2 HAVING count(*) > 1) d`,
     [accountId],
   );
   figures.ranTwice += twice.n;

@@ -1,5 +1,5 @@
 import Stripe from 'stripe';
-import { insertPayment, insertPendingRefund } from '../helpers/payments';
+import { pay, insertPendingRefund } from '../helpers/payments';
 import { bearer, newTestKey, startTestApp, type TestApp } from '../helpers/app';
 import { CLOSED_ORIGIN, COMPLETE_EXPRESS, createEvent, createVerificationReport, fcTransactions, refreshFcAccount } from '../helpers/fixtures';
 import { routes as registeredRoutes } from '../../src/resources';
@@ -34,9 +34,11 @@ const connectedAccount = async (stripe: Stripe) => (await stripe.accounts.create
 const endpoint = async (stripe: Stripe) => (await stripe.webhookEndpoints.create({ url: `${CLOSED_ORIGIN}/hooks`, enabled_events: ['charge.succeeded'] })).id;
 const session = async (stripe: Stripe) => (await stripe.identity.verificationSessions.create({ type: 'document' })).id;
 const customer = async (stripe: Stripe) => (await stripe.customers.create({ name: 'Jenny Rosen' })).id;
-/** A refund of a payment made for the key's account (test/helpers/payments.ts stands in for PaymentIntents). */
-const refund = async (stripe: Stripe, key: string) => (await stripe.refunds.create({ charge: (await insertPayment(t, key)).charge, amount: 100 })).id;
+/** A refund of a payment made for the key's account (a PaymentIntent confirmed through the API: test/helpers/payments.ts). */
+const refund = async (stripe: Stripe, key: string) => (await stripe.refunds.create({ charge: (await pay(t, key)).charge, amount: 100 })).id;
 const attached = async (stripe: Stripe) => (await stripe.paymentMethods.attach('pm_card_visa', { customer: await customer(stripe) })).id;
+const cardIntent = (stripe: Stripe, params: Partial<Stripe.PaymentIntentCreateParams> = {}) =>
+  stripe.paymentIntents.create({ amount: 2000, currency: 'usd', allowed_payment_method_types: ['card'], ...params });
 const product = async (stripe: Stripe) => (await stripe.products.create({ name: 'Gold' })).id;
 const price = (stripe: Stripe) => stripe.prices.create({ product_data: { name: 'Gold' }, currency: 'usd', unit_amount: 1000 });
 const taxRate = async (stripe: Stripe) => (await stripe.taxRates.create({ display_name: 'VAT', percentage: 20, inclusive: false })).id;
@@ -421,7 +423,7 @@ const CASES: Record<string, OperationCase> = {
     error: InvalidRequest,
   },
   PostRefunds: {
-    ok: async (stripe, key) => stripe.refunds.create({ payment_intent: (await insertPayment(t, key)).paymentIntent, reason: 'requested_by_customer', metadata: { a: '1' } }),
+    ok: async (stripe, key) => stripe.refunds.create({ payment_intent: (await pay(t, key)).paymentIntent, reason: 'requested_by_customer', metadata: { a: '1' } }),
     fails: (stripe) => stripe.refunds.create({ charge: 'ch_nope' }),
     error: InvalidRequest,
   },
@@ -432,7 +434,7 @@ const CASES: Record<string, OperationCase> = {
     error: InvalidRequest,
   },
   PostRefundsRefundCancel: {
-    ok: async (stripe, key) => stripe.refunds.cancel(await insertPendingRefund(t, await insertPayment(t, key), 100)),
+    ok: async (stripe, key) => stripe.refunds.cancel(await insertPendingRefund(t, (await pay(t, key)).charge, 100)),
     fails: async (stripe, key) => stripe.refunds.cancel(await refund(stripe, key)),
     error: InvalidRequest,
   },
@@ -456,6 +458,44 @@ const CASES: Record<string, OperationCase> = {
   PostPaymentMethodsPaymentMethodDetach: {
     ok: async (stripe) => stripe.paymentMethods.detach(await attached(stripe)),
     fails: (stripe) => stripe.paymentMethods.detach('pm_card_visa'),
+    error: InvalidRequest,
+  },
+  GetPaymentIntents: { ok: (stripe) => stripe.paymentIntents.list({ limit: 3 }), fails: (stripe) => stripe.paymentIntents.list({ limit: 101 }), error: InvalidRequest },
+  PostPaymentIntents: {
+    ok: (stripe) => cardIntent(stripe, { payment_method: 'pm_card_visa', confirm: true }),
+    fails: (stripe) => cardIntent(stripe, { payment_method: 'pm_card_chargeDeclined', confirm: true }),
+    error: Stripe.errors.StripeCardError,
+  },
+  GetPaymentIntentsIntent: { ok: async (stripe) => stripe.paymentIntents.retrieve((await cardIntent(stripe)).id), fails: (stripe) => stripe.paymentIntents.retrieve('pi_nope'), error: InvalidRequest },
+  PostPaymentIntentsIntent: {
+    ok: async (stripe) => stripe.paymentIntents.update((await cardIntent(stripe)).id, { amount: 3000, metadata: { a: '1' } }),
+    fails: (stripe) => stripe.paymentIntents.update('pi_nope', { amount: 3000 }),
+    error: InvalidRequest,
+  },
+  PostPaymentIntentsIntentConfirm: {
+    ok: async (stripe) => stripe.paymentIntents.confirm((await cardIntent(stripe)).id, { payment_method: 'pm_card_visa' }),
+    fails: async (stripe) => stripe.paymentIntents.confirm((await cardIntent(stripe)).id, { payment_method: 'pm_card_chargeDeclinedInsufficientFunds' }),
+    error: Stripe.errors.StripeCardError,
+  },
+  PostPaymentIntentsIntentCapture: {
+    ok: async (stripe) => stripe.paymentIntents.capture((await cardIntent(stripe, { payment_method: 'pm_card_visa', confirm: true, capture_method: 'manual' })).id),
+    fails: async (stripe) => stripe.paymentIntents.capture((await cardIntent(stripe)).id),
+    error: InvalidRequest,
+  },
+  PostPaymentIntentsIntentCancel: {
+    ok: async (stripe) => stripe.paymentIntents.cancel((await cardIntent(stripe)).id, { cancellation_reason: 'duplicate' }),
+    fails: async (stripe) => stripe.paymentIntents.cancel((await cardIntent(stripe, { payment_method: 'pm_card_visa', confirm: true })).id),
+    error: InvalidRequest,
+  },
+  GetCharges: { ok: (stripe) => stripe.charges.list({ limit: 3 }), fails: (stripe) => stripe.charges.list({ starting_after: 'ch_nope' }), error: InvalidRequest },
+  GetChargesCharge: {
+    ok: async (stripe) => stripe.charges.retrieve((await cardIntent(stripe, { payment_method: 'pm_card_visa', confirm: true })).latest_charge as string),
+    fails: (stripe) => stripe.charges.retrieve('ch_nope'),
+    error: InvalidRequest,
+  },
+  PostChargesCharge: {
+    ok: async (stripe) => stripe.charges.update((await cardIntent(stripe, { payment_method: 'pm_card_visa', confirm: true })).latest_charge as string, { description: 'd' }),
+    fails: (stripe) => stripe.charges.update('ch_nope', { description: 'd' }),
     error: InvalidRequest,
   },
   GetForwardingRequests: { ok: (stripe) => stripe.forwarding.requests.list({ limit: 3 }), fails: (stripe) => stripe.forwarding.requests.list({ limit: 101 }), error: InvalidRequest },

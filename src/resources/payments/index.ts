@@ -8,9 +8,17 @@ import { retrievePaymentMethodObject } from './payment_methods/service';
 import { cvcPurge } from './payment_methods/jobs';
 import * as refunds from './refunds/routes';
 import * as refundSerializer from './refunds/serializer';
-import { retrieveRefundObject } from './refunds/service';
+import { chargeRefundsField, retrieveRefundObject } from './refunds/service';
 import { reconcileRefundJobs, refundsWorker } from './refunds/pipeline';
 import { requestChanges } from './requestVersions';
+import * as paymentIntents from './payment_intents/routes';
+import * as paymentIntentSerializer from './payment_intents/serializer';
+import { paymentIntentAuthentication, retrievePaymentIntentObject } from './payment_intents/service';
+import { paymentIntentsWorker, reconcilePaymentIntentJobs } from './payment_intents/pipeline';
+import * as charges from './charges/routes';
+import * as chargeSerializer from './charges/serializer';
+import { retrieveChargeObject } from './charges/service';
+import { useAuthenticationTarget } from './authentications/service';
 
 // Payments: customers and their payment methods (cards and the public test cards); next,
 // payment and setup intents, charges and refunds.
@@ -22,19 +30,25 @@ import { requestChanges } from './requestVersions';
 
 export const area: Area = {
   name: 'payments',
-  routes: [...customers.routes, ...paymentMethods.routes, ...refunds.routes],
+  routes: [...customers.routes, ...paymentMethods.routes, ...paymentIntents.routes, ...charges.routes, ...refunds.routes],
   objects: {
     [customerSerializer.OBJECT]: { expandable: customerSerializer.expandable, retrieve: retrieveCustomerObject },
     [customerSerializer.INVOICE_SETTINGS_OBJECT]: { expandable: customerSerializer.invoiceSettingsExpandable },
     [paymentMethodSerializer.PAYMENT_METHOD_OBJECT]: { expandable: paymentMethodSerializer.expandable, retrieve: retrievePaymentMethodObject },
+    [paymentIntentSerializer.PAYMENT_INTENT_OBJECT]: { expandable: paymentIntentSerializer.expandable, retrieve: retrievePaymentIntentObject },
+    // A charge's `refunds` list shows only when expanded; refunds/ serves it.
+    [chargeSerializer.CHARGE_OBJECT]: { expandable: { ...chargeSerializer.expandable, refunds: chargeRefundsField }, retrieve: retrieveChargeObject },
     [refundSerializer.REFUND_OBJECT]: { expandable: refundSerializer.expandable, retrieve: retrieveRefundObject },
     [refundSerializer.REFUND_LIST_OBJECT]: { expandable: {} },
   },
   schedules: [cvcPurge],
-  workers: [refundsWorker],
-  reconcilers: [reconcileRefundJobs],
+  workers: [paymentIntentsWorker, refundsWorker],
+  reconcilers: [reconcilePaymentIntentJobs, reconcileRefundJobs],
   requestChanges,
 };
+
+// A PaymentIntent's 3-D Secure challenge moves it on through this target when answered or expired.
+useAuthenticationTarget('payment_intent', paymentIntentAuthentication);
 
 /** For other areas: a payment method by id (a public test id makes one), a card's CVC, a test card's charge outcome. */
 export { resolvePaymentMethod, takeCvc } from './payment_methods/service';

@@ -1,6 +1,6 @@
 import { createVerificationReport, fcTransactions, refreshFcAccount, CLOSED_ORIGIN, COMPLETE_EXPRESS } from '../../helpers/fixtures';
 import { forwardingHarness } from '../../helpers/forwarding';
-import { insertPayment, insertPendingRefund } from '../../helpers/payments';
+import { insertPendingRefund } from '../../helpers/payments';
 import type { SdkPackage } from '../../helpers/sdkTypes';
 import { before, type Client } from './majors';
 
@@ -31,9 +31,17 @@ const connectedAccount = async (c: Client) => (await c.stripe.accounts.create({ 
 const endpoint = async (c: Client) => (await c.stripe.webhookEndpoints.create({ url: `${CLOSED_ORIGIN}/hooks`, enabled_events: ['charge.succeeded'] })).id;
 const session = async (c: Client) => (await c.stripe.identity.verificationSessions.create({ type: 'document' })).id;
 export const customer = async (c: Client) => (await c.stripe.customers.create({ name: 'Jenny Rosen' })).id;
-/** A refund of part of a payment (test/helpers/payments.ts stands in for PaymentIntents). */
-const refund = async (c: Client) => (await c.stripe.refunds.create({ charge: (await insertPayment(c.t, c.key)).charge, amount: 100 })).id;
 const attached = async (c: Client) => (await c.stripe.paymentMethods.attach('pm_card_visa', { customer: await customer(c) })).id;
+/** Before 2026-09-30 (endive) a PaymentIntent's types are `payment_method_types`. */
+const cardTypes = (c: Client) => (before(c, ENDIVE) ? { payment_method_types: ['card'] } : { allowed_payment_method_types: ['card'] });
+const intent = (c: Client, params: Record<string, unknown> = {}) => c.stripe.paymentIntents.create({ amount: 2000, currency: 'usd', ...cardTypes(c), ...params });
+const paidIntent = (c: Client, params: Record<string, unknown> = {}) => intent(c, { payment_method: 'pm_card_visa', confirm: true, ...params });
+/** A paid PaymentIntent's charge (before 2022-11-15 in its `charges` list, not `latest_charge`). */
+const paidCharge = async (c: Client, params: Record<string, unknown> = {}): Promise<string> => {
+  const paid = await paidIntent(c, params);
+  return paid.latest_charge ?? paid.charges.data[0].id;
+};
+const refund = async (c: Client) => (await c.stripe.refunds.create({ charge: await paidCharge(c), amount: 100 })).id;
 const product = async (c: Client) => (await c.stripe.products.create({ name: 'Gold' })).id;
 const price = (c: Client) => c.stripe.prices.create({ product_data: { name: 'Gold' }, currency: 'usd', unit_amount: 1000 });
 const taxRate = async (c: Client) => (await c.stripe.taxRates.create({ display_name: 'VAT', percentage: 20, inclusive: false })).id;
@@ -236,14 +244,30 @@ const BASE: Calls = {
   PostPaymentMethodsPaymentMethodAttach: async (c) => c.stripe.paymentMethods.attach('pm_card_mastercard', { customer: await customer(c) }),
   PostPaymentMethodsPaymentMethodDetach: async (c) => c.stripe.paymentMethods.detach(await attached(c)),
   GetRefunds: async (c) => {
-    const charge = (await insertPayment(c.t, c.key)).charge;
+    const charge = await paidCharge(c);
     await c.stripe.refunds.create({ charge, amount: 100 });
     return c.stripe.refunds.list({ charge });
   },
-  PostRefunds: async (c) => c.stripe.refunds.create({ payment_intent: (await insertPayment(c.t, c.key)).paymentIntent, metadata: { a: '1' } }),
+  PostRefunds: async (c) => c.stripe.refunds.create({ payment_intent: (await paidIntent(c)).id, metadata: { a: '1' } }),
   GetRefundsRefund: async (c) => c.stripe.refunds.retrieve(await refund(c)),
   PostRefundsRefund: async (c) => c.stripe.refunds.update(await refund(c), { metadata: { a: '1' } }),
-  PostRefundsRefundCancel: async (c) => c.stripe.refunds.cancel(await insertPendingRefund(c.t, await insertPayment(c.t, c.key), 100)),
+  PostRefundsRefundCancel: async (c) => c.stripe.refunds.cancel(await insertPendingRefund(c.t, await paidCharge(c), 100)),
+  GetPaymentIntents: async (c) => {
+    await paidIntent(c, { customer: await customer(c) });
+    return c.stripe.paymentIntents.list({ limit: 3 });
+  },
+  PostPaymentIntents: (c) => paidIntent(c, { description: 'SDK' }),
+  GetPaymentIntentsIntent: async (c) => c.stripe.paymentIntents.retrieve((await paidIntent(c)).id),
+  PostPaymentIntentsIntent: async (c) => c.stripe.paymentIntents.update((await intent(c)).id, { amount: 3000, metadata: { a: '1' } }),
+  PostPaymentIntentsIntentConfirm: async (c) => c.stripe.paymentIntents.confirm((await intent(c)).id, { payment_method: 'pm_card_visa' }),
+  PostPaymentIntentsIntentCapture: async (c) => c.stripe.paymentIntents.capture((await paidIntent(c, { capture_method: 'manual' })).id, { amount_to_capture: 1500 }),
+  PostPaymentIntentsIntentCancel: async (c) => c.stripe.paymentIntents.cancel((await intent(c)).id, { cancellation_reason: 'abandoned' }),
+  GetCharges: async (c) => {
+    await paidIntent(c);
+    return c.stripe.charges.list({ limit: 3 });
+  },
+  GetChargesCharge: async (c) => c.stripe.charges.retrieve((await paidIntent(c)).latest_charge ?? (await c.stripe.charges.list({ limit: 1 })).data[0].id),
+  PostChargesCharge: async (c) => c.stripe.charges.update((await c.stripe.charges.list({ limit: 1, payment_intent: (await paidIntent(c)).id })).data[0].id, { description: 'SDK' }),
   GetForwardingRequests: (c) => c.stripe.forwarding.requests.list({ limit: 3 }),
   PostForwardingRequests: async (c) =>
     c.stripe.forwarding.requests.create({

@@ -2,7 +2,7 @@ import { refundsQueue } from '../../../src/resources/payments/refunds/jobs';
 import { settleRefund } from '../../../src/resources/payments/refunds/pipeline';
 import { newTestKey } from '../../helpers/app';
 import { startEventsTestApp, type EventsTestApp } from '../../helpers/eventsApp';
-import { insertPayment } from '../../helpers/payments';
+import { pay } from '../../helpers/payments';
 import { until } from '../../helpers/queues';
 import { requestsOf } from '../../helpers/requests';
 import { sdkTypeProblems } from '../../helpers/sdkTypes';
@@ -30,7 +30,7 @@ test('a refund of 4000000000005126 succeeds, then fails: the events are delivere
   const key = newTestKey();
   const expected = ['refund.created', 'charge.refunded', 'refund.updated', 'charge.refund.updated', 'refund.failed'];
   const hook = await createReceivingEndpoint(e.t, e.receiver, key, '/refunds/all', { enabled_events: expected });
-  const p = await insertPayment(e.t, key, { card: 'refundFail', amount: 1500 });
+  const p = await pay(e.t, key, { card: 'refundFail', amount: 1500 });
   const started = Date.now();
   const created = await post(key, RE, { payment_intent: p.paymentIntent, amount: 1000 });
   expect(created.body).toMatchObject({ status: 'succeeded', amount: 1000 });
@@ -65,7 +65,7 @@ test('a refund of 4000000000005126 succeeds, then fails: the events are delivere
 
 test('a refund of an ordinary card stays succeeded, with nothing due', async () => {
   const key = newTestKey();
-  const p = await insertPayment(e.t, key);
+  const p = await pay(e.t, key);
   const { body } = await post(key, RE, { charge: p.charge });
   expect(await refundRow(body.id)).toMatchObject({ status: 'succeeded', dueAt: null });
   await new Promise((r) => setTimeout(r, DELAY_MS * 3));
@@ -75,7 +75,7 @@ test('a refund of an ordinary card stays succeeded, with nothing due', async () 
 test('a worker restart with a Redis that lost every refund job still fails the refund, once', async () => {
   const key = newTestKey();
   await e.stopWorkers();
-  const p = await insertPayment(e.t, key, { card: 'refundFail' });
+  const p = await pay(e.t, key, { card: 'refundFail' });
   const { body } = await post(key, RE, { charge: p.charge, amount: 700 });
   const queue = e.t.runtime.queues.of(refundsQueue);
   expect(await queue.getJobCountByTypes('delayed', 'waiting')).toBeGreaterThanOrEqual(1);

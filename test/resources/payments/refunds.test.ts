@@ -1,6 +1,6 @@
 import { newTestKey, startTestApp, type TestApp } from '../../helpers/app';
 import { createAccount, createCustomer } from '../../helpers/fixtures';
-import { insertPayment, insertPendingRefund } from '../../helpers/payments';
+import { pay, insertPendingRefund } from '../../helpers/payments';
 import { expectMatchesResponseSchema } from '../../helpers/responseSchemas';
 import { expectError, requestsOf } from '../../helpers/requests';
 import { sdkTypeProblems } from '../../helpers/sdkTypes';
@@ -9,8 +9,8 @@ import { formatAmount } from '../../../src/resources/payments/refunds/service';
 // Refunds end to end: full and partial refunds of a charge or its PaymentIntent, the public
 // errors (too large, already refunded, uncaptured, failed, disagreeing ids), concurrent refunds
 // of one charge never passing the captured amount, retrieve, update, list and cancel with their
-// events, idempotent retries, and Connect isolation. The payments refunded are made by
-// test/helpers/payments.ts (standing in for PaymentIntents until they exist).
+// events, idempotent retries, and Connect isolation. The payments refunded are PaymentIntents
+// confirmed through the API (test/helpers/payments.ts); only a pending refund is written directly.
 
 let t: TestApp;
 beforeAll(async () => {
@@ -25,7 +25,7 @@ const charge = (id: string) => t.runtime.prisma.charge.findUniqueOrThrow({ where
 describe('create', () => {
   test('a charge refunded whole by default: the refund, the charge updated, refund.created and charge.refunded', async () => {
     const key = newTestKey();
-    const p = await insertPayment(t, key, { amount: 2500 });
+    const p = await pay(t, key, { amount: 2500 });
     const res = await post(key, RE, { charge: p.charge, reason: 'requested_by_customer', metadata: { order: '7' }, instructions_email: 'j@example.com' });
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({
@@ -55,7 +55,7 @@ describe('create', () => {
 
   test('partial refunds through the PaymentIntent, up to what remains; then the charge is already refunded', async () => {
     const key = newTestKey();
-    const p = await insertPayment(t, key, { amount: 2000 });
+    const p = await pay(t, key, { amount: 2000 });
     const first = await post(key, RE, { payment_intent: p.paymentIntent, amount: 500 });
     expect(first.body).toMatchObject({ amount: 500, charge: p.charge, payment_intent: p.paymentIntent });
     const [event] = await eventsOf(key, 'charge.refunded');
@@ -74,6 +74,21 @@ describe('create', () => {
     expect((await eventsOf(key, 'refund.created')).map((e: any) => e.data.object.amount)).toEqual([1500, 500]);
   });
 
+  test('a partially captured payment refunds what was captured, the released rest counted as refunded', async () => {
+    const key = newTestKey();
+    const p = await pay(t, key, { amount: 2000, state: 'uncaptured' });
+    const captured = await post(key, `/v1/payment_intents/${p.paymentIntent}/capture`, { amount_to_capture: 500 });
+    expect(captured.status).toBe(200);
+    expectError(await post(key, RE, { charge: p.charge, amount: 501 }), 400, {
+      code: 'amount_too_large',
+      message: 'Refund amount ($5.01) is greater than unrefunded amount on charge ($5.00)',
+    });
+    expect((await post(key, RE, { payment_intent: p.paymentIntent })).body.amount).toBe(500);
+    const charged = (await get(key, `/v1/charges/${p.charge}`)).body;
+    expect(charged).toMatchObject({ amount_captured: 500, amount_refunded: 2000, refunded: true });
+    expectError(await post(key, RE, { charge: p.charge }), 400, { code: 'charge_already_refunded' });
+  });
+
   test('amounts in errors are shown in the currency', () => {
     expect(formatAmount(2000, 'usd')).toBe('$20.00');
     expect(formatAmount(705, 'eur')).toBe('€7.05');
@@ -83,14 +98,14 @@ describe('create', () => {
 
   test('an uncaptured payment is canceled, not refunded; failed and canceled payments have no successful charge', async () => {
     const key = newTestKey();
-    const held = await insertPayment(t, key, { state: 'uncaptured' });
+    const held = await pay(t, key, { state: 'uncaptured' });
     for (const by of [{ charge: held.charge }, { payment_intent: held.paymentIntent }]) {
       const res = await post(key, RE, by);
       expectError(res, 400, { type: 'invalid_request_error', code: 'charge_not_refundable' });
       expect(res.body.error.message).toContain(`cancel the PaymentIntent (${held.paymentIntent}) instead`);
     }
-    const failed = await insertPayment(t, key, { state: 'failed' });
-    const canceled = await insertPayment(t, key, { state: 'canceled' });
+    const failed = await pay(t, key, { state: 'failed' });
+    const canceled = await pay(t, key, { state: 'canceled' });
     for (const p of [failed, canceled]) {
       for (const by of [{ charge: p.charge }, { payment_intent: p.paymentIntent }]) {
         expectError(await post(key, RE, by), 400, { message: `This PaymentIntent (${p.paymentIntent}) does not have a successful charge to refund.` });
@@ -101,8 +116,8 @@ describe('create', () => {
 
   test('what to refund: one of charge or payment_intent, the caller\'s own, agreeing; amount and reason checked', async () => {
     const key = newTestKey();
-    const a = await insertPayment(t, key);
-    const b = await insertPayment(t, key);
+    const a = await pay(t, key);
+    const b = await pay(t, key);
     expectError(await post(key, RE, {}), 400, { code: 'parameter_missing' });
     expectError(await post(key, RE, { charge: 'ch_nope' }), 400, { code: 'resource_missing', param: 'charge', message: "No such charge: 'ch_nope'" });
     expectError(await post(key, RE, { payment_intent: 'pi_nope' }), 400, { code: 'resource_missing', param: 'payment_intent' });
@@ -116,7 +131,7 @@ describe('create', () => {
 
   test('concurrent refunds of one charge: exactly the captured amount is refunded, the rest are refused', async () => {
     const key = newTestKey();
-    const p = await insertPayment(t, key, { amount: 2000 });
+    const p = await pay(t, key, { amount: 2000 });
     const answers = await Promise.all(Array.from({ length: 12 }, () => post(key, RE, { charge: p.charge, amount: 300 })));
     const ok = answers.filter((r) => r.status === 200);
     expect(ok).toHaveLength(6);
@@ -135,7 +150,7 @@ describe('create', () => {
 
   test('a retry with the same idempotency key answers the same refund and refunds once', async () => {
     const key = newTestKey();
-    const p = await insertPayment(t, key);
+    const p = await pay(t, key);
     const headers = { 'Idempotency-Key': `refund-${p.charge}` };
     const [a, b] = await Promise.all([post(key, RE, { charge: p.charge, amount: 100 }, headers), post(key, RE, { charge: p.charge, amount: 100 }, headers)]);
     const c = await post(key, RE, { charge: p.charge, amount: 100 }, headers);
@@ -150,7 +165,7 @@ describe('retrieve, update, list', () => {
   test('retrieve, expanded; unknown ids are 404', async () => {
     const key = newTestKey();
     const customer = (await createCustomer(t, key)).id;
-    const p = await insertPayment(t, key, { customer });
+    const p = await pay(t, key, { customer });
     const { body: refund } = await post(key, RE, { charge: p.charge, amount: 100 });
     const res = await get(key, `${RE}/${refund.id}`);
     expect(res.body).toEqual(refund);
@@ -159,13 +174,26 @@ describe('retrieve, update, list', () => {
     const expanded = await get(key, `${RE}/${refund.id}?expand[]=customer&expand[]=payment_method`);
     expect(expanded.body.customer).toMatchObject({ id: customer, object: 'customer' });
     expect(expanded.body.payment_method).toMatchObject({ id: p.paymentMethod, object: 'payment_method' });
+    const both = await get(key, `${RE}/${refund.id}?expand[]=charge&expand[]=payment_intent`);
+    expect(both.body.charge).toMatchObject({ id: p.charge, object: 'charge', amount_refunded: 100 });
+    expect(both.body.payment_intent).toMatchObject({ id: p.paymentIntent, object: 'payment_intent', latest_charge: p.charge });
+    expectMatchesResponseSchema('GetRefundsRefund', both.status, both.body);
+    // A charge shows its refunds only when expanded.
+    expect((await get(key, `/v1/charges/${p.charge}`)).body).not.toHaveProperty('refunds');
+    const charged = await get(key, `/v1/charges/${p.charge}?expand[]=refunds`);
+    expect(charged.body.refunds).toMatchObject({ object: 'list', has_more: false, url: `/v1/charges/${p.charge}/refunds` });
+    expect(charged.body.refunds.data.map((r: any) => r.id)).toEqual([refund.id]);
+    expect(charged.body.refunds.data[0]).toEqual((await get(key, `${RE}/${refund.id}`)).body);
+    expectError(await get(key, `/v1/charges/${p.charge}?expand[]=refunds.data.customer`), 400, { param: 'expand' });
+    expectMatchesResponseSchema('GetChargesCharge', charged.status, charged.body);
+    expect(sdkTypeProblems(charged.body)).toEqual([]);
     expectError(await get(key, `${RE}/re_nope`), 404, { code: 'resource_missing', message: "No such refund: 're_nope'" });
     expectError(await get(newTestKey(), `${RE}/${refund.id}`), 404, { code: 'resource_missing' });
   });
 
   test('update sets metadata, with refund.updated and charge.refund.updated; no change, no event', async () => {
     const key = newTestKey();
-    const p = await insertPayment(t, key);
+    const p = await pay(t, key);
     const { body: refund } = await post(key, RE, { charge: p.charge, metadata: { a: '1' } });
     const res = await post(key, `${RE}/${refund.id}`, { metadata: { b: '2' } });
     expect(res.body).toEqual({ ...refund, metadata: { a: '1', b: '2' } });
@@ -183,8 +211,8 @@ describe('retrieve, update, list', () => {
 
   test('list newest first, by charge, by PaymentIntent and by created, paginated', async () => {
     const key = newTestKey();
-    const a = await insertPayment(t, key);
-    const b = await insertPayment(t, key);
+    const a = await pay(t, key);
+    const b = await pay(t, key);
     const ids: string[] = [];
     for (const p of [a, b, a]) ids.push((await post(key, RE, { charge: p.charge, amount: 100 })).body.id);
     const all = await get(key, RE);
@@ -206,7 +234,7 @@ describe('retrieve, update, list', () => {
 describe('cancel', () => {
   test('a succeeded refund can\'t be canceled', async () => {
     const key = newTestKey();
-    const p = await insertPayment(t, key);
+    const p = await pay(t, key);
     const { body: refund } = await post(key, RE, { charge: p.charge, amount: 100 });
     expectError(await post(key, `${RE}/${refund.id}/cancel`), 400, {
       type: 'invalid_request_error',
@@ -218,8 +246,8 @@ describe('cancel', () => {
 
   test('a pending refund is canceled: its amount goes back onto the charge, with the update events', async () => {
     const key = newTestKey();
-    const p = await insertPayment(t, key, { amount: 1000 });
-    const id = await insertPendingRefund(t, p, 400);
+    const p = await pay(t, key, { amount: 1000 });
+    const id = await insertPendingRefund(t, p.charge, 400);
     expectError(await post(key, RE, { charge: p.charge, amount: 700 }), 400, { code: 'amount_too_large' });
     const res = await post(key, `${RE}/${id}/cancel`);
     expect(res.body).toMatchObject({ id, status: 'canceled', failure_reason: 'merchant_request', amount: 400 });
@@ -241,7 +269,7 @@ describe('Connect', () => {
     const key = newTestKey();
     const connected = (await createAccount(t, key)).id;
     const as = { 'Stripe-Account': connected };
-    const p = await insertPayment(t, key, { stripeAccount: connected });
+    const p = await pay(t, key, { stripeAccount: connected });
     expectError(await post(key, RE, { charge: p.charge }), 400, { code: 'resource_missing' });
     const res = await post(key, RE, { charge: p.charge }, as);
     expect(res.status).toBe(200);

@@ -2,12 +2,16 @@ import type { Config } from '../../../config';
 import type { Clock } from '../../../lib/clock';
 import type { PrismaClient } from '../../../lib/prisma';
 import type { JobAdder, JobSpec } from '../../../lib/queue';
+import { sql, TxSql } from '../../../lib/sql';
 import { unixSeconds } from '../../../lib/clock';
 import { accountApiVersion, automaticCause, emit, previousAttributes, type EmitOptions, type Tx } from '../../../events/emit';
 import type { EventType } from '../../../events/types';
 import type { JobWorker, Reconcile } from '../../../kernel/route';
 import { refundsQueue, settleJobId, type RefundJob } from './jobs';
-import { serializeChargeRow, serializeRefund, type RefundRow } from './serializer';
+import { serializeRefund, type RefundRow } from './serializer';
+import { lockCharge as lockOwnedCharge } from '../charges/service';
+import { SELECT_ROW as SELECT_CHARGE } from '../charges/queries';
+import { serializeCharge, type ChargeRow } from '../charges/serializer';
 
 // The asynchronous half of refunds: a refund of the card whose refunds fail (4000000000005126)
 // is `succeeded` at first and fails REFUND_FAILURE_DELAY_MS later, its amount going back onto
@@ -21,17 +25,13 @@ export interface PipelineDeps {
   readonly config: Pick<Config, 'defaultApiVersion' | 'refundFailureDelayMs'>;
 }
 
-/** The charge's public object, for the events a refund raises about it; see `useChargeObjects`. */
-export type ChargeObjectOf = (tx: Tx, chargeId: string) => Promise<Record<string, unknown>>;
+/** The charge's public object, for the events a refund raises about it (`charge.refunded`). */
+const selectCharge = (id: string) => sql`${SELECT_CHARGE} WHERE id = ${id}`;
 
-let chargeObjectOf: ChargeObjectOf = async (tx, chargeId) => serializeChargeRow(await tx.charge.findUniqueOrThrow({ where: { id: chargeId } }));
-
-/** The charges resource's serializer, for every charge a refund event shows from now on (payments/index.ts calls it once). */
-export function useChargeObjects(given: ChargeObjectOf): void {
-  chargeObjectOf = given;
+export async function chargeObject(tx: Tx, chargeId: string): Promise<Record<string, unknown>> {
+  const [row] = await new TxSql(tx).query<ChargeRow>(selectCharge(chargeId));
+  return serializeCharge(row);
 }
-
-export const chargeObject = (tx: Tx, chargeId: string): Promise<Record<string, unknown>> => chargeObjectOf(tx, chargeId);
 
 /** A refund in its serializer's row shape, read in `tx`; null when the account has none by that id. */
 export async function loadRefund(tx: Tx, id: string, accountId?: string): Promise<RefundRow | null> {
@@ -41,11 +41,8 @@ export async function loadRefund(tx: Tx, id: string, accountId?: string): Promis
   return { ...refund, customerId: charge?.customerId ?? null, paymentMethodId: charge?.paymentMethodId ?? null };
 }
 
-/** Locks a charge for the rest of the transaction (every change of its refunded amount takes it first). */
-export async function lockCharge(tx: Tx, chargeId: string, accountId: string): Promise<boolean> {
-  const rows = await tx.$queryRaw<{ id: string }[]>`SELECT id FROM charges WHERE id = ${chargeId} AND account_id = ${accountId} FOR UPDATE`;
-  return rows.length > 0;
-}
+/** Locks a charge for the rest of the transaction (every change of its refunded amount takes it first); null when the account has none. */
+export const lockCharge = (tx: Tx, chargeId: string, accountId: string): Promise<ChargeRow | null> => lockOwnedCharge(tx, accountId, chargeId);
 
 /** Emits `refund.updated` and the older `charge.refund.updated` (the public API still sends both) for a change of `before`. */
 export async function emitRefundUpdated(tx: Tx, before: RefundRow, after: RefundRow, options: EmitOptions): Promise<string[]> {

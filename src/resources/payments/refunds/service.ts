@@ -76,8 +76,7 @@ export async function createRefund(ctx: RequestContext) {
   const { params, deps, caller } = ctx;
   const { row, eventIds, jobs } = await deps.prisma.$transaction(async (tx) => {
     const chargeId = await chargeToRefund(tx, ctx);
-    await lockCharge(tx, chargeId, caller.accountId);
-    const charge = await tx.charge.findUniqueOrThrow({ where: { id: chargeId } });
+    const charge = (await lockCharge(tx, chargeId, caller.accountId))!;
     if (charge.status !== 'succeeded') {
       if (charge.paymentIntentId) throw noSuccessfulCharge(charge.paymentIntentId);
       throw stateError(`Charge ${charge.id} has failed and can't be refunded.`, 'charge_not_refundable', 'charge');
