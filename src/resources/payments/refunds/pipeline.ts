@@ -25,9 +25,9 @@ export interface PipelineDeps {
   readonly config: Pick<Config, 'defaultApiVersion' | 'refundFailureDelayMs'>;
 }
 
-/** The charge's public object, for the events a refund raises about it (`charge.refunded`). */
 const selectCharge = (id: string) => sql`${SELECT_CHARGE} WHERE id = ${id}`;
 
+/** The charge's public object (the charges resource's), for the events a refund raises about it (`charge.refunded`). */
 export async function chargeObject(tx: Tx, chargeId: string): Promise<Record<string, unknown>> {
   const [row] = await new TxSql(tx).query<ChargeRow>(selectCharge(chargeId));
   return serializeCharge(row);
