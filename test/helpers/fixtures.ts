@@ -1,6 +1,7 @@
 import qs from 'qs';
 import { bearer, type TestApp } from './app';
 import { accountOfKey, emitTestEvent } from './events';
+import { createRefunds } from './payments';
 import { finishProcessing } from '../../src/resources/identity/verification/pipeline';
 import { finishRefresh } from '../../src/resources/financial_connections/accounts/pipeline';
 
@@ -75,6 +76,8 @@ export const pathFixtures: Record<string, FixtureFactory> = {
   customer: async (app, key) => (await createCustomer(app, key)).id,
   /** A card attached to a customer, so every operation on it (update, detach) can succeed. */
   payment_method: (app, key) => attachedCard(app, key),
+  /** A refund of part of a payment (a PaymentIntent confirmed through the API: test/helpers/payments.ts). */
+  refund: async (app, key) => (await createRefunds(app, key, 1))[0],
   product: async (app, key) => (await createProduct(app, key)).id,
   price: async (app, key) => (await createPrice(app, key)).id,
   tax_rate: async (app, key) => (await createTaxRate(app, key)).id,

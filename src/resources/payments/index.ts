@@ -6,6 +6,10 @@ import * as paymentMethods from './payment_methods/routes';
 import * as paymentMethodSerializer from './payment_methods/serializer';
 import { retrievePaymentMethodObject } from './payment_methods/service';
 import { cvcPurge } from './payment_methods/jobs';
+import * as refunds from './refunds/routes';
+import * as refundSerializer from './refunds/serializer';
+import { chargeRefundsField, retrieveRefundObject } from './refunds/service';
+import { reconcileRefundJobs, refundsWorker } from './refunds/pipeline';
 import { requestChanges } from './requestVersions';
 import { versionChanges } from './versions';
 import * as paymentIntents from './payment_intents/routes';
@@ -27,17 +31,20 @@ import { useAuthenticationTarget } from './authentications/service';
 
 export const area: Area = {
   name: 'payments',
-  routes: [...customers.routes, ...paymentMethods.routes, ...paymentIntents.routes, ...charges.routes],
+  routes: [...customers.routes, ...paymentMethods.routes, ...paymentIntents.routes, ...charges.routes, ...refunds.routes],
   objects: {
     [customerSerializer.OBJECT]: { expandable: customerSerializer.expandable, retrieve: retrieveCustomerObject },
     [customerSerializer.INVOICE_SETTINGS_OBJECT]: { expandable: customerSerializer.invoiceSettingsExpandable },
     [paymentMethodSerializer.PAYMENT_METHOD_OBJECT]: { expandable: paymentMethodSerializer.expandable, retrieve: retrievePaymentMethodObject },
     [paymentIntentSerializer.PAYMENT_INTENT_OBJECT]: { expandable: paymentIntentSerializer.expandable, retrieve: retrievePaymentIntentObject },
-    [chargeSerializer.CHARGE_OBJECT]: { expandable: chargeSerializer.expandable, retrieve: retrieveChargeObject },
+    // A charge's `refunds` list shows only when expanded; refunds/ serves it.
+    [chargeSerializer.CHARGE_OBJECT]: { expandable: { ...chargeSerializer.expandable, refunds: chargeRefundsField }, retrieve: retrieveChargeObject },
+    [refundSerializer.REFUND_OBJECT]: { expandable: refundSerializer.expandable, retrieve: retrieveRefundObject },
+    [refundSerializer.REFUND_LIST_OBJECT]: { expandable: {} },
   },
   schedules: [cvcPurge],
-  workers: [paymentIntentsWorker],
-  reconcilers: [reconcilePaymentIntentJobs],
+  workers: [paymentIntentsWorker, refundsWorker],
+  reconcilers: [reconcilePaymentIntentJobs, reconcileRefundJobs],
   requestChanges,
   versionChanges,
 };
