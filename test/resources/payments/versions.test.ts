@@ -96,6 +96,31 @@ describe('charges', () => {
     expect((await get(key, url, at('2022-11-15'))).body).not.toHaveProperty('refunds');
   });
 
+  test("a refunded charge's refunds, newest first, in the charge, its intent's charges and the refund's events at 2020-08-27", async () => {
+    const key = await pinnedAt('2020-08-27');
+    const paid = (await post(key, PI, card({ payment_method: 'pm_card_visa', confirm: true }), at(LATEST_API_VERSION))).body;
+    const first = (await post(key, '/v1/refunds', { payment_intent: paid.id, amount: 500 }, at(LATEST_API_VERSION))).body;
+    const second = (await post(key, '/v1/refunds', { charge: paid.latest_charge, amount: 300, metadata: { n: '2' } }, at(LATEST_API_VERSION))).body;
+    expect([first.status, second.status]).toEqual(['succeeded', 'succeeded']);
+    const expected = {
+      object: 'list',
+      data: [{ id: second.id, object: 'refund', amount: 300, charge: paid.latest_charge, metadata: { n: '2' } }, { id: first.id, amount: 500 }],
+      has_more: false,
+      total_count: 2,
+      url: `/v1/charges/${paid.latest_charge}/refunds`,
+    };
+    const charge = (await get(key, `/v1/charges/${paid.latest_charge}`, at('2020-08-27'))).body;
+    expect(charge).toMatchObject({ amount_refunded: 800, refunds: expected });
+    expect(sdkVersionProblems(charge, 'stripe-v8')).toEqual([]);
+    expect((await get(key, `${PI}/${paid.id}`, at('2020-08-27'))).body.charges.data[0].refunds).toMatchObject(expected);
+    expect((await get(key, `/v1/charges?payment_intent=${paid.id}`, at('2020-08-27'))).body.data[0].refunds).toMatchObject(expected);
+    // charge.refunded, written at the account's version: the refunds as they were then.
+    const [latest, earlier] = await eventsOf(key, 'charge.refunded');
+    expect(latest.data.object.refunds).toMatchObject(expected);
+    expect(earlier.data.object.refunds).toMatchObject({ data: [{ id: first.id }], total_count: 1 });
+    expect(sdkVersionProblems(latest, 'stripe-v8')).toEqual([]);
+  });
+
   test('before 2023-08-16: `dispute` (null) and `destination`, the account of transfer_data', async () => {
     const key = newTestKey();
     const connected = (await createAccount(t, key, { type: 'express' })).id;

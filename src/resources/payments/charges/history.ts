@@ -1,6 +1,8 @@
 import { embed, embeddedOf, type Embedded } from '../../../kernel/versions';
 import { sql, type SqlClient } from '../../../lib/sql';
 import { SELECT_ROW } from './queries';
+import { SELECT_REFUND } from '../refunds/queries';
+import { serializeRefund, type RefundRow } from '../refunds/serializer';
 import { serializeCharge, type ChargeObject, type ChargeRow } from './serializer';
 
 export { invoiceKey } from './serializer';
@@ -28,19 +30,24 @@ export interface RefundsList {
   readonly total_count: number;
 }
 
-/** The refunds of each of `chargeIds` (of the account): the refunds resource gives it (`useChargeRefunds`). */
-export type ChargeRefunds = (db: SqlClient, accountId: string, chargeIds: readonly string[]) => Promise<ReadonlyMap<string, RefundsList>>;
-
-// Until the refunds resource registers itself, no charge has refunds.
-let refundsOf: ChargeRefunds = async () => new Map();
-
-export function useChargeRefunds(fn: ChargeRefunds): void {
-  refundsOf = fn;
+/** The refunds of each of `chargeIds` (of the account), newest first: one read for them all. */
+async function refundsOf(db: SqlClient, accountId: string, chargeIds: readonly string[]): Promise<ReadonlyMap<string, RefundsList>> {
+  const rows = await db.query<RefundRow & { seq: bigint }>(
+    sql`${SELECT_REFUND} WHERE charge_id = ANY(${chargeIds as string[]}::text[]) AND account_id = ${accountId} ORDER BY seq DESC`,
+  );
+  const lists = new Map<string, { data: Record<string, unknown>[]; total_count: number }>();
+  for (const { seq: _seq, ...row } of rows) {
+    const list = lists.get(row.chargeId) ?? { data: [], total_count: 0 };
+    if (list.data.length < INLINE_LIMIT) list.data.push(serializeRefund(row));
+    list.total_count += 1;
+    lists.set(row.chargeId, list);
+  }
+  return lists;
 }
 
 const EMPTY: RefundsList = { data: [], total_count: 0 };
 
-/** What older versions need of `charges`: each one's refunds (none to read for a charge that has none refunded and none pending). */
+/** What older versions need of `charges`: each one's refunds. */
 async function refundsEmbedded(db: SqlClient, accountId: string, charges: readonly ChargeObject[]): Promise<Record<string, unknown>> {
   const lists = charges.length === 0 ? new Map<string, RefundsList>() : await refundsOf(db, accountId, charges.map((c) => c.id));
   return Object.fromEntries(charges.map((c) => [refundsKey(c.id), lists.get(c.id) ?? EMPTY]));

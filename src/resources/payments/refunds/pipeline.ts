@@ -12,6 +12,7 @@ import { serializeRefund, type RefundRow } from './serializer';
 import { lockCharge as lockOwnedCharge } from '../charges/service';
 import { SELECT_ROW as SELECT_CHARGE } from '../charges/queries';
 import { serializeCharge, type ChargeRow } from '../charges/serializer';
+import { withChargeHistory } from '../charges/history';
 
 // The asynchronous half of refunds: a refund of the card whose refunds fail (4000000000005126)
 // is `succeeded` at first and fails REFUND_FAILURE_DELAY_MS later, its amount going back onto
@@ -27,10 +28,10 @@ export interface PipelineDeps {
 
 const selectCharge = (id: string) => sql`${SELECT_CHARGE} WHERE id = ${id}`;
 
-/** The charge's public object (the charges resource's), for the events a refund raises about it (`charge.refunded`). */
-export async function chargeObject(tx: Tx, chargeId: string): Promise<Record<string, unknown>> {
+/** The charge's public object (the charges resource's), for the events a refund raises about it (`charge.refunded`), at the event's `version`. */
+export async function chargeObject(tx: Tx, chargeId: string, version: string): Promise<Record<string, unknown>> {
   const [row] = await new TxSql(tx).query<ChargeRow>(selectCharge(chargeId));
-  return serializeCharge(row);
+  return withChargeHistory(new TxSql(tx), row.accountId, serializeCharge(row), version);
 }
 
 /** A refund in its serializer's row shape, read in `tx`; null when the account has none by that id. */

@@ -127,7 +127,7 @@ export async function createRefund(ctx: RequestContext) {
     const options = requestEventOptions(ctx, now);
     const eventIds = [
       await emit(tx, 'refund.created', serializeRefund(row), options),
-      await emit(tx, 'charge.refunded', await chargeObject(tx, charge.id), options),
+      await emit(tx, 'charge.refunded', await chargeObject(tx, charge.id, options.apiVersion), options),
     ];
     return { row, eventIds, jobs: dueAt === null ? [] : [settleJob(row.id, dueAt, nowMs)] };
   });
