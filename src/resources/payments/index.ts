@@ -6,6 +6,12 @@ import * as paymentMethods from './payment_methods/routes';
 import * as paymentMethodSerializer from './payment_methods/serializer';
 import { retrievePaymentMethodObject } from './payment_methods/service';
 import { cvcPurge } from './payment_methods/jobs';
+import * as setupIntents from './setup_intents/routes';
+import * as setupIntentSerializer from './setup_intents/serializer';
+import { retrieveSetupIntentObject, setupIntentTarget } from './setup_intents/service';
+import * as authentications from './authentications/routes';
+import { authenticationExpiryWorker, reconcileAuthenticationExpiries } from './authentications/pipeline';
+import { useAuthenticationTarget } from './authentications/service';
 import { requestChanges } from './requestVersions';
 
 // Payments: customers and their payment methods (cards and the public test cards); next,
@@ -16,14 +22,21 @@ import { requestChanges } from './requestVersions';
 // payment methods service declares and its route fills with the customers service's function.
 // No other area is imported; billing and forwarding use what is exported below.
 
+// A SetupIntent's 3-D Secure challenge comes back to it through its target.
+useAuthenticationTarget('setup_intent', setupIntentTarget);
+
 export const area: Area = {
   name: 'payments',
-  routes: [...customers.routes, ...paymentMethods.routes],
+  routes: [...customers.routes, ...paymentMethods.routes, ...setupIntents.routes],
   objects: {
     [customerSerializer.OBJECT]: { expandable: customerSerializer.expandable, retrieve: retrieveCustomerObject },
     [customerSerializer.INVOICE_SETTINGS_OBJECT]: { expandable: customerSerializer.invoiceSettingsExpandable },
     [paymentMethodSerializer.PAYMENT_METHOD_OBJECT]: { expandable: paymentMethodSerializer.expandable, retrieve: retrievePaymentMethodObject },
+    [setupIntentSerializer.SETUP_INTENT_OBJECT]: { expandable: setupIntentSerializer.expandable, retrieve: retrieveSetupIntentObject },
   },
+  pages: authentications.pages,
+  workers: [authenticationExpiryWorker],
+  reconcilers: [reconcileAuthenticationExpiries],
   schedules: [cvcPurge],
   requestChanges,
 };
