@@ -34,6 +34,8 @@ const endpoint = async (stripe: Stripe) => (await stripe.webhookEndpoints.create
 const session = async (stripe: Stripe) => (await stripe.identity.verificationSessions.create({ type: 'document' })).id;
 const customer = async (stripe: Stripe) => (await stripe.customers.create({ name: 'Jenny Rosen' })).id;
 const attached = async (stripe: Stripe) => (await stripe.paymentMethods.attach('pm_card_visa', { customer: await customer(stripe) })).id;
+/** A SetupIntent that takes cards only (confirmed without a return_url), with `pm_card_visa`. */
+const setupIntent = async (stripe: Stripe) => (await stripe.setupIntents.create({ allowed_payment_method_types: ['card'], payment_method: 'pm_card_visa' })).id;
 const product = async (stripe: Stripe) => (await stripe.products.create({ name: 'Gold' })).id;
 const price = (stripe: Stripe) => stripe.prices.create({ product_data: { name: 'Gold' }, currency: 'usd', unit_amount: 1000 });
 const taxRate = async (stripe: Stripe) => (await stripe.taxRates.create({ display_name: 'VAT', percentage: 20, inclusive: false })).id;
@@ -432,6 +434,28 @@ const CASES: Record<string, OperationCase> = {
   PostPaymentMethodsPaymentMethodDetach: {
     ok: async (stripe) => stripe.paymentMethods.detach(await attached(stripe)),
     fails: (stripe) => stripe.paymentMethods.detach('pm_card_visa'),
+    error: InvalidRequest,
+  },
+  GetSetupIntents: { ok: (stripe) => stripe.setupIntents.list({ limit: 3 }), fails: (stripe) => stripe.setupIntents.list({ limit: 101 }), error: InvalidRequest },
+  PostSetupIntents: {
+    ok: async (stripe) => stripe.setupIntents.create({ customer: await customer(stripe), payment_method: 'pm_card_visa', allowed_payment_method_types: ['card'], confirm: true }),
+    fails: (stripe) => stripe.setupIntents.create({ payment_method: 'pm_card_chargeDeclined', allowed_payment_method_types: ['card'], confirm: true }),
+    error: Stripe.errors.StripeCardError,
+  },
+  GetSetupIntentsIntent: { ok: async (stripe) => stripe.setupIntents.retrieve(await setupIntent(stripe)), fails: (stripe) => stripe.setupIntents.retrieve('seti_nope'), error: InvalidRequest },
+  PostSetupIntentsIntent: {
+    ok: async (stripe) => stripe.setupIntents.update(await setupIntent(stripe), { metadata: { a: '1' } }),
+    fails: (stripe) => stripe.setupIntents.update('seti_nope', { metadata: { a: '1' } }),
+    error: InvalidRequest,
+  },
+  PostSetupIntentsIntentConfirm: {
+    ok: async (stripe) => stripe.setupIntents.confirm(await setupIntent(stripe)),
+    fails: async (stripe) => stripe.setupIntents.confirm((await stripe.setupIntents.create({ allowed_payment_method_types: ['card'] })).id),
+    error: InvalidRequest,
+  },
+  PostSetupIntentsIntentCancel: {
+    ok: async (stripe) => stripe.setupIntents.cancel(await setupIntent(stripe), { cancellation_reason: 'abandoned' }),
+    fails: async (stripe) => stripe.setupIntents.cancel((await stripe.setupIntents.confirm(await setupIntent(stripe))).id),
     error: InvalidRequest,
   },
   GetForwardingRequests: { ok: (stripe) => stripe.forwarding.requests.list({ limit: 3 }), fails: (stripe) => stripe.forwarding.requests.list({ limit: 101 }), error: InvalidRequest },

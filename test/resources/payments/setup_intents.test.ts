@@ -35,7 +35,7 @@ const { post, get, eventsOf } = requestsOf(() => t);
 const SI = '/v1/setup_intents';
 const RETURN_URL = 'http://127.0.0.1:0/done?order=42';
 /** A SetupIntent that takes cards only: no redirect-based methods, so no return_url is needed to confirm. */
-const cardsOnly = { payment_method_types: ['card'] };
+const cardsOnly = { allowed_payment_method_types: ['card'] };
 
 const pmRow = (id: string) => t.runtime.prisma.paymentMethod.findUniqueOrThrow({ where: { id } });
 const siRow = (id: string) => t.runtime.prisma.setupIntent.findUniqueOrThrow({ where: { id } });
@@ -61,6 +61,7 @@ describe('create and retrieve', () => {
       customer: null,
       payment_method: null,
       payment_method_types: ['card'],
+      allowed_payment_method_types: null,
       automatic_payment_methods: { enabled: true, allow_redirects: 'always' },
       metadata: { order: '1' },
       description: 'Save a card',
@@ -82,13 +83,19 @@ describe('create and retrieve', () => {
   test('parameters: usage, payment_method_types, automatic_payment_methods, a payment method (requires_confirmation), bad references', async () => {
     const key = newTestKey();
     const typed = await post(key, SI, { usage: 'on_session', ...cardsOnly, payment_method: 'pm_card_visa' });
-    expect(typed.body).toMatchObject({ usage: 'on_session', automatic_payment_methods: null, payment_method_types: ['card'], status: 'requires_confirmation' });
+    expect(typed.body).toMatchObject({ usage: 'on_session', automatic_payment_methods: null, allowed_payment_method_types: ['card'], payment_method_types: ['card'], status: 'requires_confirmation' });
     expect(typed.body.payment_method).toMatch(/^pm_/);
     const never = await post(key, SI, { automatic_payment_methods: { enabled: true, allow_redirects: 'never' } });
     expect(never.body.automatic_payment_methods).toEqual({ enabled: true, allow_redirects: 'never' });
     expectError(await post(key, SI, { automatic_payment_methods: { enabled: true }, ...cardsOnly }), 400, { code: 'parameters_exclusive' });
     expectError(await post(key, SI, { usage: 'sometimes' }), 400, { param: 'usage' });
-    expectError(await post(key, SI, { payment_method_types: ['ideal'] }), 400, { param: 'payment_method_types[0]' });
+    expectError(await post(key, SI, { allowed_payment_method_types: ['ideal'] }), 400, { param: 'allowed_payment_method_types[0]' });
+    // Before 2026-09-30.endive the list was `payment_method_types`; today that name is unknown.
+    expectError(await post(key, SI, { payment_method_types: ['card'] }), 400, { code: 'parameter_unknown', param: 'payment_method_types' });
+    const pinned = newTestKey();
+    const older = await post(pinned, SI, { payment_method_types: ['card'] }, { 'Stripe-Version': '2026-08-26.dahlia' });
+    expect(older.body).toMatchObject({ automatic_payment_methods: null, payment_method_types: ['card'] });
+    expectError(await post(pinned, SI, { payment_method_types: ['ideal'] }, { 'Stripe-Version': '2026-08-26.dahlia' }), 400, { param: 'payment_method_types[0]' });
     expectError(await post(key, SI, { customer: 'cus_nope' }), 400, { code: 'resource_missing', param: 'customer' });
     expectError(await post(key, SI, { payment_method: 'pm_nope' }), 400, { code: 'resource_missing', param: 'payment_method' });
     expectError(await post(key, SI, { on_behalf_of: 'acct_nope' }), 400, { code: 'resource_missing', param: 'on_behalf_of' });

@@ -41,7 +41,8 @@ export function serializeSetupIntent(row: SetupIntentRow, shown?: Shown) {
   return {
     id: row.id,
     object: SETUP_INTENT_OBJECT,
-    allowed_payment_method_types: null,
+    // What was asked for (no automatic payment methods), and what it takes: cards, the only payment methods here.
+    allowed_payment_method_types: row.automaticPaymentMethods === null ? row.paymentMethodTypes : null,
     application: null,
     automatic_payment_methods: row.automaticPaymentMethods as Record<string, unknown> | null,
     cancellation_reason: row.cancellationReason,

@@ -118,11 +118,11 @@ async function checkOnBehalfOf(tx: Tx, ctx: RequestContext, id: string | undefin
   return id;
 }
 
-/** `automatic_payment_methods` as kept: enabled by default unless `payment_method_types` was given, as the public API does today. */
+/** `automatic_payment_methods` as kept: enabled by default unless `allowed_payment_method_types` was given, as the public API does today. */
 function automaticPaymentMethodsOf(params: Record<string, any>): Record<string, unknown> | null {
   const given = params.automatic_payment_methods as { enabled: boolean; allow_redirects?: string } | undefined;
   if (given !== undefined) return given.enabled ? { allow_redirects: given.allow_redirects ?? 'always', enabled: true } : { enabled: false };
-  return params.payment_method_types === undefined ? { allow_redirects: 'always', enabled: true } : null;
+  return params.allowed_payment_method_types === undefined ? { allow_redirects: 'always', enabled: true } : null;
 }
 
 const REDIRECTS_NEED_RETURN_URL =
@@ -160,6 +160,7 @@ async function save(tx: Tx, row: Stored): Promise<void> {
       customerId: row.customerId,
       paymentMethodId: row.paymentMethodId,
       paymentMethodTypes: row.paymentMethodTypes,
+      automaticPaymentMethods: json(row.automaticPaymentMethods),
       description: row.description,
       metadata: row.metadata as Prisma.InputJsonValue,
       lastSetupError: json(row.lastSetupError),
@@ -291,8 +292,8 @@ async function answer(ctx: RequestContext, done: Attempted, tx: Tx = ctx.deps.pr
 
 export async function createSetupIntent(ctx: RequestContext) {
   const { params, deps, caller } = ctx;
-  if (params.automatic_payment_methods !== undefined && params.payment_method_types !== undefined) {
-    throw parametersExclusive('automatic_payment_methods', 'payment_method_types');
+  if (params.automatic_payment_methods !== undefined && params.allowed_payment_method_types !== undefined) {
+    throw parametersExclusive('automatic_payment_methods', 'allowed_payment_method_types');
   }
   if (params.attach_to_self === true && params.customer !== undefined) {
     throw invalidRequest('`attach_to_self` cannot be true when setting up a PaymentMethod for a Customer.', undefined, 'attach_to_self');
@@ -313,7 +314,7 @@ export async function createSetupIntent(ctx: RequestContext) {
       status: pm ? 'requires_confirmation' : 'requires_payment_method',
       customerId,
       paymentMethodId: pm?.id ?? null,
-      paymentMethodTypes: (params.payment_method_types as string[] | undefined) ?? ['card'],
+      paymentMethodTypes: (params.allowed_payment_method_types as string[] | undefined) ?? ['card'],
       automaticPaymentMethods: automaticPaymentMethodsOf(params) as Prisma.JsonValue,
       paymentMethodOptions: CARD_OPTIONS as Prisma.JsonValue,
       usage: params.usage ?? 'off_session',
@@ -367,7 +368,7 @@ export async function updateSetupIntent(ctx: RequestContext) {
   }
   const done = await deps.prisma.$transaction(async (tx): Promise<Attempted> => {
     const before = await lockOwned(tx, caller.accountId, ctx.pathParams.setup_intent);
-    const setup = ['customer', 'payment_method', 'payment_method_types'].filter((p) => params[p] !== undefined);
+    const setup = ['customer', 'payment_method', 'allowed_payment_method_types'].filter((p) => params[p] !== undefined);
     // Only its description and metadata change once it succeeded or was canceled.
     if (setup.length > 0 && !EDITABLE.has(before.status)) {
       throw unexpectedState(`You cannot update this SetupIntent's ${setup[0]} because it has a status of ${before.status}.`, before);
@@ -383,7 +384,7 @@ export async function updateSetupIntent(ctx: RequestContext) {
       }
       row.customerId = await lockCustomer(tx, caller.accountId, params.customer, 'customer');
     }
-    if (params.payment_method_types !== undefined) row.paymentMethodTypes = params.payment_method_types;
+    if (params.allowed_payment_method_types !== undefined) row = { ...row, paymentMethodTypes: params.allowed_payment_method_types, automaticPaymentMethods: null };
     if (params.payment_method !== undefined) {
       const pm = await resolvePaymentMethod(tx, ctx, params.payment_method, 'payment_method');
       // A new payment method waits for a new confirmation: an open challenge is over.
