@@ -79,7 +79,7 @@ export const settings = {
   DATABASE_POOL_SIZE: ['10', 'PostgreSQL connections per process'],
   REDIS_URL: ['redis://127.0.0.1:6379', 'Redis connection string for the BullMQ queues'],
   QUEUE_PREFIX: ['sandbank', 'Key prefix of the BullMQ queues in Redis'],
-  AUTH_MODE: ['open', '`open`: any well-formed sk_test_ key works; `registered`: only keys made by `npm run keys -- create`'],
+  AUTH_MODE: ['open', '`open`: any well-formed sk_test_ key works (pk_test_X is the publishable key of sk_test_X\'s account); `registered`: only keys made by `npm run keys -- create`'],
   API_KEY_CACHE_SECONDS: ['60', 'How long an API process remembers a key it looked up; a revoked key stops working within this (0: look up every request)'],
   API_RATE_LIMIT: ['0', 'Requests per second one platform account (a key and its connected accounts) may make, counted per API process; more get 429 `rate_limit` (0: no limit)'],
   RESEND_RATE_LIMIT: ['0', 'Requests per second one platform account may make to the sandbox resend, on top of API_RATE_LIMIT, counted per API process (0: no limit)'],

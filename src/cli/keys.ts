@@ -1,27 +1,35 @@
 import { loadConfig, type Config } from '../config';
 import { createPrisma } from '../lib/prisma';
 import { systemClock } from '../lib/clock';
-import { createPlatformAccount, generateKey, hashKey, maskKey } from '../kernel/auth';
+import { createPlatformAccount, generateKey, generatePublishableKey, hashKey, maskKey } from '../kernel/auth';
 import { prepareDatabase } from '../runtime';
 import { createLogger } from '../lib/logger';
 
 // `npm run keys -- create [--restricted]`: makes a platform account with a new secret key (or a
-// restricted key, `rk_test_…`, whose permissions are not modelled) and prints the key.
-// Only the key's hash is stored, so this is the one time it is shown.
+// restricted key, `rk_test_…`, whose permissions are not modelled) and its publishable key
+// (`pk_test_…`, for Stripe.js), and prints both, the secret key first. Only the keys' hashes are
+// stored, so this is the one time they are shown. Each key is revoked on its own.
 // `npm run keys -- list`: the keys, masked, with their accounts.
 // `npm run keys -- revoke <key>`: the key stops working (within API_KEY_CACHE_SECONDS in
 // running API processes); its account and everything in it stay.
 
 export interface CreatedKey {
   key: string;
+  /** The account's publishable key: random on its own, so it tells nothing of `key`. */
+  publishableKey: string;
   accountId: string;
 }
 
 export function createRegisteredKey(config: Config, options: { restricted?: boolean } = {}): Promise<CreatedKey> {
   return withPrisma(config, async (prisma) => {
     const key = generateKey(options.restricted);
-    const account = await createPlatformAccount(prisma, systemClock, { keyHash: hashKey(key), hint: maskKey(key), origin: 'registered' });
-    return { key, accountId: account.id };
+    const publishableKey = generatePublishableKey();
+    const account = await createPlatformAccount(
+      prisma,
+      systemClock,
+      [key, publishableKey].map((k) => ({ keyHash: hashKey(k), hint: maskKey(k), origin: 'registered' as const })),
+    );
+    return { key, publishableKey, accountId: account.id };
   });
 }
 
@@ -64,7 +72,8 @@ export async function main(argv: string[]): Promise<number> {
   if (command === 'create' && (rest.length === 0 || (rest.length === 1 && rest[0] === '--restricted'))) {
     const created = await createRegisteredKey(config, { restricted: rest.length === 1 });
     console.log(created.key);
-    console.error(`account ${created.accountId}; the key is shown only now`);
+    console.log(created.publishableKey);
+    console.error(`account ${created.accountId}: its secret key, then its publishable key (for Stripe.js); the keys are shown only now`);
     return 0;
   }
   if (command === 'list' && rest.length === 0) {

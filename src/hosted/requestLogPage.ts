@@ -42,7 +42,10 @@ export function requestLogPage(log: RequestLog, authenticator: Authenticator): H
   return hostedPage('get', '/:requestId', async ({ pathParams, nonce, authorization }) => {
     let platform: string;
     try {
-      platform = (await authenticator.identify({ authorization })).platformAccountId;
+      const identity = await authenticator.identify({ authorization });
+      // A publishable key is public: it opens no log.
+      if (identity.publishable) return signIn(nonce);
+      platform = identity.platformAccountId;
     } catch (err) {
       if (err instanceof ApiError && err.status === 401) return signIn(nonce);
       throw err;

@@ -16,6 +16,12 @@ export interface Caller {
   readonly keyHint: string;
   /** The platform's default version: the one its first request pinned, else DEFAULT_API_VERSION. */
   readonly defaultApiVersion: string;
+  /**
+   * A publishable key (`pk_test_…`): it reaches only the operations that declare `publishable`
+   * (what Stripe.js calls), and a `publishable: 'client_secret'` one only with the object's
+   * client secret (see `requireClientSecret`).
+   */
+  readonly publishable: boolean;
 }
 
 /** Whose key it is, before `Stripe-Account` is looked at. */
@@ -29,14 +35,15 @@ interface KeyOwner {
   hint?: string;
 }
 
-const KEY_PATTERN = /^(sk|rk)_(test|live)_[A-Za-z0-9_]{1,240}$/;
+const KEY_PATTERN = /^(sk|rk|pk)_(test|live)_[A-Za-z0-9_]{1,240}$/;
+const PUBLISHABLE_PREFIX = 'pk_test_';
 const CACHE_LIMIT = 10_000;
 
 export const hashKey = (key: string): string => createHash('sha256').update(key).digest('hex');
 
-/** `sk_test_****…abcd`: the prefix kept, the middle masked, the last four shown. */
+/** `sk_test_****…abcd`: the prefix kept, the middle masked, the last four shown (a publishable key too: logs show no key whole). */
 export function maskKey(key: string): string {
-  const prefix = /^(sk|rk)_(test|live)_/.exec(key)?.[0] ?? '';
+  const prefix = /^(sk|rk|pk)_(test|live)_/.exec(key)?.[0] ?? '';
   const rest = key.slice(prefix.length);
   if (rest.length <= 4) return prefix + '*'.repeat(rest.length);
   return prefix + '*'.repeat(rest.length - 4) + rest.slice(-4);
@@ -47,12 +54,30 @@ export function generateKey(restricted = false): string {
   return `${restricted ? 'rk' : 'sk'}_test_${randomBase62(99)}`;
 }
 
+/** A new publishable key: random on its own, so publishing it tells nothing of the secret key it goes with. */
+export function generatePublishableKey(): string {
+  return `${PUBLISHABLE_PREFIX}${randomBase62(99)}`;
+}
+
+/** Whether a (well-formed) key is a publishable one. */
+export const isPublishableKey = (key: string): boolean => key.startsWith('pk_');
+
 const unauthorized = (message: string): ApiError => new ApiError({ status: 401, message, headers: { 'WWW-Authenticate': 'Bearer realm="Sandbank"' } });
 
 const noKey = (): ApiError =>
   unauthorized(
     "You did not provide an API key. You need to provide your API key in the Authorization header, using Bearer auth (e.g. 'Authorization: Bearer YOUR_SECRET_KEY'). See https://stripe.com/docs/api#authentication for details, or we can help at https://support.stripe.com/.",
   );
+
+/** The public answer to a publishable key on an operation Stripe.js doesn't call. */
+export const secretKeyRequired = (): ApiError =>
+  new ApiError({
+    status: 401,
+    code: 'secret_key_required',
+    message:
+      'This API call cannot be made with a publishable API key. Please use a secret API key. You can find a list of your API keys at https://dashboard.stripe.com/account/apikeys.',
+    headers: { 'WWW-Authenticate': 'Bearer realm="Sandbank"' },
+  });
 
 /** A malformed key may be as long as a header: shown masked, and cut in the middle past ECHO_LIMIT (its end stays). */
 const invalidKey = (key: string): ApiError =>
@@ -141,24 +166,30 @@ export class Authenticator {
     const key = extractKey(headers.authorization);
     if (key === undefined || key === '') throw noKey();
     if (!KEY_PATTERN.test(key)) throw invalidKey(key);
-    if (key.startsWith('sk_live_') || key.startsWith('rk_live_')) {
+    if (key.startsWith('sk_live_') || key.startsWith('rk_live_') || key.startsWith('pk_live_')) {
       throw unauthorized(
-        `Live mode is disabled: Sandbank only runs in test mode, so live keys such as ${maskKey(key)} are refused. Use a test key (sk_test_…).`,
+        `Live mode is disabled: Sandbank only runs in test mode, so live keys such as ${maskKey(key)} are refused. Use a test key (${key.slice(0, 3)}test_…).`,
       );
     }
     const owner = await this.ownerOf(key);
     if (owner.pinnedApiVersion === null) await this.pinApiVersion(owner, headers['stripe-version']);
-    return { platformAccountId: owner.accountId, defaultApiVersion: owner.pinnedApiVersion ?? this.defaultApiVersion, keyHint: (owner.hint ??= maskKey(key)) };
+    return {
+      platformAccountId: owner.accountId,
+      defaultApiVersion: owner.pinnedApiVersion ?? this.defaultApiVersion,
+      keyHint: (owner.hint ??= maskKey(key)),
+      publishable: isPublishableKey(key),
+    };
   }
 
   /** The account the identified key acts as: its own, or the connected account `Stripe-Account` names. */
   async actingAs(identity: KeyIdentity, headers: IncomingHttpHeaders, read = false): Promise<Caller> {
-    const { platformAccountId, keyHint, defaultApiVersion } = identity;
+    const { platformAccountId, keyHint, defaultApiVersion, publishable } = identity;
     const requested = headers['stripe-account'];
     const target = Array.isArray(requested) ? requested[0] : requested;
-    if (!target || target === platformAccountId) return { platformAccountId, accountId: platformAccountId, keyHint, defaultApiVersion };
+    // A publishable key names a connected account as a secret key does (Stripe.js's `stripeAccount`).
+    if (!target || target === platformAccountId) return { platformAccountId, accountId: platformAccountId, keyHint, defaultApiVersion, publishable };
     await this.checkConnectedAccount(platformAccountId, target, keyHint, read);
-    return { platformAccountId, accountId: target, keyHint, defaultApiVersion };
+    return { platformAccountId, accountId: target, keyHint, defaultApiVersion, publishable };
   }
 
   /**
@@ -191,9 +222,15 @@ export class Authenticator {
     });
     let owner: KeyOwner | undefined = row ? { accountId: row.accountId, pinnedApiVersion: row.account.defaultApiVersion } : undefined;
     if (!owner) {
-      // Open mode: a test key, secret or restricted, is its own account (live keys never get here).
+      // Open mode: a test key, secret or restricted, is its own account (live keys never get here);
+      // `pk_test_X` is the publishable key of `sk_test_X`'s platform (its own cache entry: its own hint).
       if (this.mode !== 'open') throw invalidKey(key);
-      owner = await this.registerOpenKey(key, hash);
+      if (isPublishableKey(key)) {
+        const secret = await this.ownerOf(`sk_test_${key.slice(PUBLISHABLE_PREFIX.length)}`);
+        owner = { accountId: secret.accountId, pinnedApiVersion: secret.pinnedApiVersion };
+      } else {
+        owner = await this.registerOpenKey(key, hash);
+      }
     }
     this.keys.set(key, owner);
     return owner;
@@ -236,12 +273,19 @@ export class Authenticator {
   }
 }
 
+export interface PlatformKey {
+  keyHash: string;
+  hint: string;
+  origin: 'open' | 'registered';
+}
+
 export async function createPlatformAccount(
   prisma: PrismaClient,
   clock: Clock,
-  key: { keyHash: string; hint: string; origin: 'open' | 'registered' },
+  /** The account's keys (a secret key and its publishable key, say): made with it, in one commit. */
+  key: PlatformKey | readonly PlatformKey[],
 ): Promise<{ id: string }> {
   const id = newId('acct', 16);
   // No version yet: the first request that sends Stripe-Version pins it.
-  return prisma.account.create({ data: { id, created: unixSeconds(clock), apiKeys: { create: key } }, select: { id: true } });
+  return prisma.account.create({ data: { id, created: unixSeconds(clock), apiKeys: { create: Array.isArray(key) ? [...key] : (key as PlatformKey) } }, select: { id: true } });
 }

@@ -5,10 +5,10 @@ import type { Logger } from '../lib/logger';
 import { httpDuration, httpRequests } from '../lib/metrics';
 import { newRequestId } from '../lib/ids';
 import type { RequestLog } from './requestLog';
-import { ApiError, internalError, invalidRequest, rateLimited, serviceUnavailable, unrecognizedUrl } from './errors';
+import { ApiError, internalError, invalidRequest, parameterMissing, rateLimited, serviceUnavailable, unrecognizedUrl } from './errors';
 import { isDatabaseUnavailable } from '../lib/prisma';
 import type { SqlClient } from '../lib/sql';
-import type { Authenticator } from './auth';
+import { secretKeyRequired, type Authenticator } from './auth';
 import type { ExpandRegistry } from './expand';
 import { checkKey, ClaimLost, fingerprintOf, idempotencyKeyInUse, type HeldClaim, type IdempotencyStore } from './idempotency';
 import { AfterCommit, inOperationTransaction, NO_PRISMA } from './transaction';
@@ -214,7 +214,11 @@ export function mountRoutes(app: Express, routes: readonly Route[], operations: 
   }
   const table = new RouteTable<Mounted>();
   for (const r of routes) {
-    const validate = compileParamsValidator(byId.get(r.operationId)!.paramsSchema);
+    const schema = byId.get(r.operationId)!.paramsSchema;
+    if (r.publishable === 'client_secret' && !(schema as { properties?: Record<string, unknown> }).properties?.client_secret) {
+      throw new Error(`${r.operationId} takes publishable keys with a client secret, but its OpenAPI parameters have no client_secret`);
+    }
+    const validate = compileParamsValidator(schema);
     const perSecond = r.rateLimit?.(kernel.deps.config) ?? 0;
     table.add(r.method, r.path, { route: r, validate, rateLimiter: perSecond > 0 ? new RateLimiter(perSecond, kernel.deps.clock) : undefined });
   }
@@ -258,6 +262,8 @@ async function runOperation({ route: r, validate, rateLimiter }: Mounted, pathPa
     // up no connected account and never reaches the idempotency store, so a retry with its key runs.
     if (kernel.rateLimiter && !kernel.rateLimiter.take(identity.platformAccountId)) throw rateLimited('global-rate');
     if (rateLimiter && !rateLimiter.take(identity.platformAccountId)) throw rateLimited('endpoint-rate');
+    // A publishable key is public (in every browser that runs Stripe.js): only what Stripe.js calls.
+    if (identity.publishable && !r.publishable) throw secretKeyRequired();
     const caller = await kernel.authenticator.actingAs(identity, req.headers, r.method === 'get');
     const apiVersion = resolveApiVersion(header(req, 'stripe-version'), caller.defaultApiVersion);
     (res.locals as Locals).apiVersion = apiVersion;
@@ -267,6 +273,8 @@ async function runOperation({ route: r, validate, rateLimiter }: Mounted, pathPa
     const upgraded = kernel.requests.upgrade(r.operationId, apiVersion, raw);
     if (upgraded.names.size > 0) (res.locals as Locals).paramNames = upgraded.names;
     const params = { ...validate(upgraded.params), ...upgraded.kept };
+    // The handler compares it with the object's (requireClientSecret); without one there is nothing to compare.
+    if (caller.publishable && r.publishable === 'client_secret' && typeof params.client_secret !== 'string') throw parameterMissing('client_secret');
     const expandPaths = (params.expand as string[] | undefined) ?? [];
     kernel.expand.check(expandPaths, r.returns.object, r.returns.search ? 'search' : (r.returns.list ?? false));
 
@@ -281,6 +289,7 @@ async function runOperation({ route: r, validate, rateLimiter }: Mounted, pathPa
       params,
       pathParams,
       deps,
+      object: r.returns.object,
     });
     const renderResult = async (c: RequestContext, result: unknown) =>
       JSON.stringify(kernel.versions.render(await kernel.expand.apply(result, expandPaths, c), c.apiVersion));

@@ -23,6 +23,8 @@ export interface RequestContext {
   readonly params: Record<string, any>;
   readonly pathParams: Record<string, string>;
   readonly deps: Deps;
+  /** The object type the operation answers with (its `returns.object`): what a refused client secret names. */
+  readonly object?: string;
 }
 
 export interface Deps {
@@ -97,6 +99,15 @@ export interface Returns {
 }
 
 export interface RouteOptions {
+  /**
+   * Whether a publishable key (`pk_test_…`) may call this operation: only what Stripe.js calls
+   * does. `true`: as a secret key may (creating a PaymentMethod). `'client_secret'`: only with the
+   * object's `client_secret` parameter (retrieving or confirming an intent), which the kernel
+   * requires of a publishable key and the handler checks with `requireClientSecret`
+   * (src/kernel/clientSecret.ts); the operation's OpenAPI parameters must declare `client_secret`.
+   * Any other operation answers a publishable key with the public 401 `secret_key_required`.
+   */
+  readonly publishable?: true | 'client_secret';
   /** The response carries a secret (a client secret, a payload): its idempotent copy is stored sealed. */
   readonly responseHasSecret?: boolean;
   /**

@@ -1,7 +1,7 @@
 import { requestLogUrlPattern } from '../helpers/requests';
 import { loadOpenApiDocument, operationsOf, type OperationSpec } from '../../src/kernel/openapi';
 import { DOCUMENTED_ERROR_CODES } from '../../src/kernel/errorCodes';
-import { generatedSchemas } from '../../src/resources';
+import { generatedSchemas, routes } from '../../src/resources';
 import { randomBase62 } from '../../src/lib/ids';
 import { newTestKey, startTestApp, type TestApp } from '../helpers/app';
 import { CLOSED_ORIGIN, pathFixtures, validParams } from '../helpers/fixtures';
@@ -10,7 +10,7 @@ import { baselineFor, closeAgent, encodeForm, sendRaw, setAt, slotsOf, validValu
 // What the kernel does for every operation in openapi/, so each area added later is covered as
 // soon as it is documented: booleans in any letter case, error bodies as the public API writes
 // them, parameter errors that leave an Idempotency-Key free, a trailing slash that is a 404, CORS,
-// and restricted keys.
+// restricted keys, and publishable keys (refused unless the route declares `publishable`).
 
 const operations = operationsOf(loadOpenApiDocument(generatedSchemas));
 const title = (op: OperationSpec): string => `${op.method.toUpperCase()} ${op.path} (${op.operationId})`;
@@ -334,5 +334,51 @@ describe('restricted keys (rk_test_) work like secret keys in open mode', () => 
     expect(res.status).toBeLessThan(500);
     const live = await send(op, op.path, `rk_live_${randomBase62(24)}`, {});
     expect(live.res.status).toBe(401);
+  });
+});
+
+describe('publishable keys (pk_test_) reach only the operations whose route declares `publishable`', () => {
+  const routeOf = (op: OperationSpec) => routes.find((r) => r.operationId === op.operationId)!;
+  /** What Stripe.js (and the mobile SDKs) call with a publishable key: nothing else may take one. */
+  const STRIPE_JS = new Set([
+    'PostPaymentMethods',
+    'GetPaymentIntentsIntent',
+    'PostPaymentIntentsIntentConfirm',
+    'GetSetupIntentsIntent',
+    'PostSetupIntentsIntentConfirm',
+  ]);
+
+  test('only what Stripe.js calls declares it, and POST /v1/payment_methods does', () => {
+    const declared = routes.filter((r) => r.publishable !== undefined).map((r) => r.operationId);
+    expect(declared).toContain('PostPaymentMethods');
+    expect(declared.filter((id) => !STRIPE_JS.has(id))).toEqual([]);
+  });
+
+  test.each(operations.map((op) => [title(op), op] as const))('%s', async (_title, op) => {
+    const key = newTestKey();
+    const publishable = `pk_test_${key.slice('sk_test_'.length)}`;
+    const path = await pathOf(op, key);
+    const { publishable: option } = routeOf(op);
+    const { client_secret: _dropped, ...baseline } = baselineOf(op);
+    const sent = await send(op, path, publishable, baseline);
+    if (option === undefined) {
+      expect(sent.res.status).toBe(401);
+      expect(sent.body.error).toMatchObject({ type: 'invalid_request_error', code: 'secret_key_required' });
+      expect(sent.body.error.message).toMatch(/^This API call cannot be made with a publishable API key\./);
+      expect(linkProblems(sent)).toEqual([]);
+    } else if (option === 'client_secret') {
+      expect(sent.res.status).toBe(400);
+      expect(sent.body.error).toMatchObject({ code: 'parameter_missing', param: 'client_secret' });
+      // A wrong one shows nothing of the object.
+      const wrong = await send(op, path, publishable, { ...baseline, client_secret: `${path.split('/')[3]}_secret_wrong` });
+      expect(wrong.res.status).toBe(400);
+      expect(wrong.body.error).toMatchObject({ param: 'client_secret', code: expect.stringMatching(/_invalid_parameter$/) });
+    } else {
+      expect(sent.res.status).not.toBe(401);
+      expect(sent.res.status).toBeLessThan(500);
+    }
+    const live = await send(op, op.path, `pk_live_${randomBase62(24)}`, {});
+    expect(live.res.status).toBe(401);
+    expect(live.body.error.message).toMatch(/live mode is disabled/i);
   });
 });

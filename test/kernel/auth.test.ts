@@ -1,7 +1,7 @@
 import Stripe from 'stripe';
 import { bearer, newTestKey, startTestApp, type TestApp } from '../helpers/app';
 import { CLOSED_ORIGIN } from '../helpers/fixtures';
-import { Authenticator, createPlatformAccount, extractKey, generateKey, hashKey, maskKey } from '../../src/kernel/auth';
+import { Authenticator, createPlatformAccount, extractKey, generateKey, generatePublishableKey, hashKey, maskKey } from '../../src/kernel/auth';
 import { systemClock } from '../../src/lib/clock';
 import { newId, randomBase62 } from '../../src/lib/ids';
 import { accountOf, CREATE_BODY, createEndpoint, ENDPOINTS, expectError, mustCreate } from './util';
@@ -444,5 +444,153 @@ describe('DEFAULT_API_VERSION', () => {
     expect((await other.http().get(ENDPOINTS)).headers['stripe-version']).toBe('2025-03-31.basil');
     expect((await other.http().get(ENDPOINTS).set(bearer(key)).set('Stripe-Version', '2024-06-20')).headers['stripe-version']).toBe('2024-06-20');
     expect((await other.http().get(ENDPOINTS).set(bearer(key))).headers['stripe-version']).toBe('2024-06-20');
+  });
+});
+
+describe('publishable keys (pk_test_)', () => {
+  const SECRET_KEY_REQUIRED = {
+    code: 'secret_key_required',
+    message:
+      'This API call cannot be made with a publishable API key. Please use a secret API key. You can find a list of your API keys at https://dashboard.stripe.com/account/apikeys.',
+  };
+  /** A secret key and, in open mode, its publishable key. */
+  const pair = (): { sk: string; pk: string } => {
+    const sk = newTestKey();
+    return { sk, pk: `pk_test_${sk.slice('sk_test_'.length)}` };
+  };
+  const createCard = (key: string, headers: Record<string, string> = {}) =>
+    t.http().post('/v1/payment_methods').set(bearer(key)).set(headers).type('form').send('type=card&card[token]=tok_visa');
+
+  test("open mode: pk_test_X creates PaymentMethods in sk_test_X's account, whichever key came first", async () => {
+    for (const pkFirst of [false, true]) {
+      const { sk, pk } = pair();
+      if (!pkFirst) await t.http().get(ENDPOINTS).set(bearer(sk));
+      const created = await createCard(pk);
+      expect(created.status).toBe(200);
+      expect(created.body).toMatchObject({ object: 'payment_method', type: 'card' });
+      const row = await t.runtime.prisma.paymentMethod.findUnique({ where: { id: created.body.id } });
+      expect(row?.accountId).toBe(await accountOf(t, sk));
+      expect((await t.http().get(`/v1/payment_methods/${created.body.id}`).set(bearer(sk))).body.id).toBe(created.body.id);
+      // The publishable key is no key of its own: only the secret key's row exists.
+      expect(await t.runtime.prisma.apiKey.findUnique({ where: { keyHash: hashKey(pk) } })).toBeNull();
+    }
+  });
+
+  test('every other operation answers the public 401 secret_key_required, and changes nothing', async () => {
+    const { sk, pk } = pair();
+    const card = (await createCard(sk)).body;
+    expectError(await t.http().get('/v1/customers').set(bearer(pk)), 401, SECRET_KEY_REQUIRED);
+    expectError(await t.http().post('/v1/customers').set(bearer(pk)).type('form').send('email=a@example.com'), 401, SECRET_KEY_REQUIRED);
+    expectError(await t.http().get(`/v1/payment_methods/${card.id}`).set(bearer(pk)), 401, SECRET_KEY_REQUIRED);
+    expectError(await t.http().get('/v1/payment_methods?type=card').set(bearer(pk)), 401, SECRET_KEY_REQUIRED);
+    expectError(await t.http().delete(`${ENDPOINTS}/we_nothing`).set(bearer(pk)), 401, SECRET_KEY_REQUIRED);
+    expect(await t.runtime.prisma.customer.count({ where: { accountId: await accountOf(t, sk) } })).toBe(0);
+    // The SDKs raise their authentication error for it.
+    const err = await t.stripe(pk).customers.list().catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(Stripe.errors.StripeAuthenticationError);
+    expect((err as Stripe.errors.StripeError).code).toBe('secret_key_required');
+  });
+
+  test('pk_live_ is refused like a live secret key, masked', async () => {
+    const key = `pk_live_${'P'.repeat(20)}abcd`;
+    const res = await createCard(key);
+    const error = expectError(res, 401, {});
+    expect(error.message).toMatch(/live mode is disabled/i);
+    expect(error.message).toContain(`pk_live_${'*'.repeat(20)}abcd`);
+    expect(res.text).not.toContain('P'.repeat(20));
+  });
+
+  test('maskKey masks a publishable key too; a malformed one is refused masked', async () => {
+    expect(maskKey('pk_test_1234567890abcd')).toBe('pk_test_**********abcd');
+    const res = await createCard('pk_test_abc-def!wxyz');
+    expectError(res, 401, { message: `Invalid API Key provided: pk_test_${'*'.repeat(8)}wxyz` });
+  });
+
+  test('Stripe-Account works with a publishable key as with the secret key (Stripe.js stripeAccount)', async () => {
+    const { sk, pk } = pair();
+    await t.http().get(ENDPOINTS).set(bearer(sk));
+    const connected = await connectedAccountOf(t, sk);
+    const created = await createCard(pk, { 'Stripe-Account': connected });
+    expect(created.status).toBe(200);
+    expect((await t.runtime.prisma.paymentMethod.findUnique({ where: { id: created.body.id } }))?.accountId).toBe(connected);
+    // Another platform's connected account: refused as for the secret key.
+    const otherPlatform = newTestKey();
+    await t.http().get(ENDPOINTS).set(bearer(otherPlatform));
+    const foreign = await connectedAccountOf(t, otherPlatform);
+    expectError(await createCard(pk, { 'Stripe-Account': foreign }), 403, { code: 'account_invalid' });
+  });
+
+  test("its requests are its platform's: one idempotency key space, one request log, and the log doesn't open with it", async () => {
+    const { sk, pk } = pair();
+    const first = await createCard(pk, { 'Idempotency-Key': 'pk-1' });
+    expect(first.status).toBe(200);
+    const replay = await createCard(sk, { 'Idempotency-Key': 'pk-1' });
+    expect(replay.headers['idempotent-replayed']).toBe('true');
+    expect(replay.body.id).toBe(first.body.id);
+
+    const refused = await t.http().get('/v1/customers').set(bearer(pk));
+    const url = new URL(refused.body.error.request_log_url);
+    const page = () => t.http().get(url.pathname + url.search);
+    let seen = 0;
+    for (let i = 0; i < 50 && seen !== 200; i++) {
+      seen = (await page().set(basic(sk))).status;
+      if (seen !== 200) await new Promise((r) => setTimeout(r, 20));
+    }
+    expect(seen).toBe(200);
+    const withPk = await page().set(basic(pk));
+    expect(withPk.status).toBe(401);
+    expect(withPk.headers['www-authenticate']).toMatch(/^Basic/);
+    expect(withPk.text).not.toContain('secret_key_required');
+    // No log line carries the key whole.
+    expect(t.logText()).not.toContain(pk.slice(8));
+  });
+});
+
+describe('publishable keys in registered mode', () => {
+  let r: TestApp;
+  beforeAll(async () => {
+    r = await startTestApp({ AUTH_MODE: 'registered' });
+  });
+  afterAll(() => r.close());
+
+  test('a registered pair works; the publishable key is its own random key, stored as a hash', async () => {
+    const [sk, pk] = [generateKey(), generatePublishableKey()];
+    expect(pk).toMatch(/^pk_test_[A-Za-z0-9]{99}$/);
+    const account = await createPlatformAccount(
+      r.runtime.prisma,
+      systemClock,
+      [sk, pk].map((k) => ({ keyHash: hashKey(k), hint: maskKey(k), origin: 'registered' as const })),
+    );
+    const created = await r.http().post('/v1/payment_methods').set(bearer(pk)).type('form').send('type=card&card[token]=tok_visa');
+    expect(created.status).toBe(200);
+    expect((await r.runtime.prisma.paymentMethod.findUnique({ where: { id: created.body.id } }))?.accountId).toBe(account.id);
+    expectError(await r.http().get('/v1/customers').set(bearer(pk)), 401, { code: 'secret_key_required' });
+    expect((await r.http().get('/v1/customers').set(bearer(sk))).status).toBe(200);
+    // Registered mode derives nothing: the publishable twin of the secret key is no key.
+    const twin = `pk_test_${sk.slice(8)}`;
+    expectError(await r.http().post('/v1/payment_methods').set(bearer(twin)).type('form').send('type=card&card[token]=tok_visa'), 401, {
+      message: `Invalid API Key provided: ${maskKey(twin)}`,
+    });
+    const rows = await r.runtime.prisma.$queryRaw<Record<string, unknown>[]>`SELECT * FROM api_keys WHERE account_id = ${account.id}`;
+    expect(rows.map((row) => row.hint).sort()).toEqual([maskKey(pk), maskKey(sk)].sort());
+    expect(JSON.stringify(rows)).not.toContain(pk.slice(8, 40));
+  });
+});
+
+describe('a publishable key counts against its platform rate limit', () => {
+  let r: TestApp;
+  const nowMs = Date.now();
+  beforeAll(async () => {
+    r = await startTestApp({ API_RATE_LIMIT: '3' }, { clock: { nowMs: () => nowMs } });
+  });
+  afterAll(() => r.close());
+
+  test('secret and publishable requests share one bucket; a refused publishable request counts too', async () => {
+    const sk = newTestKey();
+    const pk = `pk_test_${sk.slice(8)}`;
+    expect((await r.http().get(ENDPOINTS).set(bearer(sk))).status).toBe(200);
+    expectError(await r.http().get(ENDPOINTS).set(bearer(pk)), 401, { code: 'secret_key_required' });
+    expect((await r.http().post('/v1/payment_methods').set(bearer(pk)).type('form').send('type=card&card[token]=tok_visa')).status).toBe(200);
+    expectError(await r.http().get(ENDPOINTS).set(bearer(sk)), 429, { code: 'rate_limit' });
   });
 });

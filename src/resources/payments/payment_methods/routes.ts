@@ -15,7 +15,8 @@ const many = { object: PAYMENT_METHOD_OBJECT, list: true };
 
 export const routes = [
   route('get', '/v1/payment_methods', 'GetPaymentMethods', many, listPaymentMethods),
-  route('post', '/v1/payment_methods', 'PostPaymentMethods', one, createPaymentMethod),
+  // Stripe.js creates PaymentMethods with the publishable key (createPaymentMethod, confirmCardPayment).
+  route('post', '/v1/payment_methods', 'PostPaymentMethods', one, createPaymentMethod, { publishable: true }),
   route('get', '/v1/payment_methods/{payment_method}', 'GetPaymentMethodsPaymentMethod', one, retrievePaymentMethod),
   route('post', '/v1/payment_methods/{payment_method}', 'PostPaymentMethodsPaymentMethod', one, updatePaymentMethod),
   route('post', '/v1/payment_methods/{payment_method}/attach', 'PostPaymentMethodsPaymentMethodAttach', one, attachPaymentMethodToCustomer),
