@@ -109,9 +109,30 @@ describe('create and retrieve', () => {
     const { body } = await post(key, SI, {});
     expect((await get(key, `${SI}/${body.id}?client_secret=${body.client_secret}`)).body.id).toBe(body.id);
     const wrong = await get(key, `${SI}/${body.id}?client_secret=${body.id}_secret_wrong`);
-    expectError(wrong, 400, { param: 'client_secret' });
+    expectError(wrong, 400, { param: 'client_secret', code: 'setup_intent_invalid_parameter' });
     expect(JSON.stringify(wrong.body)).not.toContain(body.client_secret);
     expect(wrong.body.error.setup_intent).toBeUndefined();
+  });
+
+  test('a publishable key retrieves and confirms with the client secret, and does nothing else', async () => {
+    const key = newTestKey();
+    const pk = `pk_test_${key.slice('sk_test_'.length)}`;
+    const customer = (await createCustomer(t, key)).id;
+    const { body } = await post(key, SI, { customer, ...cardsOnly });
+    expect((await get(pk, `${SI}/${body.id}?client_secret=${body.client_secret}`)).body).toEqual(body);
+    expectError(await get(pk, `${SI}/${body.id}`), 400, { code: 'parameter_missing', param: 'client_secret' });
+    const wrong = await get(pk, `${SI}/${body.id}?client_secret=${body.id}_secret_wrong`);
+    expectError(wrong, 400, { code: 'setup_intent_invalid_parameter', param: 'client_secret' });
+    expect(JSON.stringify(wrong.body)).not.toContain(body.id + '_secret_' + body.client_secret.split('_secret_')[1]);
+    // Another intent's secret opens nothing either.
+    const other = (await post(key, SI, {})).body;
+    expectError(await get(pk, `${SI}/${body.id}?client_secret=${other.client_secret}`), 400, { code: 'setup_intent_invalid_parameter' });
+    expectError(await post(pk, `${SI}/${body.id}/confirm`, { payment_method: 'pm_card_visa' }), 400, { code: 'parameter_missing', param: 'client_secret' });
+    const confirmed = await post(pk, `${SI}/${body.id}/confirm`, { client_secret: body.client_secret, payment_method: 'pm_card_visa' });
+    expect(confirmed.body).toMatchObject({ id: body.id, status: 'succeeded', customer });
+    for (const refused of [await post(pk, SI, {}), await get(pk, SI), await post(pk, `${SI}/${body.id}`, { metadata: { a: '1' } }), await post(pk, `${SI}/${other.id}/cancel`, {})]) {
+      expectError(refused, 401, { code: 'secret_key_required' });
+    }
   });
 
   test('on_behalf_of names a connected account of the platform; under Stripe-Account the intent is the connected account’s', async () => {

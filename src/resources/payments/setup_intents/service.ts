@@ -1,9 +1,10 @@
-import { timingSafeEqual } from 'node:crypto';
+import { createHash, timingSafeEqual } from 'node:crypto';
 import { Prisma } from '../../../generated/prisma/client';
 import { unixSeconds } from '../../../lib/clock';
 import { hasIdShape, newId, randomBase62 } from '../../../lib/ids';
 import { ApiError, invalidRequest, parametersExclusive, resourceMissing } from '../../../kernel/errors';
 import { paginateRows, rangeWhere } from '../../../kernel/list';
+import { clientSecretMismatch, requireClientSecret } from '../../../kernel/clientSecret';
 import { applyMetadata, type Metadata, type MetadataParam } from '../../../kernel/metadata';
 import type { Deps, RequestContext } from '../../../kernel/route';
 import { accountApiVersion, automaticCause, emit, requestEventOptions, type EmitOptions, type Tx } from '../../../events/emit';
@@ -20,7 +21,7 @@ import { resolvePaymentMethod, type StoredPaymentMethod } from '../payment_metho
 import { serializePaymentMethod } from '../payment_methods/serializer';
 import { attachError, paymentResult, type CardOutcome } from '../payment_methods/testCards';
 import { isConnectedAccountOf, lockSetupIntentRow, markOffSessionReady } from './queries';
-import { CARD_OPTIONS, serializeSetupIntent, type SetupIntentRow } from './serializer';
+import { CARD_OPTIONS, SETUP_INTENT_OBJECT, serializeSetupIntent, type SetupIntentRow } from './serializer';
 
 // SetupIntents: requires_payment_method → requires_confirmation → (requires_action →) succeeded,
 // or canceled. Every change locks the row first, so two concurrent confirmations run one after
@@ -89,16 +90,16 @@ async function lockOwned(tx: Tx, accountId: string, id: string): Promise<Stored>
 }
 
 /**
- * A `client_secret` sent with a request must be this intent's own (Stripe.js sends it); a wrong
- * one shows nothing of the intent.
+ * The client secret: a publishable key must send the intent's own (the kernel's
+ * `requireClientSecret`); one a secret key sends must be right too. A wrong one shows nothing of
+ * the intent.
  */
-async function checkClientSecret(deps: Pick<Deps, 'encryption'>, row: Stored, given: string | undefined): Promise<void> {
+async function checkClientSecret(ctx: RequestContext, row: Stored): Promise<void> {
+  if (ctx.caller.publishable) return requireClientSecret(ctx, row.clientSecret, SETUP_INTENT_OBJECT);
+  const given: string | undefined = ctx.params.client_secret;
   if (given === undefined) return;
-  const actual = Buffer.from(await deps.encryption.open(row.clientSecret));
-  const sent = Buffer.from(given);
-  if (sent.length !== actual.length || !timingSafeEqual(sent, actual)) {
-    throw invalidRequest('The client_secret provided does not match the client_secret associated with the SetupIntent.', undefined, 'client_secret');
-  }
+  const digest = (text: string) => createHash('sha256').update(text).digest();
+  if (!timingSafeEqual(digest(given), digest(await ctx.deps.encryption.open(row.clientSecret)))) throw clientSecretMismatch(SETUP_INTENT_OBJECT);
 }
 
 /** Locks one of the caller's live customers named by `param`; `resource_missing` on it otherwise. */
@@ -349,7 +350,7 @@ export async function retrieveSetupIntent(ctx: RequestContext) {
   const id = ctx.pathParams.setup_intent;
   const row = hasIdShape('seti', id) ? ((await ctx.deps.prisma.setupIntent.findFirst({ where: { id, accountId: ctx.caller.accountId }, select: ROW })) as Stored | null) : null;
   if (!row) throw resourceMissing(NAME, id);
-  await checkClientSecret(ctx.deps, row, ctx.params.client_secret);
+  await checkClientSecret(ctx, row);
   return present(ctx.deps.prisma, ctx.deps, row);
 }
 
@@ -402,7 +403,7 @@ export async function confirmSetupIntent(ctx: RequestContext) {
   const { params, deps, caller } = ctx;
   const done = await deps.prisma.$transaction(async (tx) => {
     const before = await lockOwned(tx, caller.accountId, ctx.pathParams.setup_intent);
-    await checkClientSecret(deps, before, params.client_secret);
+    await checkClientSecret(ctx, before);
     return attempt(tx, ctx, before, { paymentMethod: params.payment_method, returnUrl: params.return_url, useStripeSdk: params.use_stripe_sdk });
   });
   return answer(ctx, done);
