@@ -21,7 +21,7 @@ const invalidLink = (nonce: string) => messagePage(nonce, 'This link is not vali
 const usedLink = (nonce: string) =>
   messagePage(nonce, 'This authentication has already been answered', 'A 3D Secure challenge works once. Go back to the site that sent you here.', 410);
 const expiredLink = (nonce: string) =>
-  messagePage(nonce, 'This authentication has expired', 'A 3D Secure challenge left unanswered for an hour fails. Go back to the site that sent you here.', 410);
+  messagePage(nonce, 'This authentication has expired', 'A 3D Secure challenge left unanswered too long fails. Go back to the site that sent you here.', 410);
 
 /** The popup's opener origin, from the path the stand-in opened: an http(s) origin and nothing else. */
 function openerOrigin(req: PageRequest): string | null | PageResult {

@@ -17,7 +17,7 @@ import { authenticationQueue, expiryJob } from './jobs';
 export type IntentType = 'payment_intent' | 'setup_intent';
 export type AuthenticationResult = 'succeeded' | 'failed' | 'expired';
 
-/** How long a challenge left unanswered stays open before the intent fails it. */
+/** How long a challenge left unanswered stays open before the intent fails it, unless THREE_D_SECURE_TTL_SECONDS says otherwise. */
 export const AUTHENTICATION_TTL_SECONDS = 60 * 60;
 
 export const TOKEN_SHAPE = /^[A-Za-z0-9]{48}$/;
@@ -79,7 +79,7 @@ export async function startAuthentication(
   await closeAuthentications(tx, start.intentId, now);
   const token = randomBase62(48);
   const id = newId('payatt');
-  const expiresAt = now + AUTHENTICATION_TTL_SECONDS;
+  const expiresAt = now + (ctx.deps.config.threeDSecureTtlSeconds ?? AUTHENTICATION_TTL_SECONDS);
   await tx.paymentAuthentication.create({
     data: {
       id,
