@@ -32,6 +32,8 @@ export const RESET_TABLES = [
   ['promotion_codes', 'promotion_codes'],
   ['coupons', 'coupons'],
   ['forwarding_requests', 'forwarding_requests'],
+  ['payment_authentications', 'payment_authentications'],
+  ['setup_intents', 'setup_intents'],
   ['payment_methods', 'payment_methods'],
   ['customers', 'customers'],
   ['prices', 'prices'],
