@@ -394,6 +394,16 @@ describe('the hosted 3-D Secure challenge over HTTP', () => {
     expect((await get(key, `${SI}/${first.intent.id}`)).body.status).toBe('succeeded');
   });
 
+  test('a customer deleted while the challenge was open: completing it fails the setup, and nothing is attached', async () => {
+    const key = newTestKey();
+    const { customer, intent, page } = await challenged(key);
+    expect((await t.http().delete(`/v1/customers/${customer}`).set(bearer(key))).status).toBe(200);
+    expect((await t.http().post(page).type('form').send('outcome=complete')).status).toBe(303);
+    const after = (await get(key, `${SI}/${intent.id}`)).body;
+    expect(after).toMatchObject({ status: 'requires_payment_method', last_setup_error: { code: 'resource_missing' } });
+    expect((await pmRow(intent.payment_method)).customerId).toBeNull();
+  });
+
   test('unknown tokens and bad answers get message pages; the token is sealed at rest', async () => {
     expect((await t.http().get('/hosted/three_d_secure/nope')).status).toBe(404);
     expect((await t.http().get(`/hosted/three_d_secure/${'a'.repeat(48)}`)).status).toBe(404);

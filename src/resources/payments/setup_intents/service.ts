@@ -102,12 +102,16 @@ async function checkClientSecret(ctx: RequestContext, row: Stored): Promise<void
   if (!timingSafeEqual(digest(given), digest(await ctx.deps.encryption.open(row.clientSecret)))) throw clientSecretMismatch(SETUP_INTENT_OBJECT);
 }
 
+/** Locks one of the account's live customers; false when there is none of that id. */
+async function lockLiveCustomer(tx: Tx, accountId: string, id: string): Promise<boolean> {
+  if (!hasIdShape('cus', id)) return false;
+  const rows = await tx.$queryRaw<{ id: string }[]>`SELECT id FROM customers WHERE id = ${id} AND account_id = ${accountId} AND NOT deleted FOR UPDATE`;
+  return rows.length > 0;
+}
+
 /** Locks one of the caller's live customers named by `param`; `resource_missing` on it otherwise. */
 async function lockCustomer(tx: Tx, accountId: string, id: string, param: string): Promise<string> {
-  const missing = () => resourceMissing('customer', id, param, 400);
-  if (!hasIdShape('cus', id)) throw missing();
-  const rows = await tx.$queryRaw<{ id: string }[]>`SELECT id FROM customers WHERE id = ${id} AND account_id = ${accountId} AND NOT deleted FOR UPDATE`;
-  if (rows.length === 0) throw missing();
+  if (!(await lockLiveCustomer(tx, accountId, id))) throw resourceMissing('customer', id, param, 400);
   return id;
 }
 
@@ -173,7 +177,9 @@ async function save(tx: Tx, row: Stored): Promise<void> {
   });
 }
 
+/** The intent's payment method, locked (after its customer: the order attaching and detaching take). */
 async function readPaymentMethod(tx: Tx, id: string): Promise<StoredPaymentMethod> {
+  await tx.$queryRaw`SELECT id FROM payment_methods WHERE id = ${id} FOR UPDATE`;
   return (await tx.paymentMethod.findUniqueOrThrow({
     where: { id },
     select: {
@@ -184,13 +190,12 @@ async function readPaymentMethod(tx: Tx, id: string): Promise<StoredPaymentMetho
 }
 
 /**
- * The intent succeeded with `pm`: attached to its customer (`payment_method.attached`, the
- * customer locked first), ready off-session for `usage=off_session`, `setup_intent.succeeded`.
+ * The intent succeeded with `pm`: attached to its customer (`payment_method.attached`; the caller
+ * locked the customer, then the card), ready off-session for `usage=off_session`, `setup_intent.succeeded`.
  */
 async function succeed(tx: Tx, actor: Actor, row: Stored, pm: StoredPaymentMethod): Promise<{ row: Stored; eventIds: string[] }> {
   const eventIds: string[] = [];
   if (row.customerId !== null && pm.customerId !== row.customerId) {
-    await lockCustomer(tx, actor.accountId, row.customerId, 'customer');
     await tx.paymentMethod.update({ where: { id: pm.id }, data: { customerId: row.customerId }, select: { id: true } });
     eventIds.push(await emit(tx, 'payment_method.attached', serializePaymentMethod({ ...pm, customerId: row.customerId }), actor.events));
   }
@@ -233,6 +238,8 @@ async function attempt(tx: Tx, ctx: RequestContext, before: Stored, confirmation
   const actor = requestActor(ctx);
   if (before.status === 'succeeded') throw unexpectedState('You cannot confirm this SetupIntent because it has already succeeded after being previously confirmed.', before);
   if (!CONFIRMABLE.has(before.status)) throw unexpectedState(`You cannot confirm this SetupIntent because it has a status of ${before.status}.`, before);
+  // The customer before the card, as attaching locks them.
+  if (before.customerId !== null) await lockCustomer(tx, before.accountId, before.customerId, 'customer');
   const pm =
     confirmation.paymentMethod !== undefined
       ? await resolvePaymentMethod(tx, ctx, confirmation.paymentMethod, 'payment_method')
@@ -461,8 +468,18 @@ export const setupIntentTarget: AuthenticationTarget = {
     // Moved on meanwhile (canceled, confirmed again): nothing left to finish.
     if (before.status !== 'requires_action' || before.paymentMethodId === null) return { eventIds: [], redirectParams: await redirectParams(before) };
     const actor = await systemActor(tx, deps, accountId);
+    // The customer before the card, as attaching locks them; either may have changed while the challenge was open.
+    const customerGone = before.customerId !== null && !(await lockLiveCustomer(tx, accountId, before.customerId));
     const pm = await readPaymentMethod(tx, before.paymentMethodId);
-    const done = result === 'succeeded' ? await succeed(tx, actor, before, pm) : await fail(tx, actor, before, pm, AUTHENTICATION_FAILURE);
+    const failure =
+      result !== 'succeeded'
+        ? AUTHENTICATION_FAILURE
+        : customerGone
+          ? { code: 'resource_missing', message: `No such customer: '${before.customerId}'`, type: 'invalid_request_error' }
+          : pm.customerId !== null && pm.customerId !== before.customerId
+            ? { message: 'The payment method was attached to another customer meanwhile.', type: 'invalid_request_error' }
+            : undefined;
+    const done = failure ? await fail(tx, actor, before, pm, failure) : await succeed(tx, actor, before, pm);
     return { eventIds: done.eventIds, redirectParams: await redirectParams(done.row) };
   },
 };
