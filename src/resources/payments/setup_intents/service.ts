@@ -291,7 +291,7 @@ async function attempt(tx: Tx, ctx: RequestContext, before: Stored, confirmation
   return succeed(tx, actor, row, pm);
 }
 
-/** After commit: the events to fan-out, then the decline if the attempt was one. */
+/** The answer: its events handed to fan-out (added once the operation commits), then the decline if the attempt was one. */
 async function answer(ctx: RequestContext, done: Attempted, tx: Tx = ctx.deps.prisma) {
   await handOffEvents(ctx.deps.queues, done.eventIds);
   if (done.declined) throw done.declined;
