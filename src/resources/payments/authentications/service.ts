@@ -3,6 +3,7 @@ import { hashKey as hashToken } from '../../../kernel/auth';
 import { unixSeconds } from '../../../lib/clock';
 import { newId, randomBase62 } from '../../../lib/ids';
 import type { Deps, RequestContext } from '../../../kernel/route';
+import { AfterCommit } from '../../../kernel/transaction';
 import type { Tx } from '../../../events/emit';
 import { hostedUrl } from '../../../hosted/pages';
 import { authenticationQueue, expiryJob } from './jobs';
@@ -152,7 +153,9 @@ export interface Answered {
  */
 export async function answerChallenge(deps: Deps, where: { tokenHash: string } | { id: string }, result: AuthenticationResult): Promise<Answered | undefined> {
   const now = unixSeconds(deps.clock);
-  return deps.prisma.$transaction(async (tx) => {
+  // Jobs the target adds (a capture to settle later, say) go to Redis once this commits, as an operation's do.
+  const afterCommit = new AfterCommit(deps.queues);
+  const answered = await deps.prisma.$transaction(async (tx) => {
     const found = (await tx.paymentAuthentication.findUnique({ where, select: { ...CHALLENGE, accountId: true } })) as (Challenge & { accountId: string }) | null;
     if (!found || found.status !== 'pending') return undefined;
     await tx.$queryRaw`SELECT id FROM ${Prisma.raw(INTENT_TABLES[found.intentType])} WHERE id = ${found.intentId} FOR UPDATE`;
@@ -160,7 +163,9 @@ export async function answerChallenge(deps: Deps, where: { tokenHash: string } |
     const claimed = await tx.$queryRaw<{ id: string }[]>`
       UPDATE payment_authentications SET status = ${result}, answered_at = ${now} WHERE id = ${found.id} AND status = 'pending' AND ${due} RETURNING id`;
     if (claimed.length === 0) return undefined;
-    const { eventIds, redirectParams } = await authenticationTarget(found.intentType).finish(tx, deps, found.accountId, found.intentId, result);
+    const { eventIds, redirectParams } = await authenticationTarget(found.intentType).finish(tx, { ...deps, queues: afterCommit }, found.accountId, found.intentId, result);
     return { challenge: found, eventIds, redirectParams };
   });
+  await afterCommit.flush();
+  return answered;
 }
