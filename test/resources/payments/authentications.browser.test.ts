@@ -197,6 +197,41 @@ describe('the Stripe.js stand-in', () => {
     }
   });
 
+  test('confirmCardSetup with a return_url: the whole page goes to the challenge (redirect_to_url) and comes back to it', async () => {
+    const key = newTestKey();
+    const intent = (await post(key, SI, {})).body;
+    const { page, errors } = await checkout();
+    try {
+      const returnUrl = `${siteOrigin}/return?step=saved`;
+      await Promise.all([
+        page.waitForURL(`${t.config.publicUrl}/hosted/three_d_secure/**`),
+        start(page, key, 'confirmCardSetup', [intent.client_secret, { payment_method: 'pm_card_authenticationRequired', return_url: returnUrl }]),
+      ]);
+      await Promise.all([page.waitForURL(`${siteOrigin}/return?**`), page.click('#complete')]);
+      expect(Object.fromEntries(new URL(page.url()).searchParams)).toMatchObject({ step: 'saved', setup_intent: intent.id, redirect_status: 'succeeded' });
+      expect((await retrieve(key, intent.id)).status).toBe('succeeded');
+      expect(errors).toEqual([]);
+    } finally {
+      await page.close();
+    }
+  });
+
+  test('a challenge popup closed unanswered resolves {error}; the intent still waits on it', async () => {
+    const key = newTestKey();
+    const intent = (await post(key, SI, {})).body;
+    const { page } = await checkout();
+    try {
+      const [popup] = await Promise.all([page.waitForEvent('popup'), start(page, key, 'confirmCardSetup', [intent.client_secret, { payment_method: 'pm_card_authenticationRequired' }])]);
+      await popup.waitForLoadState();
+      await popup.close();
+      const done = await result(page);
+      expect(done.error).toMatchObject({ code: 'setup_intent_authentication_failure', setup_intent: { id: intent.id, status: 'requires_action' } });
+      expect((await retrieve(key, intent.id)).status).toBe('requires_action');
+    } finally {
+      await page.close();
+    }
+  });
+
   test('handleNextAction: an intent confirmed on the server (use_stripe_sdk) is authenticated in the popup', async () => {
     const key = newTestKey();
     const intent = (await post(key, SI, { payment_method: 'pm_card_threeDSecure2Required', confirm: true, allowed_payment_method_types: ['card'] })).body;
