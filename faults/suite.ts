@@ -130,6 +130,7 @@ export class Stack {
       FC_REFRESH_COOLDOWN_SECONDS: '0',
       FC_SUBSCRIPTION_INTERVAL_MS: '3000',
       FC_DEACTIVATION_DELAY_MS: '2000',
+      ASYNC_CAPTURE_DELAY_MS: '2000',
       // Every receiver is on this machine; anything else would be a mistake to refuse, not to send.
       WEBHOOK_LOOPBACK_ONLY: 'true',
       // Forwards go to a local destination, with the default (realistic) timeout and pickup time:
@@ -397,8 +398,8 @@ async function linkFcAccounts(client: ApiClient, n: number): Promise<{ subscribe
 /**
  * The delayed pipelines with a fault while they wait: submitted sessions to finish processing,
  * verified sessions being redacted, app secrets about to expire for the sweep, card CVCs to
- * purge, linked accounts' refreshes, subscriptions and deactivations, and test clocks advancing
- * across subscription renewals.
+ * purge, linked accounts' refreshes, subscriptions and deactivations, `automatic_async` captures'
+ * settlements, and test clocks advancing across subscription renewals.
  */
 export async function pipelineScenario(stack: Stack, fault: FaultName, options: Options): Promise<Figures> {
   const started = Date.now();
@@ -429,6 +430,17 @@ export async function pipelineScenario(stack: Stack, fault: FaultName, options: 
     if (!card.ok) throw new Error(`creating a card failed: ${JSON.stringify(card.body)}`);
   }
   const fc = await linkFcAccounts(client, n);
+  // Async captures whose charges the worker settles after ASYNC_CAPTURE_DELAY_MS.
+  const captured: string[] = [];
+  for (let i = 0; i < n; i++) {
+    const paid = await client.send(
+      'POST',
+      '/v1/payment_intents',
+      form({ amount: '1000', currency: 'usd', 'allowed_payment_method_types[0]': 'card', payment_method: 'pm_card_visa', confirm: 'true', capture_method: 'automatic_async' }),
+    );
+    if (!paid.ok) throw new Error(`paying failed: ${JSON.stringify(paid.body)}`);
+    captured.push(paid.body.latest_charge as string);
+  }
   // SetupIntents waiting on a 3-D Secure challenge nobody answers: each fails when it expires.
   const challenged: string[] = [];
   for (let i = 0; i < n; i++) {
@@ -453,6 +465,7 @@ export async function pipelineScenario(stack: Stack, fault: FaultName, options: 
     );
     // Each subscribed account: its prefetched balance refresh, and two transaction refreshes (at
     // subscribing, then one interval later); each Inactive Accounts account: inactive.
+    const [settled] = await stack.query<{ n: number }>(`SELECT count(*)::int AS n FROM charges WHERE id = ANY($1) AND balance_transaction IS NOT NULL`, [captured]);
     const [fcRow] = await stack.query<{ balances: number; subscriptions: number; inactive: number }>(
       `SELECT
          (SELECT count(*)::int FROM financial_connections_accounts WHERE id = ANY($1) AND balance_refresh->>'status' = 'succeeded') AS balances,
@@ -463,8 +476,8 @@ export async function pipelineScenario(stack: Stack, fault: FaultName, options: 
     );
     const [expired] = await stack.query<{ n: number }>(`SELECT count(*)::int AS n FROM setup_intents WHERE id = ANY($1) AND status = 'requires_payment_method'`, [challenged]);
     return {
-      finished: row.processed + row.redacted + (n - row.secrets) + (n - row.cvcs) + row.ready + row.renewals + fcRow.balances + fcRow.subscriptions + fcRow.inactive + expired.n,
-      total: 8 * n + 3 * clocks.ids.length,
+      finished: row.processed + row.redacted + (n - row.secrets) + (n - row.cvcs) + row.ready + row.renewals + fcRow.balances + fcRow.subscriptions + fcRow.inactive + settled.n + expired.n,
+      total: 9 * n + 3 * clocks.ids.length,
     };
   };
   let pipeline = await progress();
@@ -485,7 +498,7 @@ export async function pipelineScenario(stack: Stack, fault: FaultName, options: 
   // A step run twice would show as a second event for one account.
   const [twice] = await stack.query<{ n: number }>(
     `SELECT count(*)::int AS n FROM (SELECT data->'object'->>'id', type FROM events WHERE account_id = $1
-       AND type IN ('financial_connections.account.refreshed_balance', 'financial_connections.account.deactivated', 'setup_intent.setup_failed') GROUP BY 1, 2 HAVING count(*) > 1) d`,
+       AND type IN ('financial_connections.account.refreshed_balance', 'financial_connections.account.deactivated', 'charge.updated', 'setup_intent.setup_failed') GROUP BY 1, 2 HAVING count(*) > 1) d`,
     [accountId],
   );
   figures.ranTwice += twice.n;

@@ -63,6 +63,8 @@ export interface Config {
   /** How long a forward waits for a worker to take it before it fails. */
   readonly forwardingPickupTimeoutMs: number;
   readonly fcRefreshDelayMs: number;
+  /** How long after an `automatic_async` capture its charge's balance transaction is settled by the worker. */
+  readonly asyncCaptureDelayMs: number;
   readonly fcRefreshCooldownSeconds: number;
   readonly fcSubscriptionIntervalMs: number;
   readonly fcDeactivationDelayMs: number;
@@ -116,6 +118,7 @@ export const settings = {
   REDACTION_DELAY_MS: ['5000', 'How long a verification session redaction takes (the public API allows up to four days, the most accepted)'],
   FORWARDING_DESTINATIONS: ['', 'Where forwarding requests may go: inline JSON or a JSON file\'s path, an array of destinations (`url` prefix, `credential_sha256`, `timeout_ms`, `signature_key`, `allow_private_network`, …; see Forwarding requests); empty: every URL is refused'],
   FORWARDING_PICKUP_TIMEOUT_MS: ['30000', 'How long a forwarding request waits for a worker to take it before it fails (`forwarding_api_retryable_upstream_error`; nothing was sent): long enough for a short Redis or PostgreSQL outage and a backlog to pass'],
+  ASYNC_CAPTURE_DELAY_MS: ['1000', 'How long after an `automatic_async` capture the worker settles its charge (balance_transaction, charge.updated)'],
   FC_REFRESH_DELAY_MS: ['2000', 'How long a Financial Connections refresh stays `pending` before the worker finishes it'],
   FC_REFRESH_COOLDOWN_SECONDS: ['60', 'After a refresh succeeded, how long until the next one of that feature can start (`next_refresh_available_at`)'],
   FC_SUBSCRIPTION_INTERVAL_MS: ['86400000', 'How often a subscribed, active Financial Connections account has its transactions refreshed (the public API: about daily)'],
@@ -273,6 +276,7 @@ export function loadConfig(env: Env = process.env): Config {
     forwardingDestinations: env.FORWARDING_DESTINATIONS ?? settings.FORWARDING_DESTINATIONS[0],
     forwardingPickupTimeoutMs: integer(env, 'FORWARDING_PICKUP_TIMEOUT_MS', 100, 600000),
     fcRefreshDelayMs: integer(env, 'FC_REFRESH_DELAY_MS', 0, 86400000),
+    asyncCaptureDelayMs: integer(env, 'ASYNC_CAPTURE_DELAY_MS', 0, 86400000),
     fcRefreshCooldownSeconds: integer(env, 'FC_REFRESH_COOLDOWN_SECONDS', 0, 86400),
     fcSubscriptionIntervalMs: integer(env, 'FC_SUBSCRIPTION_INTERVAL_MS', 100, 7 * 86400000),
     fcDeactivationDelayMs: integer(env, 'FC_DEACTIVATION_DELAY_MS', 0, 86400000),

@@ -6,6 +6,7 @@ import {
   createAccount,
   createAppSecret,
   createCustomer,
+  createPaymentIntent,
   createPaymentMethod,
   createPrice,
   createProduct,
@@ -234,6 +235,28 @@ const LISTS: Record<string, ListCase> = {
       return out;
     },
     sdkIds: async (stripe) => ids(await stripe.setupIntents.list({ limit: 2 }).autoPagingToArray({ limit: 1000 })),
+  },
+  GetPaymentIntents: {
+    path: '/v1/payment_intents',
+    objectName: 'payment_intent',
+    createdFilter: true,
+    createObjects: async (key, n) => {
+      const out: string[] = [];
+      for (let i = 0; i < n; i++) out.push((await createPaymentIntent(t, key)).id);
+      return out;
+    },
+    sdkIds: async (stripe) => ids(await stripe.paymentIntents.list({ limit: 2 }).autoPagingToArray({ limit: 1000 })),
+  },
+  GetCharges: {
+    path: '/v1/charges',
+    objectName: 'charge',
+    createdFilter: true,
+    createObjects: async (key, n) => {
+      const out: string[] = [];
+      for (let i = 0; i < n; i++) out.push((await createPaymentIntent(t, key, { payment_method: 'pm_card_visa', confirm: true })).latest_charge);
+      return out;
+    },
+    sdkIds: async (stripe) => ids(await stripe.charges.list({ limit: 2 }).autoPagingToArray({ limit: 1000 })),
   },
   GetIdentityVerificationSessions: {
     path: '/v1/identity/verification_sessions',

@@ -36,6 +36,8 @@ const customer = async (stripe: Stripe) => (await stripe.customers.create({ name
 const attached = async (stripe: Stripe) => (await stripe.paymentMethods.attach('pm_card_visa', { customer: await customer(stripe) })).id;
 /** A SetupIntent that takes cards only (confirmed without a return_url), with `pm_card_visa`. */
 const setupIntent = async (stripe: Stripe) => (await stripe.setupIntents.create({ allowed_payment_method_types: ['card'], payment_method: 'pm_card_visa' })).id;
+const cardIntent = (stripe: Stripe, params: Partial<Stripe.PaymentIntentCreateParams> = {}) =>
+  stripe.paymentIntents.create({ amount: 2000, currency: 'usd', allowed_payment_method_types: ['card'], ...params });
 const product = async (stripe: Stripe) => (await stripe.products.create({ name: 'Gold' })).id;
 const price = (stripe: Stripe) => stripe.prices.create({ product_data: { name: 'Gold' }, currency: 'usd', unit_amount: 1000 });
 const taxRate = async (stripe: Stripe) => (await stripe.taxRates.create({ display_name: 'VAT', percentage: 20, inclusive: false })).id;
@@ -456,6 +458,44 @@ const CASES: Record<string, OperationCase> = {
   PostSetupIntentsIntentCancel: {
     ok: async (stripe) => stripe.setupIntents.cancel(await setupIntent(stripe), { cancellation_reason: 'abandoned' }),
     fails: async (stripe) => stripe.setupIntents.cancel((await stripe.setupIntents.confirm(await setupIntent(stripe))).id),
+    error: InvalidRequest,
+  },
+  GetPaymentIntents: { ok: (stripe) => stripe.paymentIntents.list({ limit: 3 }), fails: (stripe) => stripe.paymentIntents.list({ limit: 101 }), error: InvalidRequest },
+  PostPaymentIntents: {
+    ok: (stripe) => cardIntent(stripe, { payment_method: 'pm_card_visa', confirm: true }),
+    fails: (stripe) => cardIntent(stripe, { payment_method: 'pm_card_chargeDeclined', confirm: true }),
+    error: Stripe.errors.StripeCardError,
+  },
+  GetPaymentIntentsIntent: { ok: async (stripe) => stripe.paymentIntents.retrieve((await cardIntent(stripe)).id), fails: (stripe) => stripe.paymentIntents.retrieve('pi_nope'), error: InvalidRequest },
+  PostPaymentIntentsIntent: {
+    ok: async (stripe) => stripe.paymentIntents.update((await cardIntent(stripe)).id, { amount: 3000, metadata: { a: '1' } }),
+    fails: (stripe) => stripe.paymentIntents.update('pi_nope', { amount: 3000 }),
+    error: InvalidRequest,
+  },
+  PostPaymentIntentsIntentConfirm: {
+    ok: async (stripe) => stripe.paymentIntents.confirm((await cardIntent(stripe)).id, { payment_method: 'pm_card_visa' }),
+    fails: async (stripe) => stripe.paymentIntents.confirm((await cardIntent(stripe)).id, { payment_method: 'pm_card_chargeDeclinedInsufficientFunds' }),
+    error: Stripe.errors.StripeCardError,
+  },
+  PostPaymentIntentsIntentCapture: {
+    ok: async (stripe) => stripe.paymentIntents.capture((await cardIntent(stripe, { payment_method: 'pm_card_visa', confirm: true, capture_method: 'manual' })).id),
+    fails: async (stripe) => stripe.paymentIntents.capture((await cardIntent(stripe)).id),
+    error: InvalidRequest,
+  },
+  PostPaymentIntentsIntentCancel: {
+    ok: async (stripe) => stripe.paymentIntents.cancel((await cardIntent(stripe)).id, { cancellation_reason: 'duplicate' }),
+    fails: async (stripe) => stripe.paymentIntents.cancel((await cardIntent(stripe, { payment_method: 'pm_card_visa', confirm: true })).id),
+    error: InvalidRequest,
+  },
+  GetCharges: { ok: (stripe) => stripe.charges.list({ limit: 3 }), fails: (stripe) => stripe.charges.list({ starting_after: 'ch_nope' }), error: InvalidRequest },
+  GetChargesCharge: {
+    ok: async (stripe) => stripe.charges.retrieve((await cardIntent(stripe, { payment_method: 'pm_card_visa', confirm: true })).latest_charge as string),
+    fails: (stripe) => stripe.charges.retrieve('ch_nope'),
+    error: InvalidRequest,
+  },
+  PostChargesCharge: {
+    ok: async (stripe) => stripe.charges.update((await cardIntent(stripe, { payment_method: 'pm_card_visa', confirm: true })).latest_charge as string, { description: 'd' }),
+    fails: (stripe) => stripe.charges.update('ch_nope', { description: 'd' }),
     error: InvalidRequest,
   },
   GetForwardingRequests: { ok: (stripe) => stripe.forwarding.requests.list({ limit: 3 }), fails: (stripe) => stripe.forwarding.requests.list({ limit: 101 }), error: InvalidRequest },

@@ -95,6 +95,10 @@ export const pathFixtures: Record<string, FixtureFactory> = {
     const sub = await createSubscription(app, key, 2, {}, { recurring: { interval: 'month', usage_type: 'metered' } });
     return sub.items.data[0].id;
   },
+  /** A PaymentIntent with a card, waiting for its confirmation (manual capture, so a confirm leaves it capturable). */
+  intent: async (app, key) => (await createPaymentIntent(app, key, { payment_method: 'pm_card_visa', capture_method: 'manual' })).id,
+  /** The charge of a confirmed PaymentIntent. */
+  charge: async (app, key) => (await createPaymentIntent(app, key, { payment_method: 'pm_card_visa', confirm: true })).latest_charge,
   /** An open invoice (its card declined), so it can be paid with another card. */
   invoice: async (app, key) => (await createSubscription(app, key, 1, { payment_behavior: 'default_incomplete' })).latest_invoice,
   /** A pending proration. */
@@ -158,6 +162,19 @@ export async function createSetupIntent(app: TestApp, key: string, params: Recor
   return res.body;
 }
 
+/** Creates a card PaymentIntent (of 20.00 USD, cards only unless told) over HTTP and returns the response body. */
+export async function createPaymentIntent(app: TestApp, key: string, params: Record<string, unknown> = {}, headers: Record<string, string> = {}): Promise<Record<string, any>> {
+  const res = await app
+    .http()
+    .post('/v1/payment_intents')
+    .set(bearer(key))
+    .set(headers)
+    .type('form')
+    .send(form({ amount: 2000, currency: 'usd', allowed_payment_method_types: ['card'], ...params }));
+  if (res.status !== 200) throw new Error(`creating a payment intent failed: ${res.status} ${JSON.stringify(res.body)}`);
+  return res.body;
+}
+
 /** A new card attached to a new customer; returns its id. */
 export async function attachedCard(app: TestApp, key: string): Promise<string> {
   const customer = (await createCustomer(app, key)).id;
@@ -194,6 +211,7 @@ export const validParams: Record<string, Record<string, unknown>> = {
   PostIdentityVerificationSessions: { type: 'document' },
   PostSandboxIdentityVerificationSessionsSessionSubmit: { outcome: 'verified' },
   PostPaymentMethods: { type: 'card', card: { token: 'tok_visa' } },
+  PostPaymentIntents: { amount: 1000, currency: 'usd' },
   GetCustomersSearch: { query: 'email:"jenny@example.com"' },
   // Well-formed; no customer has this id, so an accepted body is a 400 resource_missing.
   PostPaymentMethodsPaymentMethodAttach: { customer: 'cus_00000000000000' },

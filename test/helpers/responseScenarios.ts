@@ -21,6 +21,7 @@ import {
   WEBHOOK_URL,
   createCustomer,
   createPaymentMethod,
+  createPaymentIntent,
   attachedCard,
   createFcSession,
   linkFcAccounts,
@@ -86,6 +87,14 @@ const PMS = '/v1/payment_methods';
 const SETI = '/v1/setup_intents';
 /** A SetupIntent of cards only (confirmed without a return_url). */
 const cardSetup = { allowed_payment_method_types: ['card'] };
+const PI = '/v1/payment_intents';
+const CH = '/v1/charges';
+/** A PaymentIntent paid with `pm` (its charge declined, approved, or waiting on 3-D Secure). */
+const paid = (key: string, pm: string, params: Record<string, unknown> = {}) => createPaymentIntentOrDecline(key, { payment_method: pm, confirm: true, ...params });
+async function createPaymentIntentOrDecline(key: string, params: Record<string, unknown>): Promise<Record<string, any>> {
+  const res = await post(key, PI, { amount: 2000, currency: 'usd', allowed_payment_method_types: ['card'], ...params });
+  return res.status === 200 ? res.body : res.body.error.payment_intent;
+}
 export const get = (key: string, path: string) => t.http().get(path).set(bearer(key));
 const del = (key: string, path: string) => t.http().delete(path).set(bearer(key));
 
@@ -548,6 +557,57 @@ export const scenarios: Record<string, Scenario> = {
     return [answer('confirmed', await post(key, `${SETI}/${id}/confirm`, { payment_method: 'pm_card_visa' }))];
   },
   PostSetupIntentsIntentCancel: async (key) => [answer('canceled', await post(key, `${SETI}/${(await post(key, SETI, {})).body.id}/cancel`, { cancellation_reason: 'duplicate' }))],
+  GetPaymentIntents: async (key) => {
+    const customer = (await createCustomer(t, key)).id;
+    await paid(key, 'pm_card_chargeDeclined', { customer });
+    await paid(key, 'pm_card_authenticationRequired', { return_url: 'http://127.0.0.1:9/back' });
+    await paid(key, 'pm_card_visa', { customer, capture_method: 'manual', shipping: { name: 'J', address: { line1: 'l' } } });
+    return [answer('all', await get(key, PI)), answer('expanded', await get(key, `${PI}?customer=${customer}&expand[]=data.latest_charge&expand[]=data.customer`))];
+  },
+  PostPaymentIntents: async (key) => {
+    const connected = (await createAccount(t, key, { type: 'express' })).id;
+    return [
+      answer('open', await post(key, PI, { amount: 1000, currency: 'eur', description: 'd', metadata: { a: '1' }, receipt_email: 'r@example.com' })),
+      answer('paid', await post(key, PI, { amount: 1000, currency: 'usd', payment_method: 'pm_card_visa', confirm: true, return_url: 'http://127.0.0.1:9/back', statement_descriptor_suffix: 'Order 1' })),
+      answer('3-D Secure', await post(key, PI, { amount: 1000, currency: 'usd', payment_method: 'pm_card_authenticationRequired', confirm: true, return_url: 'http://127.0.0.1:9/back' })),
+      answer('use_stripe_sdk', await post(key, PI, { amount: 1000, currency: 'usd', allowed_payment_method_types: ['card'], payment_method: 'pm_card_threeDSecure2Required', confirm: true })),
+      answer('destination', await post(key, PI, { amount: 1000, currency: 'usd', allowed_payment_method_types: ['card'], transfer_data: { destination: connected, amount: 800 }, on_behalf_of: connected, application_fee_amount: 10 })),
+    ];
+  },
+  GetPaymentIntentsIntent: async (key) => {
+    const declined = await paid(key, 'pm_card_chargeDeclined');
+    const waiting = await paid(key, 'pm_card_authenticationRequired');
+    return [
+      answer('declined', await get(key, `${PI}/${declined.id}`)),
+      answer('requires_action', await get(key, `${PI}/${waiting.id}`)),
+      answer('expanded', await get(key, `${PI}/${(await paid(key, 'pm_card_visa')).id}?expand[]=latest_charge&expand[]=payment_method`)),
+    ];
+  },
+  PostPaymentIntentsIntent: async (key) => [answer('updated', await post(key, `${PI}/${(await createPaymentIntent(t, key)).id}`, { amount: 3000, payment_method: 'pm_card_visa', shipping: '', metadata: { a: '1' } }))],
+  PostPaymentIntentsIntentConfirm: async (key) => [
+    answer('manual capture', await post(key, `${PI}/${(await createPaymentIntent(t, key, { capture_method: 'manual' })).id}/confirm`, { payment_method: 'pm_card_amex' })),
+    answer('set up', await post(key, `${PI}/${(await createPaymentIntent(t, key, { customer: (await createCustomer(t, key)).id, setup_future_usage: 'off_session' })).id}/confirm`, { payment_method: 'pm_card_visa' })),
+  ],
+  PostPaymentIntentsIntentCapture: async (key) => [
+    answer('partial', await post(key, `${PI}/${(await paid(key, 'pm_card_visa', { capture_method: 'manual' })).id}/capture`, { amount_to_capture: 1500 })),
+  ],
+  PostPaymentIntentsIntentCancel: async (key) => [
+    answer('open', await post(key, `${PI}/${(await createPaymentIntent(t, key)).id}/cancel`, { cancellation_reason: 'abandoned' })),
+    answer('authorized', await post(key, `${PI}/${(await paid(key, 'pm_card_visa', { capture_method: 'manual' })).id}/cancel`, {})),
+  ],
+  GetCharges: async (key) => {
+    const customer = (await createCustomer(t, key)).id;
+    await paid(key, 'pm_card_chargeDeclinedFraudulent', { customer });
+    await paid(key, 'pm_card_visa', { customer });
+    return [answer('all', await get(key, CH)), answer('expanded', await get(key, `${CH}?customer=${customer}&expand[]=data.customer&expand[]=data.payment_intent`))];
+  },
+  GetChargesCharge: async (key) => [
+    answer('declined', await get(key, `${CH}/${(await paid(key, 'pm_card_chargeDeclinedInsufficientFunds')).latest_charge}`)),
+    answer('authenticated', await get(key, `${CH}/${(await paid(key, 'pm_card_visa', { capture_method: 'manual' })).latest_charge}?expand[]=payment_intent`)),
+  ],
+  PostChargesCharge: async (key) => [
+    answer('updated', await post(key, `${CH}/${(await paid(key, 'pm_card_visa')).latest_charge}`, { description: 'd', metadata: { a: '1' }, fraud_details: { user_report: 'fraudulent' }, shipping: { name: 'J', address: { line1: 'l' } } })),
+  ],
   GetIdentityVerificationSessions: async (key) => {
     await createVerificationSession(t, key, { type: 'id_number', client_reference_id: 'c' });
     await createVerificationReport(t, key, 'verified', { type: 'document', options: { document: { require_matching_selfie: true } } });
@@ -1163,6 +1223,23 @@ export const errorScenarios: Record<string, Scenario> = {
   PostSetupIntentsIntent: async (key) => [answer('unknown id', await post(key, `${SETI}/seti_nope`, { metadata: { a: '1' } }))],
   PostSetupIntentsIntentConfirm: async (key) => [answer('no payment method', await post(key, `${SETI}/${(await post(key, SETI, cardSetup)).body.id}/confirm`, {}))],
   PostSetupIntentsIntentCancel: async (key) => [answer('bad reason', await post(key, `${SETI}/${(await post(key, SETI, {})).body.id}/cancel`, { cancellation_reason: 'bored' }))],
+  GetPaymentIntents: async (key) => [answer('bad cursor', await get(key, `${PI}?starting_after=pi_nope`))],
+  PostPaymentIntents: async (key) => [
+    answer('declined', await post(key, PI, { amount: 1000, currency: 'usd', allowed_payment_method_types: ['card'], payment_method: 'pm_card_chargeDeclined', confirm: true })),
+    answer('no return_url', await post(key, PI, { amount: 1000, currency: 'usd', payment_method: 'pm_card_visa', confirm: true })),
+    answer('descriptor', await post(key, PI, { amount: 1000, currency: 'usd', statement_descriptor: 'ACME' })),
+  ],
+  GetPaymentIntentsIntent: async (key) => [answer('unknown id', await get(key, `${PI}/pi_nope`))],
+  PostPaymentIntentsIntent: async (key) => [answer('succeeded', await post(key, `${PI}/${(await paid(key, 'pm_card_visa')).id}`, { amount: 10 }))],
+  PostPaymentIntentsIntentConfirm: async (key) => [
+    answer('off-session authentication', await post(key, `${PI}/${(await createPaymentIntent(t, key)).id}/confirm`, { payment_method: 'pm_card_authenticationRequired', off_session: true })),
+    answer('succeeded', await post(key, `${PI}/${(await paid(key, 'pm_card_visa')).id}/confirm`, {})),
+  ],
+  PostPaymentIntentsIntentCapture: async (key) => [answer('not capturable', await post(key, `${PI}/${(await createPaymentIntent(t, key)).id}/capture`, {}))],
+  PostPaymentIntentsIntentCancel: async (key) => [answer('succeeded', await post(key, `${PI}/${(await paid(key, 'pm_card_visa')).id}/cancel`, {}))],
+  GetCharges: async (key) => [answer('bad cursor', await get(key, `${CH}?starting_after=ch_nope`))],
+  GetChargesCharge: async (key) => [answer('unknown id', await get(key, `${CH}/ch_nope`))],
+  PostChargesCharge: async (key) => [answer('unknown id', await post(key, `${CH}/ch_nope`, { description: 'x' }))],
   PostFinancialConnectionsSessions: async (key) => [
     answer('no permissions', await post(key, `${FC}/sessions`, { account_holder: { type: 'customer', customer: 'cus_nope' } })),
     answer('unknown customer', await post(key, `${FC}/sessions`, { account_holder: { type: 'customer', customer: 'cus_nope' }, permissions: ['balances'] })),

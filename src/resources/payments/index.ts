@@ -13,6 +13,13 @@ import * as authentications from './authentications/routes';
 import { authenticationExpiryWorker, reconcileAuthenticationExpiries } from './authentications/pipeline';
 import { useAuthenticationTarget } from './authentications/service';
 import { requestChanges } from './requestVersions';
+import * as paymentIntents from './payment_intents/routes';
+import * as paymentIntentSerializer from './payment_intents/serializer';
+import { paymentIntentAuthentication, retrievePaymentIntentObject } from './payment_intents/service';
+import { paymentIntentsWorker, reconcilePaymentIntentJobs } from './payment_intents/pipeline';
+import * as charges from './charges/routes';
+import * as chargeSerializer from './charges/serializer';
+import { retrieveChargeObject } from './charges/service';
 
 // Payments: customers and their payment methods (cards and the public test cards); next,
 // payment and setup intents, charges and refunds.
@@ -27,19 +34,24 @@ useAuthenticationTarget('setup_intent', setupIntentTarget);
 
 export const area: Area = {
   name: 'payments',
-  routes: [...customers.routes, ...paymentMethods.routes, ...setupIntents.routes],
+  routes: [...customers.routes, ...paymentMethods.routes, ...paymentIntents.routes, ...charges.routes, ...setupIntents.routes],
   objects: {
     [customerSerializer.OBJECT]: { expandable: customerSerializer.expandable, retrieve: retrieveCustomerObject },
     [customerSerializer.INVOICE_SETTINGS_OBJECT]: { expandable: customerSerializer.invoiceSettingsExpandable },
     [paymentMethodSerializer.PAYMENT_METHOD_OBJECT]: { expandable: paymentMethodSerializer.expandable, retrieve: retrievePaymentMethodObject },
     [setupIntentSerializer.SETUP_INTENT_OBJECT]: { expandable: setupIntentSerializer.expandable, retrieve: retrieveSetupIntentObject },
+    [paymentIntentSerializer.PAYMENT_INTENT_OBJECT]: { expandable: paymentIntentSerializer.expandable, retrieve: retrievePaymentIntentObject },
+    [chargeSerializer.CHARGE_OBJECT]: { expandable: chargeSerializer.expandable, retrieve: retrieveChargeObject },
   },
   pages: authentications.pages,
-  workers: [authenticationExpiryWorker],
-  reconcilers: [reconcileAuthenticationExpiries],
   schedules: [cvcPurge],
+  workers: [paymentIntentsWorker, authenticationExpiryWorker],
+  reconcilers: [reconcilePaymentIntentJobs, reconcileAuthenticationExpiries],
   requestChanges,
 };
+
+// A PaymentIntent's 3-D Secure challenge moves it on through this target when answered or expired.
+useAuthenticationTarget('payment_intent', paymentIntentAuthentication);
 
 /** For other areas: a payment method by id (a public test id makes one), a card's CVC, a test card's charge outcome. */
 export { resolvePaymentMethod, takeCvc } from './payment_methods/service';

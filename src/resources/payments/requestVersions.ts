@@ -1,5 +1,5 @@
-import { parametersExclusive } from '../../kernel/errors';
-import { renamed, type Params, type RequestChange } from '../../kernel/requestVersions';
+import { invalidRequest, parametersExclusive } from '../../kernel/errors';
+import { formEntries, renamed, type Params, type RequestChange } from '../../kernel/requestVersions';
 
 // The parameters payments' operations took at older versions (the request half of issue 24; how
 // objects look at older versions is each serializer's and the areas' versions.ts).
@@ -15,7 +15,29 @@ const DISCOUNT_PARAMS = ['coupon', 'promotion_code'] as const;
 
 const ENDIVE_ALLOWED_TYPES = 'Replaces `payment_method_types` with `allowed_payment_method_types` on PaymentIntents, SetupIntents and Checkout Sessions.';
 
+/**
+ * `payment_method_types` before 2026-09-30.endive: the types the PaymentIntent may use, each one
+ * refused when unavailable (cards are the only ones here); today's `allowed_payment_method_types`
+ * holds them.
+ */
+function explicitTypes(params: Params, names: Parameters<RequestChange['upgrade']>[1]): Params {
+  for (const [, type] of formEntries(params.payment_method_types)) {
+    if (type !== 'card') {
+      throw invalidRequest(
+        `The payment method type provided: ${String(type)} is invalid. Please ensure the provided type is activated in your dashboard (https://dashboard.stripe.com/account/payments/settings) and your account is enabled for any preview features that you are trying to use.`,
+        'payment_intent_invalid_parameter',
+        'payment_method_types',
+      );
+    }
+  }
+  return renamed('payment_method_types', 'allowed_payment_method_types')(params, names);
+}
+
+const ENDIVE_TYPES = 'Removes `payment_method_types` as a writable parameter of PaymentIntents (use dynamic payment methods, `excluded_payment_method_types` or `allowed_payment_method_types`).';
+
 export const requestChanges: readonly RequestChange[] = [
+  { version: '2026-09-30.endive', operation: 'PostPaymentIntents', description: ENDIVE_TYPES, upgrade: explicitTypes },
+  { version: '2026-09-30.endive', operation: 'PostPaymentIntentsIntent', description: ENDIVE_TYPES, upgrade: explicitTypes },
   { version: '2026-09-30.endive', operation: 'PostSetupIntents', description: ENDIVE_ALLOWED_TYPES, upgrade: renamed('payment_method_types', 'allowed_payment_method_types') },
   { version: '2026-09-30.endive', operation: 'PostSetupIntentsIntent', description: ENDIVE_ALLOWED_TYPES, upgrade: renamed('payment_method_types', 'allowed_payment_method_types') },
   { version: '2025-03-31.basil', operation: 'PostCustomers', description: BASIL_DISCOUNTS, upgrade: oneDiscount, kept: DISCOUNT_PARAMS },

@@ -36,6 +36,10 @@ const endpoint = async (c: Client) => (await c.stripe.webhookEndpoints.create({ 
 const session = async (c: Client) => (await c.stripe.identity.verificationSessions.create({ type: 'document' })).id;
 export const customer = async (c: Client) => (await c.stripe.customers.create({ name: 'Jenny Rosen' })).id;
 const attached = async (c: Client) => (await c.stripe.paymentMethods.attach('pm_card_visa', { customer: await customer(c) })).id;
+/** Before 2026-09-30 (endive) a PaymentIntent's types are `payment_method_types`. */
+const cardTypes = (c: Client) => (before(c, ENDIVE) ? { payment_method_types: ['card'] } : { allowed_payment_method_types: ['card'] });
+const intent = (c: Client, params: Record<string, unknown> = {}) => c.stripe.paymentIntents.create({ amount: 2000, currency: 'usd', ...cardTypes(c), ...params });
+const paidIntent = (c: Client, params: Record<string, unknown> = {}) => intent(c, { payment_method: 'pm_card_visa', confirm: true, ...params });
 const product = async (c: Client) => (await c.stripe.products.create({ name: 'Gold' })).id;
 const price = (c: Client) => c.stripe.prices.create({ product_data: { name: 'Gold' }, currency: 'usd', unit_amount: 1000 });
 const taxRate = async (c: Client) => (await c.stripe.taxRates.create({ display_name: 'VAT', percentage: 20, inclusive: false })).id;
@@ -246,6 +250,22 @@ const BASE: Calls = {
   PostSetupIntentsIntent: async (c) => c.stripe.setupIntents.update(await setupIntent(c), { metadata: { a: '1' } }),
   PostSetupIntentsIntentConfirm: async (c) => c.stripe.setupIntents.confirm(await setupIntent(c)),
   PostSetupIntentsIntentCancel: async (c) => c.stripe.setupIntents.cancel(await setupIntent(c), { cancellation_reason: 'abandoned' }),
+  GetPaymentIntents: async (c) => {
+    await paidIntent(c, { customer: await customer(c) });
+    return c.stripe.paymentIntents.list({ limit: 3 });
+  },
+  PostPaymentIntents: (c) => paidIntent(c, { description: 'SDK' }),
+  GetPaymentIntentsIntent: async (c) => c.stripe.paymentIntents.retrieve((await paidIntent(c)).id),
+  PostPaymentIntentsIntent: async (c) => c.stripe.paymentIntents.update((await intent(c)).id, { amount: 3000, metadata: { a: '1' } }),
+  PostPaymentIntentsIntentConfirm: async (c) => c.stripe.paymentIntents.confirm((await intent(c)).id, { payment_method: 'pm_card_visa' }),
+  PostPaymentIntentsIntentCapture: async (c) => c.stripe.paymentIntents.capture((await paidIntent(c, { capture_method: 'manual' })).id, { amount_to_capture: 1500 }),
+  PostPaymentIntentsIntentCancel: async (c) => c.stripe.paymentIntents.cancel((await intent(c)).id, { cancellation_reason: 'abandoned' }),
+  GetCharges: async (c) => {
+    await paidIntent(c);
+    return c.stripe.charges.list({ limit: 3 });
+  },
+  GetChargesCharge: async (c) => c.stripe.charges.retrieve((await paidIntent(c)).latest_charge ?? (await c.stripe.charges.list({ limit: 1 })).data[0].id),
+  PostChargesCharge: async (c) => c.stripe.charges.update((await c.stripe.charges.list({ limit: 1, payment_intent: (await paidIntent(c)).id })).data[0].id, { description: 'SDK' }),
   GetForwardingRequests: (c) => c.stripe.forwarding.requests.list({ limit: 3 }),
   PostForwardingRequests: async (c) =>
     c.stripe.forwarding.requests.create({

@@ -252,3 +252,65 @@ export function attachError(outcome: CardOutcome): ApiError | undefined {
   const result = paymentResult(outcome);
   return result.status === 'declined' ? result.error : undefined;
 }
+
+/** The public `risk_level` a test card's payments get (Radar's score behind it). */
+export function riskOf(outcome: CardOutcome): { level: 'normal' | 'elevated' | 'highest'; score: number } {
+  if (outcome === 'highest_risk' || outcome === 'fraudulent') return { level: 'highest', score: 95 };
+  if (outcome === 'elevated_risk') return { level: 'elevated', score: 72 };
+  return { level: 'normal', score: 32 };
+}
+
+/** The declines Radar makes before the card network sees the payment (outcome type `blocked`). */
+export const blockedByRadar = (outcome: CardOutcome): boolean => outcome === 'highest_risk' || outcome === 'fraudulent';
+
+/** A charge's `outcome` (Charge.Outcome): approved, declined by the issuer, or blocked by Radar. */
+export function chargeOutcome(outcome: CardOutcome, declineCode: string | null): Record<string, unknown> {
+  const risk = riskOf(outcome);
+  const base = { advice_code: null, network_advice_code: null, network_decline_code: null, risk_level: risk.level, risk_score: risk.score };
+  if (declineCode === null) {
+    return {
+      ...base,
+      network_status: 'approved_by_network',
+      reason: outcome === 'elevated_risk' ? 'elevated_risk_level' : null,
+      seller_message: 'Payment complete.',
+      type: 'authorized',
+    };
+  }
+  if (blockedByRadar(outcome)) {
+    return { ...base, network_status: 'not_sent_to_network', reason: 'highest_risk_level', seller_message: 'Stripe blocked this payment as too risky.', type: 'blocked' };
+  }
+  return {
+    ...base,
+    network_status: 'declined_by_network',
+    reason: declineCode,
+    seller_message:
+      declineCode === 'generic_decline' ? 'The bank did not return any further details with this decline.' : `The bank returned the decline code \`${declineCode}\`.`,
+    type: 'issuer_declined',
+  };
+}
+
+/** A payment that needed authentication and didn't get it (off-session, or `error_on_requires_action`). */
+export const authenticationRequiredError = (): ApiError =>
+  cardError('Your card was declined. This transaction requires authentication.', 'authentication_required', { declineCode: 'authentication_required' });
+
+/** After authenticating, the 4000008260003178 card declines for insufficient funds. */
+export const insufficientFundsError = (): ApiError =>
+  cardError('Your card has insufficient funds.', 'card_declined', { declineCode: 'insufficient_funds' });
+
+/**
+ * The card's `checks` as a charge reports them: the CVC passes when one was given (fails for the
+ * cvc_check_fails card); the address checks pass when the billing address has the line or postal
+ * code, fail for the AVS cards, are `unavailable` for the unchecked one, and null without an address.
+ */
+export function cardChecks(outcome: CardOutcome, cvcGiven: boolean, address: { line1?: string | null; postal_code?: string | null } | null): Record<string, string | null> {
+  const check = (present: boolean, fails: boolean): string | null => {
+    if (!present) return null;
+    if (outcome === 'address_unavailable') return 'unavailable';
+    return fails ? 'fail' : 'pass';
+  };
+  return {
+    address_line1_check: check(Boolean(address?.line1), outcome === 'address_checks_fail' || outcome === 'address_line1_check_fails'),
+    address_postal_code_check: check(Boolean(address?.postal_code), outcome === 'address_checks_fail' || outcome === 'address_zip_check_fails'),
+    cvc_check: cvcGiven ? (outcome === 'cvc_check_fails' ? 'fail' : 'pass') : null,
+  };
+}

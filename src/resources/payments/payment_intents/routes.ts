@@ -1,0 +1,25 @@
+import { route } from '../../../kernel/route';
+import { PAYMENT_INTENT_OBJECT } from './serializer';
+import {
+  cancelPaymentIntent,
+  capturePaymentIntent,
+  confirmPaymentIntent,
+  createPaymentIntent,
+  listPaymentIntents,
+  retrievePaymentIntent,
+  updatePaymentIntent,
+} from './service';
+
+// Every answer carries the intent's client secret, so idempotent copies are stored sealed.
+const one = { object: PAYMENT_INTENT_OBJECT };
+const secret = { responseHasSecret: true };
+
+export const routes = [
+  route('get', '/v1/payment_intents', 'GetPaymentIntents', { object: PAYMENT_INTENT_OBJECT, list: true }, listPaymentIntents),
+  route('post', '/v1/payment_intents', 'PostPaymentIntents', one, createPaymentIntent, secret),
+  route('get', '/v1/payment_intents/{intent}', 'GetPaymentIntentsIntent', one, retrievePaymentIntent),
+  route('post', '/v1/payment_intents/{intent}', 'PostPaymentIntentsIntent', one, updatePaymentIntent, secret),
+  route('post', '/v1/payment_intents/{intent}/cancel', 'PostPaymentIntentsIntentCancel', one, cancelPaymentIntent, secret),
+  route('post', '/v1/payment_intents/{intent}/capture', 'PostPaymentIntentsIntentCapture', one, capturePaymentIntent, secret),
+  route('post', '/v1/payment_intents/{intent}/confirm', 'PostPaymentIntentsIntentConfirm', one, confirmPaymentIntent, secret),
+];

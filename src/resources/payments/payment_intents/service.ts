@@ -1,0 +1,805 @@
+import { Prisma } from '../../../generated/prisma/client';
+import { unixSeconds } from '../../../lib/clock';
+import { hasIdShape, newId, randomBase62 } from '../../../lib/ids';
+import { ApiError, invalidRequest, parametersExclusive, resourceMissing } from '../../../kernel/errors';
+import { paginateSql, rangeConditions } from '../../../kernel/list';
+import { TxSql } from '../../../lib/sql';
+import { applyMetadata, type Metadata, type MetadataParam } from '../../../kernel/metadata';
+import type { Deps, RequestContext } from '../../../kernel/route';
+import { accountApiVersion, automaticCause, emit, requestEventOptions, type EmitOptions, type Tx } from '../../../events/emit';
+import type { EventType } from '../../../events/types';
+import { handOffEvents } from '../../../events/jobs';
+import type { JobSpec } from '../../../lib/queue';
+import {
+  closeAuthentications,
+  pendingNextAction,
+  startAuthentication,
+  type AuthenticationResult,
+  type AuthenticationTarget,
+} from '../authentications/service';
+import { lockCharge, newBalanceTransactionId, recordCharge, saveCharge, shippingOf, type ChargeAttempt } from '../charges/service';
+import { serializeCharge, type ChargeRow } from '../charges/serializer';
+import { ROW as PM_ROW, resolvePaymentMethod, type StoredPaymentMethod } from '../payment_methods/service';
+import { serializePaymentMethod } from '../payment_methods/serializer';
+import { authenticationRequiredError, insufficientFundsError, paymentResult, type CardOutcome } from '../payment_methods/testCards';
+import { paymentIntentsQueue, settleJob, type PaymentIntentJob } from './jobs';
+import { listedRows, selectOwned, selectOwnedForUpdate, updateTypes } from './queries';
+import { serializePaymentIntent, type PaymentIntentObject, type PaymentIntentRow } from './serializer';
+
+// PaymentIntents: the status machine (requires_payment_method → requires_confirmation →
+// requires_action → requires_capture / succeeded, or canceled), its charges, 3-D Secure through
+// payments/authentications, and the `automatic_async` capture's settlement by the worker
+// (pipeline.ts). Every operation that moves an intent locks its row first, so two concurrent
+// confirmations of one intent run one after the other: the second meets the first's result.
+
+const NAME = 'payment_intent';
+
+/** The statuses from which each move is allowed, in the public API's order (its error messages list them). */
+const CONFIRMABLE = ['requires_confirmation', 'requires_payment_method', 'requires_action'];
+const CANCELABLE = ['requires_payment_method', 'requires_capture', 'requires_confirmation', 'requires_action', 'processing'];
+const UPDATABLE = ['requires_payment_method', 'requires_confirmation', 'requires_action'];
+/** What an intent past its payment still lets an update change. */
+const ALWAYS_UPDATABLE = new Set(['description', 'metadata', 'expand', 'receipt_email', 'shipping']);
+
+/** The version from which a PaymentIntent created without payment method types takes the Dashboard's (automatic_payment_methods). */
+const AUTOMATIC_PAYMENT_METHODS_FROM = '2023-08-16';
+
+/** Where a change's events, jobs and time come from: a request, or a challenge's answer. */
+interface Scope {
+  readonly tx: Tx;
+  readonly deps: Pick<Deps, 'config' | 'encryption' | 'clock'>;
+  readonly accountId: string;
+  readonly now: number;
+  readonly events: EmitOptions;
+  readonly eventIds: string[];
+  readonly jobs: JobSpec<PaymentIntentJob>[];
+  /** Intents made by this request and not written yet: their first save inserts them (one write for create and confirm). */
+  readonly unsaved: Set<string>;
+  /** The payment methods this request read or made, by id. */
+  readonly paymentMethods: Map<string, Stored>;
+}
+
+const requestScope = (ctx: RequestContext, tx: Tx): Scope => {
+  const now = unixSeconds(ctx.deps.clock);
+  return { tx, deps: ctx.deps, accountId: ctx.caller.accountId, now, events: requestEventOptions(ctx, now), eventIds: [], jobs: [], unsaved: new Set(), paymentMethods: new Map() };
+};
+
+type Stored = StoredPaymentMethod & { offSessionReady: boolean };
+
+const PM_SELECT = { ...PM_ROW, offSessionReady: true } as const;
+
+const loadPaymentMethod = async (tx: Tx, id: string): Promise<Stored> =>
+  (await tx.paymentMethod.findUniqueOrThrow({ where: { id }, select: PM_SELECT })) as Stored;
+
+/** The object as an operation answers it: the client secret opened, an open challenge's `next_action`. */
+export async function presentPaymentIntent(db: Tx, deps: Pick<Deps, 'config' | 'encryption'>, row: PaymentIntentRow): Promise<PaymentIntentObject> {
+  const nextAction = row.status === 'requires_action' ? await pendingNextAction(db, deps, row.id) : null;
+  return serializePaymentIntent(row, { clientSecret: await deps.encryption.open(row.clientSecret), nextAction });
+}
+
+/**
+ * The object as an error body carries it: without the client secret, since failed requests are
+ * kept in the clear for their log page (kernel/requestLog.ts).
+ */
+const errorObject = async (scope: Pick<Scope, 'tx' | 'deps'>, row: PaymentIntentRow): Promise<PaymentIntentObject> => ({
+  ...(await presentPaymentIntent(scope.tx, scope.deps, row)),
+  client_secret: null,
+});
+
+/** The object as events carry it: stored in the clear, so without the client secret or the challenge page's URL. */
+const eventObject = (row: PaymentIntentRow): PaymentIntentObject => serializePaymentIntent(row, { clientSecret: null, nextAction: null });
+
+async function emitIntent(scope: Scope, type: EventType, row: PaymentIntentRow): Promise<void> {
+  scope.eventIds.push(await emit(scope.tx, type, eventObject(row), scope.events));
+}
+
+async function emitCharge(scope: Scope, type: EventType, row: ChargeRow, previous?: Record<string, unknown>): Promise<void> {
+  scope.eventIds.push(await emit(scope.tx, type, serializeCharge(row), previous ? { ...scope.events, previousAttributes: previous } : scope.events));
+}
+
+/** Locks one of the account's intents for the rest of `tx`; null when it has none. */
+async function lockIntent(tx: Tx, accountId: string, id: string): Promise<PaymentIntentRow | null> {
+  if (!hasIdShape('pi', id)) return null;
+  const [row] = await new TxSql(tx).query<PaymentIntentRow & { seq?: bigint }>(selectOwnedForUpdate(id, accountId));
+  return row ? withoutSeq(row) : null;
+}
+
+const withoutSeq = ({ seq: _seq, ...row }: PaymentIntentRow & { seq?: bigint }): PaymentIntentRow => row;
+
+async function lockOrMissing(ctx: RequestContext, tx: Tx): Promise<PaymentIntentRow> {
+  const id = ctx.pathParams.intent;
+  const row = await lockIntent(tx, ctx.caller.accountId, id);
+  if (!row) throw resourceMissing(NAME, id);
+  return row;
+}
+
+/** Writes the intent: inserted by its first save when this request made it, else its changed columns (all but its identity and secret). */
+async function saveIntent(scope: Pick<Scope, 'tx' | 'unsaved'>, row: PaymentIntentRow): Promise<void> {
+  const { tx } = scope;
+  if (scope.unsaved.delete(row.id)) return insertIntent(tx, row);
+  const { id: _id, accountId: _a, created: _c, clientSecret: _s, allowedPaymentMethodTypes: _al, excludedPaymentMethodTypes: _ex, ...data } = row;
+  await tx.paymentIntent.update({
+    where: { id: row.id },
+    data: {
+      ...data,
+      automaticPaymentMethods: json(row.automaticPaymentMethods),
+      paymentMethodOptions: (row.paymentMethodOptions ?? {}) as Prisma.InputJsonValue,
+      shipping: json(row.shipping),
+      metadata: row.metadata as Prisma.InputJsonValue,
+      transferData: json(row.transferData),
+      lastPaymentError: json(row.lastPaymentError),
+      nextAction: json(row.nextAction),
+    },
+    select: { id: true },
+  });
+}
+
+async function insertIntent(tx: Tx, row: PaymentIntentRow): Promise<void> {
+  const { allowedPaymentMethodTypes: allowed, excludedPaymentMethodTypes: excluded, ...columns } = row;
+  await tx.paymentIntent.create({
+    data: {
+      ...columns,
+      automaticPaymentMethods: json(row.automaticPaymentMethods),
+      paymentMethodOptions: (row.paymentMethodOptions ?? {}) as Prisma.InputJsonValue,
+      shipping: json(row.shipping),
+      metadata: row.metadata as Prisma.InputJsonValue,
+      transferData: json(row.transferData),
+      lastPaymentError: json(row.lastPaymentError),
+      nextAction: json(row.nextAction),
+    },
+    select: { id: true },
+  });
+  if (allowed !== null || excluded !== null) await new TxSql(tx).query(updateTypes(row.id, allowed, excluded));
+}
+
+// Prisma's marker for a JSON column set to SQL NULL.
+const DbNull = Prisma.DbNull;
+const json = (value: unknown): Prisma.InputJsonValue | typeof DbNull => (value === null || value === undefined ? DbNull : (value as Prisma.InputJsonValue));
+
+/** The public error of an intent in the wrong status for `action`, with the intent in its body. */
+async function unexpectedState(scope: Pick<Scope, 'tx' | 'deps'>, row: PaymentIntentRow, message: string): Promise<ApiError> {
+  return new ApiError({
+    status: 400,
+    code: 'payment_intent_unexpected_state',
+    message,
+    extra: { payment_intent: await errorObject(scope, row) },
+  });
+}
+
+const statusList = (statuses: readonly string[]) => statuses.join(', ');
+
+// --- parameters -------------------------------------------------------------------------------
+
+/** The public rules of a statement descriptor (suffix): at most 22 characters, a letter, none of <>\'". */
+function checkDescriptor(value: string | undefined, param: string): void {
+  if (value === undefined || value === '') return;
+  if (value.length > 22) throw invalidRequest('The statement descriptor must be at most 22 characters.', undefined, param);
+  if (!/[A-Za-z]/.test(value)) throw invalidRequest('The statement descriptor must contain at least one letter.', undefined, param);
+  if (/[<>\\'"*]/.test(value)) throw invalidRequest('The statement descriptor contains one of these invalid characters: < > \\ \' " *', undefined, param);
+}
+
+/** Only cards here; the public API refuses `statement_descriptor` for card payments (since 2024-02-01). */
+function checkCardDescriptor(params: Record<string, any>): void {
+  if (params.statement_descriptor !== undefined && params.statement_descriptor !== '') {
+    throw invalidRequest(
+      'The `statement_descriptor` parameter is not supported for card charges. For card charges, set `statement_descriptor_suffix` instead.',
+      undefined,
+      'statement_descriptor',
+    );
+  }
+  checkDescriptor(params.statement_descriptor_suffix, 'statement_descriptor_suffix');
+}
+
+function checkAmount(amount: number, currency: string): void {
+  if (currency === 'usd' && amount < 50) throw invalidRequest('Amount must be at least $0.50 usd', 'amount_too_small', 'amount');
+  if (amount > 99999999) throw invalidRequest('Amount must be no more than 99999999.', 'amount_too_large', 'amount');
+}
+
+/** The payment method types that exist here: cards. */
+const SUPPORTED_TYPES: readonly string[] = ['card'];
+
+async function checkCustomer(tx: Tx, accountId: string, id: string): Promise<void> {
+  const missing = resourceMissing('customer', id, 'customer', 400);
+  if (!hasIdShape('cus', id)) throw missing;
+  const rows = await tx.$queryRaw<{ id: string }[]>`SELECT id FROM customers WHERE id = ${id} AND account_id = ${accountId} AND NOT deleted`;
+  if (rows.length === 0) throw missing;
+}
+
+/** A connected account of the caller's own (a connected account has none): `on_behalf_of`, `transfer_data[destination]`. */
+async function checkConnected(tx: Tx, ctx: RequestContext, id: string, param: string, kind: string): Promise<void> {
+  const missing = resourceMissing(kind, id, param, 400);
+  if (!hasIdShape('acct', id)) throw missing;
+  const rows = await tx.$queryRaw<{ id: string }[]>`SELECT id FROM accounts WHERE id = ${id} AND parent_account_id = ${ctx.caller.accountId}`;
+  if (rows.length === 0) throw missing;
+}
+
+/** The Connect fields: validated against the caller's connected accounts and the amount. */
+async function checkConnect(tx: Tx, ctx: RequestContext, row: PaymentIntentRow): Promise<void> {
+  const { params } = ctx;
+  if (params.on_behalf_of !== undefined) await checkConnected(tx, ctx, params.on_behalf_of, 'on_behalf_of', 'account');
+  const transfer = row.transferData as { destination: string; amount?: number } | null;
+  if (params.transfer_data?.destination !== undefined) await checkConnected(tx, ctx, params.transfer_data.destination, 'transfer_data[destination]', 'destination');
+  if (transfer?.amount !== undefined && transfer.amount > row.amount) {
+    throw invalidRequest('The transfer amount cannot be greater than the amount of the PaymentIntent.', undefined, 'transfer_data[amount]');
+  }
+  if (row.applicationFeeAmount !== null) {
+    const direct = ctx.caller.accountId !== ctx.caller.platformAccountId;
+    if (!direct && !transfer) {
+      throw invalidRequest(
+        'Can only apply an application_fee_amount when the PaymentIntent is attempting a direct payment (using an OAuth key or Stripe-Account header) or destination payment (using `transfer_data[destination]`).',
+        undefined,
+        'application_fee_amount',
+      );
+    }
+    if (row.applicationFeeAmount > row.amount) {
+      throw invalidRequest('The application fee amount cannot be greater than the amount of the PaymentIntent.', undefined, 'application_fee_amount');
+    }
+  }
+}
+
+/** A payment method the intent may charge: attached to its customer, or to no one. */
+async function usablePaymentMethod(scope: Scope, ctx: RequestContext, id: string, customerId: string | null): Promise<Stored> {
+  const { tx } = scope;
+  const pm = await resolvePaymentMethod(tx, ctx, id, 'payment_method');
+  if (pm.customerId !== null && pm.customerId !== customerId) {
+    throw invalidRequest(
+      customerId === null
+        ? `The provided PaymentMethod (${pm.id}) is attached to a Customer. Please provide that Customer as the PaymentIntent's customer.`
+        : `The PaymentMethod provided (${pm.id}) does not belong to the Customer (${customerId}). Please use a PaymentMethod attached to this Customer.`,
+      undefined,
+      'payment_method',
+    );
+  }
+  // A public test id made a fresh card just now: nothing set it up yet.
+  const stored: Stored = pm.id === id ? await loadPaymentMethod(tx, pm.id) : { ...pm, offSessionReady: false };
+  scope.paymentMethods.set(stored.id, stored);
+  return stored;
+}
+
+// --- the payment attempt ----------------------------------------------------------------------
+
+/** What a confirmation asks of the attempt. */
+interface AttemptOptions {
+  readonly offSession: boolean;
+  readonly errorOnRequiresAction: boolean;
+}
+
+/** How a payment goes once the customer authenticated it: 4000008260003178 declines then. */
+const authenticatedResult = (pm: Stored): 'succeeds' | ApiError =>
+  pm.outcome === 'authentication_then_insufficient_funds' ? insufficientFundsError() : 'succeeds';
+
+/** How a payment with this card goes before any authentication. */
+function attemptResult(pm: Stored, options: AttemptOptions): 'succeeds' | 'authenticate' | ApiError {
+  const outcome = pm.outcome as CardOutcome;
+  const needsAuthentication =
+    outcome === 'authentication_required' ||
+    outcome === 'authentication_then_insufficient_funds' ||
+    (outcome === 'authentication_unless_setup' && !(options.offSession && pm.offSessionReady));
+  if (needsAuthentication) return options.offSession || options.errorOnRequiresAction ? authenticationRequiredError() : 'authenticate';
+  const result = paymentResult(outcome === 'authentication_unless_setup' ? 'succeeds' : outcome);
+  return result.status === 'declined' ? result.error : 'succeeds';
+}
+
+/** Saves the card to the intent's customer for later payments (`setup_future_usage`), as the public API does on success. */
+async function setUpForFuture(scope: Scope, row: PaymentIntentRow, pm: Stored): Promise<void> {
+  if (row.setupFutureUsage === null || row.customerId === null) return;
+  const offSession = row.setupFutureUsage === 'off_session';
+  if (pm.customerId === null) {
+    await scope.tx.paymentMethod.update({ where: { id: pm.id }, data: { customerId: row.customerId, ...(offSession ? { offSessionReady: true } : {}) }, select: { id: true } });
+    scope.eventIds.push(await emit(scope.tx, 'payment_method.attached', serializePaymentMethod({ ...pm, customerId: row.customerId }), scope.events));
+  } else if (offSession && !pm.offSessionReady) {
+    await scope.tx.paymentMethod.update({ where: { id: pm.id }, data: { offSessionReady: true }, select: { id: true } });
+  }
+}
+
+/** Due time (unix seconds) and delay of an `automatic_async` capture's settlement. */
+function settlementDue(scope: Scope): { dueAt: number; delayMs: number } {
+  const nowMs = scope.deps.clock.nowMs();
+  const dueAt = Math.ceil((nowMs + scope.deps.config.asyncCaptureDelayMs) / 1000);
+  return { dueAt, delayMs: Math.max(0, dueAt * 1000 - nowMs) };
+}
+
+/**
+ * Charges the intent's card (its challenge passed, or none was needed): an approved charge
+ * leaves the intent succeeded (requires_capture for manual captures), a decline sends it back
+ * to requires_payment_method with `last_payment_error`; answers the decline's 402 to throw.
+ */
+async function charge(scope: Scope, row: PaymentIntentRow, pm: Stored, result: 'succeeds' | ApiError, authenticated: boolean): Promise<{ row: PaymentIntentRow; error?: ApiError }> {
+  const declined = result instanceof ApiError ? result : null;
+  const manual = row.captureMethod === 'manual';
+  const asynchronous = row.captureMethod === 'automatic_async';
+  const attempt: ChargeAttempt = {
+    accountId: scope.accountId,
+    created: scope.now,
+    amount: row.amount,
+    currency: row.currency,
+    paymentIntentId: row.id,
+    customerId: row.customerId,
+    description: row.description,
+    receiptEmail: row.receiptEmail,
+    statementDescriptorSuffix: row.statementDescriptorSuffix,
+    shipping: row.shipping,
+    metadata: row.metadata as Metadata,
+    onBehalfOf: row.onBehalfOf,
+    transferData: row.transferData,
+    transferGroup: row.transferGroup,
+    applicationFeeAmount: row.applicationFeeAmount,
+    invoiceId: row.invoiceId,
+    paymentMethod: pm,
+    authenticated,
+    decline: declined
+      ? { code: declined.code ?? 'card_declined', declineCode: String(declined.extra?.decline_code ?? declined.code), message: declined.message }
+      : null,
+    capture: !manual,
+    settleNow: !asynchronous,
+  };
+  const chargeRow = await recordCharge(scope.tx, attempt);
+  if (declined) {
+    const error = {
+      charge: chargeRow.id,
+      code: declined.code,
+      decline_code: declined.extra?.decline_code,
+      doc_url: declined.toBody().error.doc_url,
+      message: declined.message,
+      payment_method: serializePaymentMethod(pm),
+      type: 'card_error',
+    };
+    const failed: PaymentIntentRow = { ...row, status: 'requires_payment_method', paymentMethodId: null, latestChargeId: chargeRow.id, lastPaymentError: error as unknown as Prisma.JsonValue, dueAt: null };
+    await saveIntent(scope, failed);
+    await emitCharge(scope, 'charge.failed', chargeRow);
+    await emitIntent(scope, 'payment_intent.payment_failed', failed);
+    const body = { charge: chargeRow.id, decline_code: declined.extra?.decline_code, payment_intent: await errorObject(scope, failed), payment_method: serializePaymentMethod(pm) };
+    return {
+      row: failed,
+      error: new ApiError({ status: 402, type: 'card_error', code: declined.code, message: declined.message, extra: body, keepsWrites: true }),
+    };
+  }
+  let after: PaymentIntentRow = { ...row, latestChargeId: chargeRow.id, lastPaymentError: null, paymentMethodId: pm.id };
+  if (manual) {
+    after = { ...after, status: 'requires_capture', amountCapturable: row.amount };
+  } else {
+    after = { ...after, status: 'succeeded', amountReceived: row.amount, amountCapturable: 0 };
+    if (asynchronous) {
+      const { dueAt, delayMs } = settlementDue(scope);
+      after = { ...after, dueAt };
+      scope.jobs.push(settleJob(row.id, dueAt, delayMs));
+    }
+  }
+  await saveIntent(scope, after);
+  await setUpForFuture(scope, after, pm);
+  await emitCharge(scope, 'charge.succeeded', chargeRow);
+  await emitIntent(scope, manual ? 'payment_intent.amount_capturable_updated' : 'payment_intent.succeeded', after);
+  return { row: after };
+}
+
+/** The confirmation itself, on a locked intent whose parameters are applied. */
+async function attempt(scope: Scope, ctx: RequestContext, row: PaymentIntentRow, options: AttemptOptions): Promise<{ row: PaymentIntentRow; error?: ApiError }> {
+  const pm = scope.paymentMethods.get(row.paymentMethodId!) ?? (await loadPaymentMethod(scope.tx, row.paymentMethodId!));
+  // A manually confirmed intent whose customer authenticated this card: charged without asking again.
+  if ((row.nextAction as { authenticated?: string } | null)?.authenticated === pm.id) {
+    return charge(scope, { ...row, nextAction: null }, pm, authenticatedResult(pm), true);
+  }
+  const result = attemptResult(pm, options);
+  if (result === 'authenticate') {
+    // The page's URL is shown from the challenge's sealed token (pendingNextAction), never stored in the clear.
+    await startAuthentication(scope.tx, ctx, { intentType: 'payment_intent', intentId: row.id, returnUrl: row.returnUrl });
+    const after: PaymentIntentRow = { ...row, status: 'requires_action', lastPaymentError: null, nextAction: null };
+    await saveIntent(scope, after);
+    await emitIntent(scope, 'payment_intent.requires_action', after);
+    return { row: after };
+  }
+  // An intent this request made has no challenge to end.
+  if (!scope.unsaved.has(row.id)) await closeAuthentications(scope.tx, row.id, scope.now);
+  return charge(scope, { ...row, nextAction: null }, pm, result, false);
+}
+
+const REDIRECT_URL_REQUIRED =
+  'A `return_url` must be specified because this Payment Intent is configured to automatically accept the payment methods enabled in the Dashboard, some of which may require a full page redirect to succeed. If you do not want to accept redirect-based payment methods, set `automatic_payment_methods[enabled]` to `true` and `automatic_payment_methods[allow_redirects]` to `never` when creating Setup Intents and Payment Intents.';
+
+/** Confirms a locked intent with the confirmation's parameters (`confirm` and `create(confirm=true)` alike). */
+async function confirmLocked(scope: Scope, ctx: RequestContext, before: PaymentIntentRow, params: Record<string, any>): Promise<{ row: PaymentIntentRow; error?: ApiError }> {
+  if (before.status === 'succeeded') {
+    throw await unexpectedState(scope, before, 'You cannot confirm this PaymentIntent because it has already succeeded after being previously confirmed.');
+  }
+  if (!CONFIRMABLE.includes(before.status)) {
+    throw await unexpectedState(
+      scope,
+      before,
+      `You cannot confirm this PaymentIntent because it has a status of ${before.status}. Only a PaymentIntent with one of the following statuses may be confirmed: ${statusList(CONFIRMABLE)}.`,
+    );
+  }
+  let row: PaymentIntentRow = { ...before };
+  if (params.payment_method !== undefined) row.paymentMethodId = (await usablePaymentMethod(scope, ctx, params.payment_method, row.customerId)).id;
+  if (params.return_url !== undefined) row.returnUrl = params.return_url;
+  if (params.receipt_email !== undefined) row.receiptEmail = params.receipt_email === '' ? null : params.receipt_email;
+  if (params.shipping !== undefined) row.shipping = shippingOf(params.shipping, row.shipping) as Prisma.JsonValue;
+  if (params.setup_future_usage !== undefined) row.setupFutureUsage = params.setup_future_usage === '' ? null : params.setup_future_usage;
+  if (params.capture_method !== undefined) row.captureMethod = params.capture_method;
+  if (row.paymentMethodId === null) {
+    throw await unexpectedState(
+      scope,
+      before,
+      "You cannot confirm this PaymentIntent because it's missing a payment method. You can either update the PaymentIntent with a payment method and then confirm it again, or confirm it again directly with a payment method.",
+    );
+  }
+  const automatic = row.automaticPaymentMethods as { enabled?: boolean; allow_redirects?: string } | null;
+  if (automatic?.enabled && automatic.allow_redirects !== 'never' && !row.returnUrl) throw invalidRequest(REDIRECT_URL_REQUIRED, undefined, 'return_url');
+  return attempt(scope, ctx, row, { offSession: params.off_session === true || params.off_session === 'one_off' || params.off_session === 'recurring', errorOnRequiresAction: params.error_on_requires_action === true });
+}
+
+/** After the transaction: the events to fan-out and the settlement jobs. */
+async function afterCommit(deps: Pick<Deps, 'queues'>, scope: Pick<Scope, 'eventIds' | 'jobs'>): Promise<void> {
+  if (scope.eventIds.length > 0) await handOffEvents(deps.queues, scope.eventIds);
+  if (scope.jobs.length > 0) await deps.queues.add(paymentIntentsQueue, scope.jobs);
+}
+
+/** Runs a locked change; a decline's writes stand (`keepsWrites`) and its 402 is the answer. */
+async function run(ctx: RequestContext, work: (scope: Scope) => Promise<{ row: PaymentIntentRow; error?: ApiError }>): Promise<PaymentIntentObject> {
+  const { deps } = ctx;
+  const { object, error, scope } = await deps.prisma.$transaction(async (tx) => {
+    const scope = requestScope(ctx, tx);
+    const { row, error } = await work(scope);
+    return { object: error ? null : await presentPaymentIntent(tx, deps, row), error, scope };
+  });
+  await afterCommit(deps, scope);
+  if (error) throw error;
+  return object!;
+}
+
+// --- operations -------------------------------------------------------------------------------
+
+/** The PaymentIntent's payment method types as sent and as worked out: `allowed` (filtered to the ones here, cards), or the Dashboard's less `excluded`. */
+function paymentMethodTypesOf(allowed: readonly string[] | null, excluded: readonly string[] | null): string[] {
+  const types = (allowed ?? SUPPORTED_TYPES).filter((type) => SUPPORTED_TYPES.includes(type) && !(excluded ?? []).includes(type));
+  if (types.length === 0) {
+    const param = allowed ? 'allowed_payment_method_types' : 'excluded_payment_method_types';
+    throw invalidRequest(`None of the payment method types this PaymentIntent allows are available: only card payments are supported here.`, 'payment_intent_invalid_parameter', param);
+  }
+  return types;
+}
+
+/** Today's API takes no `payment_method_types` (its request change maps the older versions' onto `allowed_payment_method_types`). */
+function refuseExplicitTypes(params: Record<string, any>): void {
+  if (params.payment_method_types !== undefined) {
+    throw invalidRequest(
+      'The `payment_method_types` parameter is no longer supported on this API version. Use dynamic payment methods, `excluded_payment_method_types` or `allowed_payment_method_types` instead.',
+      'payment_method_types_no_longer_supported',
+      'payment_method_types',
+    );
+  }
+}
+
+export async function createPaymentIntent(ctx: RequestContext) {
+  const { params } = ctx;
+  const currency = String(params.currency).toLowerCase();
+  refuseExplicitTypes(params);
+  checkAmount(params.amount, currency);
+  checkCardDescriptor(params);
+  if (params.allowed_payment_method_types !== undefined) {
+    for (const other of ['automatic_payment_methods', 'excluded_payment_method_types'] as const) {
+      if (params[other] !== undefined) throw parametersExclusive('allowed_payment_method_types', other);
+    }
+  }
+  if (params.confirm !== true) {
+    // `off_session` and `error_on_requires_action` are read only by a confirmation; a return URL would be kept for one.
+    if (params.return_url !== undefined) throw invalidRequest('You may only specify `return_url` when `confirm` is `true`.', undefined, 'return_url');
+  }
+  const allowed: string[] | null = params.allowed_payment_method_types ?? null;
+  const excluded: string[] | null = params.excluded_payment_method_types ?? null;
+  const paymentMethodTypes = paymentMethodTypesOf(allowed, excluded);
+  const automatic = params.automatic_payment_methods as { enabled: boolean; allow_redirects?: string } | undefined;
+  // Without `allowed_payment_method_types`, the Dashboard's payment methods (cards here; elsewhere
+  // some redirect); before 2023-08-16, cards only unless automatic_payment_methods said otherwise.
+  const dynamic = allowed === null && automatic === undefined && ctx.apiVersion >= AUTOMATIC_PAYMENT_METHODS_FROM;
+  const automaticPaymentMethods = automatic?.enabled || dynamic ? { allow_redirects: automatic?.allow_redirects ?? 'always', enabled: true } : null;
+  return run(ctx, async (scope) => {
+    const { tx } = scope;
+    if (params.customer !== undefined) await checkCustomer(tx, ctx.caller.accountId, params.customer);
+    const id = newId('pi');
+    const clientSecret = `${id}_secret_${randomBase62(25)}`;
+    const transferData = params.transfer_data
+      ? { ...(params.transfer_data.amount !== undefined ? { amount: params.transfer_data.amount } : {}), destination: params.transfer_data.destination }
+      : null;
+    let row: PaymentIntentRow = {
+      id,
+      accountId: ctx.caller.accountId,
+      created: scope.now,
+      amount: params.amount,
+      currency,
+      status: 'requires_payment_method',
+      captureMethod: params.capture_method ?? 'automatic_async',
+      confirmationMethod: params.confirmation_method ?? 'automatic',
+      customerId: params.customer ?? null,
+      paymentMethodId: null,
+      paymentMethodTypes,
+      allowedPaymentMethodTypes: allowed,
+      excludedPaymentMethodTypes: excluded,
+      automaticPaymentMethods: automaticPaymentMethods,
+      paymentMethodOptions: {},
+      setupFutureUsage: params.setup_future_usage ?? null,
+      description: params.description ?? null,
+      receiptEmail: params.receipt_email ?? null,
+      statementDescriptor: null,
+      statementDescriptorSuffix: params.statement_descriptor_suffix || null,
+      shipping: shippingOf(params.shipping, null) as Prisma.JsonValue,
+      metadata: applyMetadata({}, params.metadata as MetadataParam | undefined),
+      onBehalfOf: params.on_behalf_of ?? null,
+      transferData,
+      transferGroup: params.transfer_group ?? null,
+      applicationFeeAmount: params.application_fee_amount ?? null,
+      amountCapturable: 0,
+      amountReceived: 0,
+      latestChargeId: null,
+      lastPaymentError: null,
+      nextAction: null,
+      returnUrl: null,
+      cancellationReason: null,
+      canceledAt: null,
+      clientSecret: await ctx.deps.encryption.seal(clientSecret),
+      invoiceId: null,
+      dueAt: null,
+    };
+    await checkConnect(tx, ctx, row);
+    if (params.payment_method !== undefined) {
+      row.paymentMethodId = (await usablePaymentMethod(scope, ctx, params.payment_method, row.customerId)).id;
+      row.status = 'requires_confirmation';
+    }
+    // Written by its first save: now, or once confirmed (the intent and its charge in one write each).
+    scope.unsaved.add(id);
+    await emitIntent(scope, 'payment_intent.created', row);
+    if (params.confirm !== true) {
+      await saveIntent(scope, row);
+      return { row };
+    }
+    return confirmLocked(scope, ctx, row, { ...params, payment_method: undefined });
+  });
+}
+
+export async function retrievePaymentIntent(ctx: RequestContext) {
+  const id = ctx.pathParams.intent;
+  const object = await retrievePaymentIntentObject(ctx, id);
+  if (!object) throw resourceMissing(NAME, id);
+  if (ctx.params.client_secret !== undefined && ctx.params.client_secret !== object.client_secret) {
+    throw invalidRequest('The client_secret provided does not match the client_secret associated with the PaymentIntent.', undefined, 'client_secret');
+  }
+  return object;
+}
+
+/** The public object of one of the caller's intents (for expansion), or null. */
+export async function retrievePaymentIntentObject(ctx: RequestContext, id: string) {
+  if (!hasIdShape('pi', id)) return null;
+  const [row] = await ctx.deps.sql.query<PaymentIntentRow & { seq: bigint }>(selectOwned(id, ctx.caller.accountId));
+  return row ? presentPaymentIntent(ctx.deps.prisma as unknown as Tx, ctx.deps, withoutSeq(row)) : null;
+}
+
+export async function updatePaymentIntent(ctx: RequestContext) {
+  const { params } = ctx;
+  return run(ctx, async (scope) => {
+    const before = await lockOrMissing(ctx, scope.tx);
+    if (!UPDATABLE.includes(before.status)) {
+      const refused = Object.keys(params).find((k) => !ALWAYS_UPDATABLE.has(k));
+      if (refused !== undefined) {
+        throw await unexpectedState(
+          scope,
+          before,
+          `You cannot update this PaymentIntent because it has a status of ${before.status}. Updates are only allowed when the PaymentIntent has one of the following statuses: ${statusList(UPDATABLE)}.`,
+        );
+      }
+    }
+    refuseExplicitTypes(params);
+    checkCardDescriptor(params);
+    const row: PaymentIntentRow = { ...before };
+    const text = (value: string | undefined, current: string | null) => (value === undefined ? current : value === '' ? null : value);
+    if (params.amount !== undefined) row.amount = params.amount;
+    if (params.currency !== undefined) row.currency = String(params.currency).toLowerCase();
+    if (params.amount !== undefined || params.currency !== undefined) checkAmount(row.amount, row.currency);
+    if (params.customer !== undefined) {
+      await checkCustomer(scope.tx, ctx.caller.accountId, params.customer);
+      row.customerId = params.customer;
+    }
+    row.description = text(params.description, row.description);
+    row.receiptEmail = text(params.receipt_email, row.receiptEmail);
+    row.statementDescriptorSuffix = text(params.statement_descriptor_suffix, row.statementDescriptorSuffix);
+    row.transferGroup = text(params.transfer_group, row.transferGroup);
+    if (params.setup_future_usage !== undefined) row.setupFutureUsage = params.setup_future_usage === '' ? null : params.setup_future_usage;
+    if (params.capture_method !== undefined) row.captureMethod = params.capture_method;
+    if (params.allowed_payment_method_types !== undefined || params.excluded_payment_method_types !== undefined) {
+      if (params.allowed_payment_method_types !== undefined) row.allowedPaymentMethodTypes = params.allowed_payment_method_types;
+      if (params.excluded_payment_method_types !== undefined) row.excludedPaymentMethodTypes = params.excluded_payment_method_types;
+      if (row.allowedPaymentMethodTypes !== null && row.excludedPaymentMethodTypes !== null) throw parametersExclusive('allowed_payment_method_types', 'excluded_payment_method_types');
+      row.paymentMethodTypes = paymentMethodTypesOf(row.allowedPaymentMethodTypes, row.excludedPaymentMethodTypes);
+      if (row.allowedPaymentMethodTypes !== null) row.automaticPaymentMethods = null;
+      await new TxSql(scope.tx).query(updateTypes(row.id, row.allowedPaymentMethodTypes, row.excludedPaymentMethodTypes));
+    }
+    if (params.shipping !== undefined) row.shipping = shippingOf(params.shipping, row.shipping) as Prisma.JsonValue;
+    if (params.application_fee_amount !== undefined) row.applicationFeeAmount = params.application_fee_amount === '' ? null : params.application_fee_amount;
+    if (params.transfer_data?.amount !== undefined) {
+      if (row.transferData === null) throw invalidRequest('This PaymentIntent has no `transfer_data[destination]`.', undefined, 'transfer_data[amount]');
+      row.transferData = { ...(row.transferData as object), amount: params.transfer_data.amount };
+    }
+    row.metadata = applyMetadata(before.metadata as Metadata, params.metadata as MetadataParam | undefined);
+    await checkConnect(scope.tx, ctx, row);
+    if (params.payment_method !== undefined) {
+      row.paymentMethodId = params.payment_method === '' ? null : (await usablePaymentMethod(scope, ctx, params.payment_method, row.customerId)).id;
+    } else if (params.customer !== undefined && row.paymentMethodId !== null) {
+      const pm = await loadPaymentMethod(scope.tx, row.paymentMethodId);
+      if (pm.customerId !== null && pm.customerId !== row.customerId) row.paymentMethodId = null;
+    }
+    if (UPDATABLE.includes(before.status) && (params.payment_method !== undefined || params.amount !== undefined || params.currency !== undefined)) {
+      // A new card or amount needs a new confirmation; an open challenge no longer applies.
+      row.status = row.paymentMethodId === null ? 'requires_payment_method' : 'requires_confirmation';
+      if (before.status === 'requires_action') await closeAuthentications(scope.tx, row.id, scope.now);
+    }
+    await saveIntent(scope, row);
+    return { row };
+  });
+}
+
+export async function confirmPaymentIntent(ctx: RequestContext) {
+  const { params } = ctx;
+  return run(ctx, async (scope) => {
+    const before = await lockOrMissing(ctx, scope.tx);
+    if (params.client_secret !== undefined && params.client_secret !== (await ctx.deps.encryption.open(before.clientSecret))) {
+      throw invalidRequest('The client_secret provided does not match the client_secret associated with the PaymentIntent.', undefined, 'client_secret');
+    }
+    return confirmLocked(scope, ctx, before, params);
+  });
+}
+
+export async function capturePaymentIntent(ctx: RequestContext) {
+  const { params } = ctx;
+  return run(ctx, async (scope) => {
+    const before = await lockOrMissing(ctx, scope.tx);
+    if (before.status !== 'requires_capture') {
+      throw await unexpectedState(
+        scope,
+        before,
+        `This PaymentIntent could not be captured because it has a status of ${before.status}. Only a PaymentIntent with one of the following statuses may be captured: requires_capture.`,
+      );
+    }
+    const amount: number = params.amount_to_capture ?? before.amountCapturable;
+    if (amount > before.amountCapturable) {
+      throw invalidRequest(`The amount to capture (${amount}) must be less than or equal to the amount capturable (${before.amountCapturable}).`, 'amount_too_large', 'amount_to_capture');
+    }
+    checkDescriptor(params.statement_descriptor_suffix, 'statement_descriptor_suffix');
+    if (params.statement_descriptor !== undefined) checkCardDescriptor(params);
+    const fee = params.application_fee_amount ?? before.applicationFeeAmount;
+    if (fee !== null && fee > amount) throw invalidRequest('The application fee amount cannot be greater than the amount captured.', undefined, 'application_fee_amount');
+    const chargeBefore = await lockCharge(scope.tx, scope.accountId, before.latestChargeId!);
+    if (!chargeBefore) throw new Error(`payment intent ${before.id} has no charge to capture`);
+    const row: PaymentIntentRow = {
+      ...before,
+      status: 'succeeded',
+      amountReceived: amount,
+      amountCapturable: 0,
+      applicationFeeAmount: fee,
+      metadata: applyMetadata(before.metadata as Metadata, params.metadata as MetadataParam | undefined),
+      statementDescriptorSuffix: params.statement_descriptor_suffix ?? before.statementDescriptorSuffix,
+    };
+    // The uncaptured rest of the authorization is released, which the charge shows as refunded.
+    const captured: ChargeRow = {
+      ...chargeBefore,
+      captured: true,
+      amountCaptured: amount,
+      amountRefunded: chargeBefore.amount - amount,
+      applicationFeeAmount: fee,
+      balanceTransaction: newBalanceTransactionId(),
+    };
+    await saveCharge(scope.tx, captured);
+    await saveIntent(scope, row);
+    await emitCharge(scope, 'charge.captured', captured);
+    await emitIntent(scope, 'payment_intent.succeeded', row);
+    return { row };
+  });
+}
+
+export async function cancelPaymentIntent(ctx: RequestContext) {
+  const { params } = ctx;
+  return run(ctx, async (scope) => {
+    const before = await lockOrMissing(ctx, scope.tx);
+    if (!CANCELABLE.includes(before.status)) {
+      throw await unexpectedState(
+        scope,
+        before,
+        `You cannot cancel this PaymentIntent because it has a status of ${before.status}. Only a PaymentIntent with one of the following statuses may be canceled: ${statusList(CANCELABLE)}.`,
+      );
+    }
+    const row: PaymentIntentRow = {
+      ...before,
+      status: 'canceled',
+      canceledAt: scope.now,
+      cancellationReason: params.cancellation_reason ?? null,
+      amountCapturable: 0,
+      dueAt: null,
+    };
+    await closeAuthentications(scope.tx, row.id, scope.now);
+    if (before.status === 'requires_capture' && before.latestChargeId) {
+      // The authorization is released in full: the charge shows it refunded.
+      const chargeBefore = await lockCharge(scope.tx, scope.accountId, before.latestChargeId);
+      if (chargeBefore && !chargeBefore.captured) {
+        const released: ChargeRow = { ...chargeBefore, amountRefunded: chargeBefore.amount };
+        await saveCharge(scope.tx, released);
+        await emitCharge(scope, 'charge.refunded', released, { amount_refunded: 0, refunded: false });
+      }
+    }
+    await saveIntent(scope, row);
+    await emitIntent(scope, 'payment_intent.canceled', row);
+    return { row };
+  });
+}
+
+export async function listPaymentIntents(ctx: RequestContext) {
+  const { params, caller, deps } = ctx;
+  const page = await paginateSql<PaymentIntentRow & { seq: bigint }>({
+    params,
+    url: '/v1/payment_intents',
+    rows: listedRows(caller.accountId, { customer: params.customer, created: rangeConditions('created', params.created) }),
+    db: deps.sql,
+    objectName: NAME,
+    serialize: (row: PaymentIntentRow) => row,
+  });
+  return { ...page, data: await Promise.all((page.data as (PaymentIntentRow & { seq: bigint })[]).map((r) => presentPaymentIntent(deps.prisma as unknown as Tx, deps, withoutSeq(r)))) };
+}
+
+// --- 3-D Secure -------------------------------------------------------------------------------
+
+/**
+ * What an answered (or expired) challenge does to its PaymentIntent: a success charges the card
+ * (approved, or declined for 4000008260003178; manual captures wait in requires_capture; a
+ * manually confirmed intent waits in requires_confirmation), a failure or expiry sends it back to
+ * requires_payment_method with `payment_intent_authentication_failure`.
+ */
+export const paymentIntentAuthentication: AuthenticationTarget = {
+  async finish(tx, deps, accountId, intentId, result: AuthenticationResult) {
+    const row = await lockIntent(tx, accountId, intentId);
+    if (!row) throw new Error(`no payment intent ${intentId} for its challenge`);
+    const now = unixSeconds(deps.clock);
+    const scope: Scope = {
+      tx,
+      deps,
+      accountId,
+      now,
+      events: { accountId, apiVersion: await accountApiVersion(tx, accountId, deps.config.defaultApiVersion), created: now, cause: automaticCause },
+      eventIds: [],
+      jobs: [],
+      unsaved: new Set(),
+      paymentMethods: new Map(),
+    };
+    const redirect = async (status: 'succeeded' | 'failed') => ({
+      payment_intent: row.id,
+      payment_intent_client_secret: await deps.encryption.open(row.clientSecret),
+      redirect_status: status,
+    });
+    // Only an intent still waiting on its challenge moves (a canceled one stays canceled).
+    if (row.status !== 'requires_action') return { eventIds: [], redirectParams: await redirect(row.status === 'succeeded' || row.status === 'requires_capture' ? 'succeeded' : 'failed') };
+    const pm = await loadPaymentMethod(tx, row.paymentMethodId!);
+    if (result !== 'succeeded') {
+      const error = {
+        code: 'payment_intent_authentication_failure',
+        doc_url: 'https://stripe.com/docs/error-codes/payment-intent-authentication-failure',
+        message: 'We are unable to authenticate your payment method. Please choose a different payment method and try again.',
+        payment_method: serializePaymentMethod(pm),
+        type: 'invalid_request_error',
+      };
+      const failed: PaymentIntentRow = { ...row, status: 'requires_payment_method', paymentMethodId: null, lastPaymentError: error as unknown as Prisma.JsonValue };
+      await saveIntent(scope, failed);
+      await emitIntent(scope, 'payment_intent.payment_failed', failed);
+      await afterFinish(deps, scope);
+      return { eventIds: scope.eventIds, redirectParams: await redirect('failed') };
+    }
+    if (row.confirmationMethod === 'manual') {
+      // Manual confirmation: the server confirms again, and the card is charged then.
+      const waiting: PaymentIntentRow = { ...row, status: 'requires_confirmation', nextAction: { authenticated: pm.id } };
+      await saveIntent(scope, waiting);
+      return { eventIds: [], redirectParams: await redirect('succeeded') };
+    }
+    const charged = await charge(scope, row, pm, authenticatedResult(pm), true);
+    await afterFinish(deps, scope);
+    return { eventIds: scope.eventIds, redirectParams: await redirect(charged.error ? 'failed' : 'succeeded') };
+  },
+};
+
+/** Settlement jobs of a finished challenge: added by the caller's process once the page's transaction commits (or by the reconciler). */
+async function afterFinish(deps: Deps, scope: Scope): Promise<void> {
+  if (scope.jobs.length > 0) await deps.queues.add(paymentIntentsQueue, scope.jobs);
+}
