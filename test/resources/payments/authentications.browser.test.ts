@@ -248,3 +248,96 @@ describe('the Stripe.js stand-in', () => {
     }
   });
 });
+
+describe('the Stripe.js stand-in with PaymentIntents', () => {
+  const PI = '/v1/payment_intents';
+  /** A card PaymentIntent of 20.00 USD (cards only), not confirmed. */
+  const intentOf = async (key: string, params: Record<string, unknown> = {}) =>
+    (await post(key, PI, { amount: 2000, currency: 'usd', allowed_payment_method_types: ['card'], ...params })).body;
+  const retrieveIntent = async (key: string, id: string) => (await t.http().get(`${PI}/${id}`).set(bearer(key))).body;
+
+  async function checkout(): Promise<{ page: Page; errors: string[] }> {
+    const watched = await watchedPage();
+    await watched.page.goto(`${siteOrigin}/checkout`);
+    await watched.page.addScriptTag({ url: `${t.config.publicUrl}/hosted/payments/sandbank-stripe.js` });
+    return watched;
+  }
+  const start = (page: Page, key: string, call: string, args: unknown[]) =>
+    page.evaluate(
+      ({ key, call, args }) => {
+        const w = globalThis as any;
+        w.stripe = w.Sandbank(`pk_test_${key.slice('sk_test_'.length)}`);
+        w.result = w.stripe[call](...args);
+      },
+      { key, call, args },
+    );
+  const result = (page: Page) => page.evaluate(() => (globalThis as any).result);
+
+  test('confirmCardPayment: completed in the popup, {paymentIntent} succeeded with its charge', async () => {
+    const key = newTestKey();
+    const intent = await intentOf(key);
+    const { page, errors } = await checkout();
+    try {
+      const [popup] = await Promise.all([page.waitForEvent('popup'), start(page, key, 'confirmCardPayment', [intent.client_secret, { payment_method: 'pm_card_authenticationRequired' }])]);
+      await popup.waitForLoadState();
+      expect(await popup.textContent('#intent')).toBe(intent.id);
+      await popup.click('#complete');
+      const done = await result(page);
+      expect(done.error).toBeUndefined();
+      expect(done.paymentIntent).toMatchObject({ id: intent.id, object: 'payment_intent', status: 'succeeded', amount_received: 2000 });
+      expect((await retrieveIntent(key, intent.id)).latest_charge).toMatch(/^ch_/);
+      expect(errors).toEqual([]);
+    } finally {
+      await page.close();
+    }
+  });
+
+  test('confirmCardPayment: failed in the popup, {error} payment_intent_authentication_failure; a decline, {error} card_declined', async () => {
+    const key = newTestKey();
+    const intent = await intentOf(key);
+    const { page, errors } = await checkout();
+    try {
+      const [popup] = await Promise.all([page.waitForEvent('popup'), start(page, key, 'confirmCardPayment', [intent.client_secret, { payment_method: 'pm_card_threeDSecure2Required' }])]);
+      await popup.waitForLoadState();
+      await popup.click('#fail');
+      const failed = await result(page);
+      expect(failed.error).toMatchObject({ code: 'payment_intent_authentication_failure', payment_intent: { id: intent.id, status: 'requires_payment_method' } });
+      await start(page, key, 'confirmCardPayment', [intent.client_secret, { payment_method: 'pm_card_chargeDeclinedInsufficientFunds' }]);
+      expect((await result(page)).error).toMatchObject({ type: 'card_error', code: 'card_declined', decline_code: 'insufficient_funds' });
+      await start(page, key, 'confirmCardPayment', [intent.client_secret, { payment_method: 'pm_card_visa' }]);
+      expect((await result(page)).paymentIntent).toMatchObject({ id: intent.id, status: 'succeeded' });
+      await start(page, key, 'retrievePaymentIntent', [intent.client_secret]);
+      expect((await result(page)).paymentIntent).toMatchObject({ id: intent.id, status: 'succeeded' });
+      expect(errors.filter((e) => !e.includes('402'))).toEqual([]);
+    } finally {
+      await page.close();
+    }
+  });
+
+  test('handleNextAction of a PaymentIntent confirmed on the server; redirect_to_url returns with payment_intent parameters', async () => {
+    const key = newTestKey();
+    const sdk = await intentOf(key, { payment_method: 'pm_card_authenticationRequired', confirm: true });
+    expect(sdk.next_action).toMatchObject({ type: 'use_stripe_sdk' });
+    const { page, errors } = await checkout();
+    try {
+      const [popup] = await Promise.all([page.waitForEvent('popup'), start(page, key, 'handleNextAction', [{ clientSecret: sdk.client_secret }])]);
+      await popup.waitForLoadState();
+      await popup.click('#complete');
+      expect((await result(page)).paymentIntent).toMatchObject({ id: sdk.id, status: 'succeeded' });
+
+      const redirected = await intentOf(key, { payment_method: 'pm_card_authenticationRequired', confirm: true, return_url: `${siteOrigin}/return?cart=7` });
+      await page.goto(redirected.next_action.redirect_to_url.url);
+      await Promise.all([page.waitForURL(`${siteOrigin}/return?**`), page.click('#complete')]);
+      expect(Object.fromEntries(new URL(page.url()).searchParams)).toEqual({
+        cart: '7',
+        payment_intent: redirected.id,
+        payment_intent_client_secret: redirected.client_secret,
+        redirect_status: 'succeeded',
+      });
+      expect((await retrieveIntent(key, redirected.id)).status).toBe('succeeded');
+      expect(errors).toEqual([]);
+    } finally {
+      await page.close();
+    }
+  });
+});

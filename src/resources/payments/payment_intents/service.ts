@@ -1,8 +1,10 @@
+import { createHash, timingSafeEqual } from 'node:crypto';
 import { Prisma } from '../../../generated/prisma/client';
 import { unixSeconds } from '../../../lib/clock';
 import { hasIdShape, newId, randomBase62 } from '../../../lib/ids';
 import { ApiError, invalidRequest, parametersExclusive, resourceMissing } from '../../../kernel/errors';
 import { paginateSql, rangeConditions } from '../../../kernel/list';
+import { clientSecretMismatch } from '../../../kernel/clientSecret';
 import { TxSql } from '../../../lib/sql';
 import { applyMetadata, type Metadata, type MetadataParam } from '../../../kernel/metadata';
 import type { Deps, RequestContext } from '../../../kernel/route';
@@ -423,7 +425,8 @@ async function confirmLocked(scope: Scope, ctx: RequestContext, before: PaymentI
     );
   }
   const automatic = row.automaticPaymentMethods as { enabled?: boolean; allow_redirects?: string } | null;
-  if (automatic?.enabled && automatic.allow_redirects !== 'never' && !row.returnUrl) throw invalidRequest(REDIRECT_URL_REQUIRED, undefined, 'return_url');
+  // Stripe.js (`use_stripe_sdk`) handles the next action itself: no return_url needed.
+  if (automatic?.enabled && automatic.allow_redirects !== 'never' && !row.returnUrl && params.use_stripe_sdk !== true) throw invalidRequest(REDIRECT_URL_REQUIRED, undefined, 'return_url');
   return attempt(scope, ctx, row, { offSession: params.off_session === true || params.off_session === 'one_off' || params.off_session === 'recurring', errorOnRequiresAction: params.error_on_requires_action === true });
 }
 
@@ -555,13 +558,21 @@ export async function createPaymentIntent(ctx: RequestContext) {
   });
 }
 
+/**
+ * A client secret sent must be the intent's own (a publishable key always sends one: the kernel
+ * sees to it), compared in constant time; a wrong one shows nothing of the intent.
+ */
+function checkClientSecret(given: unknown, actual: string | null): void {
+  if (given === undefined) return;
+  const digest = (text: string) => createHash('sha256').update(text).digest();
+  if (typeof given !== 'string' || actual === null || !timingSafeEqual(digest(given), digest(actual))) throw clientSecretMismatch('payment_intent');
+}
+
 export async function retrievePaymentIntent(ctx: RequestContext) {
   const id = ctx.pathParams.intent;
   const object = await retrievePaymentIntentObject(ctx, id);
   if (!object) throw resourceMissing(NAME, id);
-  if (ctx.params.client_secret !== undefined && ctx.params.client_secret !== object.client_secret) {
-    throw invalidRequest('The client_secret provided does not match the client_secret associated with the PaymentIntent.', undefined, 'client_secret');
-  }
+  checkClientSecret(ctx.params.client_secret, object.client_secret);
   return object;
 }
 
@@ -639,9 +650,7 @@ export async function confirmPaymentIntent(ctx: RequestContext) {
   const { params } = ctx;
   return run(ctx, async (scope) => {
     const before = await lockOrMissing(ctx, scope.tx);
-    if (params.client_secret !== undefined && params.client_secret !== (await ctx.deps.encryption.open(before.clientSecret))) {
-      throw invalidRequest('The client_secret provided does not match the client_secret associated with the PaymentIntent.', undefined, 'client_secret');
-    }
+    if (params.client_secret !== undefined) checkClientSecret(params.client_secret, await ctx.deps.encryption.open(before.clientSecret));
     return confirmLocked(scope, ctx, before, params);
   });
 }
