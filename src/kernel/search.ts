@@ -179,8 +179,10 @@ function condition(clause: Clause, field: SearchField, resource: SearchResource)
   if (field.type === 'metadata') {
     if (clause.key === undefined) throw unparseable();
     if (clause.operator !== ':') refuse();
-    const value = sql`(${column} ->> ${clause.key}::text)`;
-    return clause.value === null ? sql`${value} IS NULL` : sql`${value} = ${clause.value}::text`;
+    if (clause.value === null) return sql`(${column} ->> ${clause.key}::text) IS NULL`;
+    // Containment, not `->> key =`: a GIN (jsonb_path_ops) index on the column serves it. Metadata
+    // values are strings, so the two agree.
+    return sql`${column} @> jsonb_build_object(${clause.key}::text, ${clause.value}::text)`;
   }
   if (clause.value === null) {
     if (clause.operator !== ':') refuse();

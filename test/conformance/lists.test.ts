@@ -546,6 +546,37 @@ const SEARCHES: Record<string, SearchCase> = {
       return out;
     },
   },
+  GetPaymentIntentsSearch: {
+    path: '/v1/payment_intents/search',
+    query: "metadata['batch']:'search' AND amount>=1000",
+    createObjects: async (key, n) => {
+      const made: string[] = [];
+      for (let i = 0; i < n; i++) made.push((await createPaymentIntent(t, key, { amount: 1000 + i, metadata: { batch: 'search' } })).id);
+      await createPaymentIntent(t, key, { amount: 1000, metadata: { batch: 'other' } });
+      return made;
+    },
+    sdkIds: async (stripe, query) => {
+      const out: string[] = [];
+      for await (const intent of stripe.paymentIntents.search({ query, limit: 2 })) out.push(intent.id);
+      return out;
+    },
+  },
+  GetChargesSearch: {
+    path: '/v1/charges/search',
+    query: "metadata['batch']:'search' AND status:\"succeeded\"",
+    createObjects: async (key, n) => {
+      const made: string[] = [];
+      const pay = (metadata: Record<string, string>) => createPaymentIntent(t, key, { payment_method: 'pm_card_visa', confirm: true, metadata });
+      for (let i = 0; i < n; i++) made.push((await pay({ batch: 'search' })).latest_charge);
+      await pay({ batch: 'other' });
+      return made;
+    },
+    sdkIds: async (stripe, query) => {
+      const out: string[] = [];
+      for await (const charge of stripe.charges.search({ query, limit: 2 })) out.push(charge.id);
+      return out;
+    },
+  },
 };
 
 test('every search operation has a conformance entry', () => {

@@ -460,6 +460,14 @@ const CASES: Record<string, OperationCase> = {
     fails: async (stripe) => stripe.setupIntents.cancel((await stripe.setupIntents.confirm(await setupIntent(stripe))).id),
     error: InvalidRequest,
   },
+  GetPaymentIntentsSearch: {
+    ok: async (stripe) => {
+      await stripe.paymentIntents.create({ amount: 1000, currency: 'usd', payment_method: 'pm_card_visa', confirm: true, return_url: 'http://127.0.0.1:9/back' });
+      return stripe.paymentIntents.search({ query: 'status:"succeeded"' });
+    },
+    fails: (stripe) => stripe.paymentIntents.search({ query: 'foo:"bar"' }),
+    error: InvalidRequest,
+  },
   GetPaymentIntents: { ok: (stripe) => stripe.paymentIntents.list({ limit: 3 }), fails: (stripe) => stripe.paymentIntents.list({ limit: 101 }), error: InvalidRequest },
   PostPaymentIntents: {
     ok: (stripe) => cardIntent(stripe, { payment_method: 'pm_card_visa', confirm: true }),
@@ -485,6 +493,14 @@ const CASES: Record<string, OperationCase> = {
   PostPaymentIntentsIntentCancel: {
     ok: async (stripe) => stripe.paymentIntents.cancel((await cardIntent(stripe)).id, { cancellation_reason: 'duplicate' }),
     fails: async (stripe) => stripe.paymentIntents.cancel((await cardIntent(stripe, { payment_method: 'pm_card_visa', confirm: true })).id),
+    error: InvalidRequest,
+  },
+  GetChargesSearch: {
+    ok: async (stripe) => {
+      await stripe.paymentIntents.create({ amount: 1000, currency: 'usd', payment_method: 'pm_card_visa', confirm: true, return_url: 'http://127.0.0.1:9/back' });
+      return stripe.charges.search({ query: 'refunded:"false"' });
+    },
+    fails: (stripe) => stripe.charges.search({ query: 'refunded~"fal"' }),
     error: InvalidRequest,
   },
   GetCharges: { ok: (stripe) => stripe.charges.list({ limit: 3 }), fails: (stripe) => stripe.charges.list({ starting_after: 'ch_nope' }), error: InvalidRequest },

@@ -212,6 +212,8 @@ export const validParams: Record<string, Record<string, unknown>> = {
   PostSandboxIdentityVerificationSessionsSessionSubmit: { outcome: 'verified' },
   PostPaymentMethods: { type: 'card', card: { token: 'tok_visa' } },
   PostPaymentIntents: { amount: 1000, currency: 'usd' },
+  GetPaymentIntentsSearch: { query: 'status:"succeeded"' },
+  GetChargesSearch: { query: 'status:"succeeded"' },
   GetCustomersSearch: { query: 'email:"jenny@example.com"' },
   // Well-formed; no customer has this id, so an accepted body is a 400 resource_missing.
   PostPaymentMethodsPaymentMethodAttach: { customer: 'cus_00000000000000' },

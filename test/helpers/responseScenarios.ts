@@ -574,6 +574,18 @@ export const scenarios: Record<string, Scenario> = {
       answer('destination', await post(key, PI, { amount: 1000, currency: 'usd', allowed_payment_method_types: ['card'], transfer_data: { destination: connected, amount: 800 }, on_behalf_of: connected, application_fee_amount: 10 })),
     ];
   },
+  GetPaymentIntentsSearch: async (key) => {
+    const customer = (await createCustomer(t, key)).id;
+    await paid(key, 'pm_card_chargeDeclined', { customer, metadata: { order: '6735' } });
+    await paid(key, 'pm_card_visa', { customer, amount: 2500 });
+    const search = (query: string, extra = '') => get(key, `${PI}/search?query=${encodeURIComponent(query)}${extra}`);
+    return [
+      answer('found', await search(`customer:"${customer}"`)),
+      answer('none', await search('status:"canceled"')),
+      answer('a page with total_count', await search('amount>=1000', '&limit=1&expand[]=total_count')),
+      answer('expanded', await search("metadata['order']:'6735' OR status:\"succeeded\"", '&expand[]=data.latest_charge')),
+    ];
+  },
   GetPaymentIntentsIntent: async (key) => {
     const declined = await paid(key, 'pm_card_chargeDeclined');
     const waiting = await paid(key, 'pm_card_authenticationRequired');
@@ -600,6 +612,18 @@ export const scenarios: Record<string, Scenario> = {
     await paid(key, 'pm_card_chargeDeclinedFraudulent', { customer });
     await paid(key, 'pm_card_visa', { customer });
     return [answer('all', await get(key, CH)), answer('expanded', await get(key, `${CH}?customer=${customer}&expand[]=data.customer&expand[]=data.payment_intent`))];
+  },
+  GetChargesSearch: async (key) => {
+    const customer = (await createCustomer(t, key)).id;
+    await paid(key, 'pm_card_chargeDeclined', { customer });
+    await paid(key, 'pm_card_visa', { customer, metadata: { order: '6735' } });
+    const search = (query: string, extra = '') => get(key, `${CH}/search?query=${encodeURIComponent(query)}${extra}`);
+    return [
+      answer('found', await search(`customer:"${customer}" AND payment_method_details.card.last4:"4242"`)),
+      answer('failed', await search('status:"failed" AND refunded:"false"')),
+      answer('a page with total_count', await search('amount>0', '&limit=1&expand[]=total_count')),
+      answer('expanded', await search("metadata['order']:'6735'", '&expand[]=data.payment_intent')),
+    ];
   },
   GetChargesCharge: async (key) => [
     answer('declined', await get(key, `${CH}/${(await paid(key, 'pm_card_chargeDeclinedInsufficientFunds')).latest_charge}`)),
@@ -1223,6 +1247,10 @@ export const errorScenarios: Record<string, Scenario> = {
   PostSetupIntentsIntent: async (key) => [answer('unknown id', await post(key, `${SETI}/seti_nope`, { metadata: { a: '1' } }))],
   PostSetupIntentsIntentConfirm: async (key) => [answer('no payment method', await post(key, `${SETI}/${(await post(key, SETI, cardSetup)).body.id}/confirm`, {}))],
   PostSetupIntentsIntentCancel: async (key) => [answer('bad reason', await post(key, `${SETI}/${(await post(key, SETI, {})).body.id}/cancel`, { cancellation_reason: 'bored' }))],
+  GetPaymentIntentsSearch: async (key) => [
+    answer('unknown field', await get(key, `${PI}/search?query=${encodeURIComponent('email:"a"')}`)),
+    answer('substring on a token', await get(key, `${PI}/search?query=${encodeURIComponent('status~"succ"')}`)),
+  ],
   GetPaymentIntents: async (key) => [answer('bad cursor', await get(key, `${PI}?starting_after=pi_nope`))],
   PostPaymentIntents: async (key) => [
     answer('declined', await post(key, PI, { amount: 1000, currency: 'usd', allowed_payment_method_types: ['card'], payment_method: 'pm_card_chargeDeclined', confirm: true })),
@@ -1237,6 +1265,10 @@ export const errorScenarios: Record<string, Scenario> = {
   ],
   PostPaymentIntentsIntentCapture: async (key) => [answer('not capturable', await post(key, `${PI}/${(await createPaymentIntent(t, key)).id}/capture`, {}))],
   PostPaymentIntentsIntentCancel: async (key) => [answer('succeeded', await post(key, `${PI}/${(await paid(key, 'pm_card_visa')).id}/cancel`, {}))],
+  GetChargesSearch: async (key) => [
+    answer('unparseable', await get(key, `${CH}/search?query=asdf`)),
+    answer('not a number', await get(key, `${CH}/search?query=${encodeURIComponent('amount>"lots"')}`)),
+  ],
   GetCharges: async (key) => [answer('bad cursor', await get(key, `${CH}?starting_after=ch_nope`))],
   GetChargesCharge: async (key) => [answer('unknown id', await get(key, `${CH}/ch_nope`))],
   PostChargesCharge: async (key) => [answer('unknown id', await post(key, `${CH}/ch_nope`, { description: 'x' }))],

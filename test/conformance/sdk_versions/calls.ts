@@ -255,6 +255,12 @@ const BASE: Calls = {
     return c.stripe.paymentIntents.list({ limit: 3 });
   },
   PostPaymentIntents: (c) => paidIntent(c, { description: 'SDK' }),
+  GetPaymentIntentsSearch: async (c) => {
+    const paid = await paidIntent(c, { metadata: { searched: 'yes' } });
+    const found = await c.stripe.paymentIntents.search({ query: "metadata['searched']:'yes'" });
+    if (!found.data.some((pi: { id: string }) => pi.id === paid.id)) throw new Error('the search did not find the PaymentIntent');
+    return found;
+  },
   GetPaymentIntentsIntent: async (c) => c.stripe.paymentIntents.retrieve((await paidIntent(c)).id),
   PostPaymentIntentsIntent: async (c) => c.stripe.paymentIntents.update((await intent(c)).id, { amount: 3000, metadata: { a: '1' } }),
   PostPaymentIntentsIntentConfirm: async (c) => c.stripe.paymentIntents.confirm((await intent(c)).id, { payment_method: 'pm_card_visa' }),
@@ -263,6 +269,12 @@ const BASE: Calls = {
   GetCharges: async (c) => {
     await paidIntent(c);
     return c.stripe.charges.list({ limit: 3 });
+  },
+  GetChargesSearch: async (c) => {
+    await paidIntent(c);
+    const found = await c.stripe.charges.search({ query: 'status:"succeeded"' });
+    if (found.data.length === 0) throw new Error('the search found no charge');
+    return found;
   },
   GetChargesCharge: async (c) => c.stripe.charges.retrieve((await paidIntent(c)).latest_charge ?? (await c.stripe.charges.list({ limit: 1 })).data[0].id),
   PostChargesCharge: async (c) => c.stripe.charges.update((await c.stripe.charges.list({ limit: 1, payment_intent: (await paidIntent(c)).id })).data[0].id, { description: 'SDK' }),

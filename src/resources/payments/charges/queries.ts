@@ -1,5 +1,6 @@
 import { raw, sql, type Fragment } from '../../../lib/sql';
 import type { SqlRows } from '../../../kernel/list';
+import type { SearchResource } from '../../../kernel/search';
 import type { Write } from '../../../kernel/writes';
 import type { ChargeRow } from './serializer';
 
@@ -66,3 +67,26 @@ export const updateCharge = (row: ChargeRow): Write => ({
     WHERE id = ${row.id}
     RETURNING id`,
 });
+
+/** The public query fields of charges (https://docs.stripe.com/search#query-fields-for-charges). */
+export const SEARCH: SearchResource = {
+  name: 'charges',
+  fields: {
+    amount: { type: 'numeric', sql: 'amount' },
+    'billing_details.address.postal_code': { type: 'string', sql: "(billing_details -> 'address' ->> 'postal_code')" },
+    created: { type: 'numeric', sql: 'created' },
+    currency: { type: 'token', sql: 'currency' },
+    customer: { type: 'token', sql: 'customer_id' },
+    // No disputes here: every charge answers false.
+    disputed: { type: 'token', sql: "'false'" },
+    metadata: { type: 'metadata', sql: 'metadata' },
+    'payment_method_details.card.brand': { type: 'token', sql: "(payment_method_details -> 'card' ->> 'brand')" },
+    'payment_method_details.card.exp_month': { type: 'numeric', sql: "(payment_method_details -> 'card' ->> 'exp_month')::int" },
+    'payment_method_details.card.exp_year': { type: 'numeric', sql: "(payment_method_details -> 'card' ->> 'exp_year')::int" },
+    'payment_method_details.card.fingerprint': { type: 'token', sql: "(payment_method_details -> 'card' ->> 'fingerprint')" },
+    'payment_method_details.card.last4': { type: 'token', sql: "(payment_method_details -> 'card' ->> 'last4')" },
+    // As the serializer says it: released in full.
+    refunded: { type: 'token', sql: "(amount_refunded > 0 AND amount_refunded >= amount)::text" },
+    status: { type: 'token', sql: 'status' },
+  },
+};

@@ -4,6 +4,7 @@ import { hasIdShape, newId } from '../../../lib/ids';
 import { TxSql } from '../../../lib/sql';
 import { resourceMissing } from '../../../kernel/errors';
 import { paginateSql, rangeConditions } from '../../../kernel/list';
+import { searchSql } from '../../../kernel/search';
 import { applyMetadata, type Metadata, type MetadataParam } from '../../../kernel/metadata';
 import type { RequestContext } from '../../../kernel/route';
 import { writeThrough } from '../../../kernel/writes';
@@ -11,7 +12,7 @@ import { emit, previousAttributes, requestEventOptions, type Tx } from '../../..
 import { handOffEvents } from '../../../events/jobs';
 import type { StoredPaymentMethod } from '../payment_methods/service';
 import { cardChecks, chargeOutcome, type CardOutcome } from '../payment_methods/testCards';
-import { insertCharge, listedRows, selectOwned, selectOwnedForUpdate, updateCharge } from './queries';
+import { SEARCH, insertCharge, listedRows, searchedRows, selectOwned, selectOwnedForUpdate, updateCharge } from './queries';
 import { serializeCharge, type ChargeRow } from './serializer';
 
 // Charges: made only by a PaymentIntent's confirmation (payment_intents/service.ts calls
@@ -234,6 +235,20 @@ export async function listCharges(ctx: RequestContext) {
     }),
     db: ctx.deps.sql,
     objectName: NAME,
+    serialize: (row: ChargeRow) => serializeCharge(row),
+  });
+}
+
+export async function searchCharges(ctx: RequestContext) {
+  const { params, caller, deps } = ctx;
+  return searchSql<ChargeRow & { seq: bigint }>({
+    params: { query: params.query, limit: params.limit, page: params.page, expand: params.expand },
+    url: '/v1/charges/search',
+    resource: SEARCH,
+    rows: searchedRows(caller.accountId),
+    db: deps.sql,
+    sealer: deps.encryption,
+    scope: caller.accountId,
     serialize: (row: ChargeRow) => serializeCharge(row),
   });
 }

@@ -1,5 +1,6 @@
 import { raw, sql, type Fragment } from '../../../lib/sql';
 import type { SqlRows } from '../../../kernel/list';
+import type { SearchResource } from '../../../kernel/search';
 
 // PaymentIntents' SQL: the row select in the shape the serializer takes (PaymentIntentRow, with
 // `seq`), for lists and the search; the operations themselves go through Prisma.
@@ -38,3 +39,16 @@ export const updateTypes = (id: string, allowed: readonly string[] | null, exclu
 
 /** The account's PaymentIntents a search looks through (serialize them with `presentAll`). */
 export const searchedRows = (accountId: string): SqlRows => ({ select: SELECT_ROW, where: [sql`account_id = ${accountId}`] });
+
+/** The public query fields of PaymentIntents (https://docs.stripe.com/search#query-fields-for-payment-intents). */
+export const SEARCH: SearchResource = {
+  name: 'payment_intents',
+  fields: {
+    amount: { type: 'numeric', sql: 'amount' },
+    created: { type: 'numeric', sql: 'created' },
+    currency: { type: 'token', sql: 'currency' },
+    customer: { type: 'token', sql: 'customer_id' },
+    metadata: { type: 'metadata', sql: 'metadata' },
+    status: { type: 'token', sql: 'status' },
+  },
+};

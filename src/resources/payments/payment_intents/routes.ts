@@ -7,6 +7,7 @@ import {
   createPaymentIntent,
   listPaymentIntents,
   retrievePaymentIntent,
+  searchPaymentIntents,
   updatePaymentIntent,
 } from './service';
 
@@ -19,6 +20,7 @@ const stripeJs = { publishable: 'client_secret' as const };
 export const routes = [
   route('get', '/v1/payment_intents', 'GetPaymentIntents', { object: PAYMENT_INTENT_OBJECT, list: true }, listPaymentIntents),
   route('post', '/v1/payment_intents', 'PostPaymentIntents', one, createPaymentIntent, secret),
+  route('get', '/v1/payment_intents/search', 'GetPaymentIntentsSearch', { object: PAYMENT_INTENT_OBJECT, search: true }, searchPaymentIntents),
   route('get', '/v1/payment_intents/{intent}', 'GetPaymentIntentsIntent', one, retrievePaymentIntent, stripeJs),
   route('post', '/v1/payment_intents/{intent}', 'PostPaymentIntentsIntent', one, updatePaymentIntent, secret),
   route('post', '/v1/payment_intents/{intent}/cancel', 'PostPaymentIntentsIntentCancel', one, cancelPaymentIntent, secret),

@@ -5,6 +5,7 @@ import { hasIdShape, newId, randomBase62 } from '../../../lib/ids';
 import { ApiError, invalidRequest, parametersExclusive, resourceMissing } from '../../../kernel/errors';
 import { paginateSql, rangeConditions } from '../../../kernel/list';
 import { clientSecretMismatch } from '../../../kernel/clientSecret';
+import { searchSql } from '../../../kernel/search';
 import { TxSql } from '../../../lib/sql';
 import { applyMetadata, type Metadata, type MetadataParam } from '../../../kernel/metadata';
 import type { Deps, RequestContext } from '../../../kernel/route';
@@ -25,7 +26,7 @@ import { ROW as PM_ROW, resolvePaymentMethod, type StoredPaymentMethod } from '.
 import { serializePaymentMethod } from '../payment_methods/serializer';
 import { authenticationRequiredError, insufficientFundsError, paymentResult, type CardOutcome } from '../payment_methods/testCards';
 import { paymentIntentsQueue, settleJob, type PaymentIntentJob } from './jobs';
-import { listedRows, selectOwned, selectOwnedForUpdate, updateTypes } from './queries';
+import { SEARCH, listedRows, searchedRows, selectOwned, selectOwnedForUpdate, updateTypes } from './queries';
 import { serializePaymentIntent, type PaymentIntentObject, type PaymentIntentRow } from './serializer';
 
 // PaymentIntents: the status machine (requires_payment_method → requires_confirmation →
@@ -811,4 +812,19 @@ export const paymentIntentAuthentication: AuthenticationTarget = {
 /** Settlement jobs of a finished challenge: added by the caller's process once the page's transaction commits (or by the reconciler). */
 async function afterFinish(deps: Deps, scope: Scope): Promise<void> {
   if (scope.jobs.length > 0) await deps.queues.add(paymentIntentsQueue, scope.jobs);
+}
+
+export async function searchPaymentIntents(ctx: RequestContext) {
+  const { params, caller, deps } = ctx;
+  const result = await searchSql<PaymentIntentRow & { seq: bigint }>({
+    params: { query: params.query, limit: params.limit, page: params.page, expand: params.expand },
+    url: '/v1/payment_intents/search',
+    resource: SEARCH,
+    rows: searchedRows(caller.accountId),
+    db: deps.sql,
+    sealer: deps.encryption,
+    scope: caller.accountId,
+    serialize: (row: PaymentIntentRow) => row,
+  });
+  return { ...result, data: await Promise.all((result.data as (PaymentIntentRow & { seq: bigint })[]).map((r) => presentPaymentIntent(deps.prisma as unknown as Tx, deps, withoutSeq(r)))) };
 }
