@@ -22,11 +22,11 @@ const { Client } = require('pg');
 const SPAN_SECONDS = 23 * 3600;
 
 /** The tables filled, in the order their foreign keys need. */
-const TABLES = ['accounts', 'webhook_endpoints', 'customers', 'products', 'prices', 'events', 'webhook_deliveries', 'idempotency_records'];
+const TABLES = ['accounts', 'webhook_endpoints', 'customers', 'products', 'prices', 'payment_intents', 'charges', 'events', 'webhook_deliveries', 'idempotency_records'];
 
 /**
  * Fills the tables up to `rows` each. `bench` is the bench key's account; `templates` names rows the
- * preparation made: { connectedAccount, endpoint, customer, product, price, idempotencyKey }.
+ * preparation made: { connectedAccount, endpoint, customer, product, price, intent, idempotencyKey }.
  * Answers { table: rows inserted } and the seconds it took.
  */
 async function fillRows(databaseUrl, rows, bench, templates, log = () => undefined) {
@@ -159,6 +159,42 @@ async function fillRows(databaseUrl, rows, bench, templates, log = () => undefin
         unit_amount_decimal: '(100 + g.i % 10000)::text',
       },
       byId('prices', templates.price),
+    );
+
+    // PaymentIntents, each with its charge (same index, same owner): copies of a paid one, each
+    // with an order number in its metadata (so the metadata index holds a million keys). The copies
+    // keep the template's sealed client secret: they are read, never confirmed.
+    const intents = templates.intent ? Math.max(0, rows - (await count('payment_intents'))) : 0;
+    await clone(
+      'payment_intents',
+      intents,
+      {
+        id: id('pi', 'pi', 'g.i'),
+        account_id: owner('g.i'),
+        created: created('g.i', intents),
+        amount: '100 + g.i % 10000',
+        amount_received: '100 + g.i % 10000',
+        customer_id: 'NULL',
+        latest_charge_id: id('ch', 'ch', 'g.i'),
+        metadata: `jsonb_build_object('order', g.i::text)`,
+        due_at: 'NULL',
+      },
+      byId('payment_intents', templates.intent),
+    );
+    await clone(
+      'charges',
+      intents,
+      {
+        id: id('ch', 'ch', 'g.i'),
+        account_id: owner('g.i'),
+        created: created('g.i', intents),
+        amount: '100 + g.i % 10000',
+        amount_captured: '100 + g.i % 10000',
+        payment_intent_id: id('pi', 'pi', 'g.i'),
+        customer_id: 'NULL',
+        metadata: `jsonb_build_object('order', g.i::text)`,
+      },
+      `(SELECT c.* FROM charges c JOIN payment_intents p ON p.latest_charge_id = c.id WHERE p.id = ${lit(templates.intent ?? '')}) AS tpl`,
     );
 
     // Events: copies of the prepared customer.created, price.created and product.created events,

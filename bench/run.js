@@ -122,6 +122,9 @@ const SCENARIOS = [
   { name: 'customer-email', label: 'GET /v1/customers?email=<none>', target: 'sandbank', ceiling: 'read' },
   { name: 'customer-search', label: 'GET /v1/customers/search?query=email~"<none>"', target: 'sandbank', ceiling: 'read' },
   { name: 'price-list', label: 'GET /v1/prices?limit=10', target: 'sandbank', ceiling: 'read' },
+  { name: 'pi-list', label: 'GET /v1/payment_intents?limit=10', target: 'sandbank', ceiling: 'read' },
+  { name: 'pi-search', label: `GET /v1/payment_intents/search?query=metadata['order']:'<none>'`, target: 'sandbank', ceiling: 'pi-list' },
+  { name: 'charge-search', label: 'GET /v1/charges/search?query=customer:"<one>" AND status:"succeeded"', target: 'sandbank', ceiling: 'pi-list' },
   { name: 'sub-get', label: 'GET /v1/subscriptions/{id}, latest_invoice expanded', target: 'sandbank', ceiling: 'read' },
   { name: 'sub-get-2020', label: `GET /v1/subscriptions/{id}, latest_invoice expanded, Stripe-Version ${OLD_VERSION}`, target: 'sandbank', ceiling: 'sub-get' },
   { name: 'peer-mock', label: 'stripe-stateful-mock GET /v1/customers/{id}', target: 'mock' },
@@ -133,6 +136,8 @@ const SCENARIOS = [
   { name: 'account-update', label: 'POST /v1/accounts/{id} (account.updated)', target: 'sandbank', ceiling: 'write' },
   { name: 'customer-create', label: 'POST /v1/customers', target: 'sandbank', ceiling: 'write' },
   { name: 'pm-attach', label: 'POST /v1/payment_methods/pm_card_visa/attach', target: 'sandbank', ceiling: 'write' },
+  { name: 'pi-confirm', label: 'POST /v1/payment_intents, confirm=true with pm_card_visa (intent, charge, events)', target: 'sandbank', ceiling: 'customer-create' },
+  { name: 'refund', label: 'POST /v1/refunds of 1 cent, 8 charges', target: 'sandbank', ceiling: 'customer-create' },
   { name: 'express', label: 'bare Express GET /v1/things/:id', target: 'express' },
   { name: 'node', label: 'bare node:http', target: 'node' },
 ];
@@ -560,6 +565,12 @@ async function prepare(base, auth) {
   await call('POST', `/v1/customers/${customers[0]}`, { 'invoice_settings[default_payment_method]': payer });
   const plan = (await call('POST', '/v1/prices', { product, currency: 'usd', unit_amount: '1500', 'recurring[interval]': 'month' })).id;
   const subscription = (await call('POST', '/v1/subscriptions', { customer: customers[0], 'items[0][price]': plan })).id;
+  // Paid PaymentIntents: the list's and the fill's template, and large ones the refund scenario refunds a cent at a time.
+  const pay = async (amount, extra = {}) =>
+    call('POST', '/v1/payment_intents', { amount: String(amount), currency: 'usd', payment_method: 'pm_card_visa', confirm: 'true', return_url: `${CLOSED_ORIGIN}/back`, ...extra });
+  const intent = (await pay(1000, { customer: customers[1], 'metadata[order]': 'bench' })).id;
+  const refundable = [];
+  for (let i = 0; i < 8; i++) refundable.push((await pay(99999999)).id);
   // Each read answers 200 before it is loaded.
   await call('GET', `/v1/webhook_endpoints/${accountEndpoint}`, undefined, connected);
   const page = await call('GET', `/v1/events?type=customer.created&limit=10`);
@@ -572,7 +583,7 @@ async function prepare(base, auth) {
     if (res.status !== 200) throw new Error(`preparing data: a spread key answered ${res.status}`);
     spreadAuth.push(headers);
   }
-  return { endpoints, accounts, accountEndpoint, customers, spreadAuth, product, subscription, call };
+  return { endpoints, accounts, accountEndpoint, customers, spreadAuth, product, subscription, intent, refundable, call };
 }
 
 /** --rows=N: the hot tables filled up to N rows each, copying rows the preparation made (bench/fill.js). */
@@ -590,7 +601,7 @@ async function fill(data) {
   } finally {
     await client.end();
   }
-  const templates = { connectedAccount: data.accounts[1], endpoint: data.endpoints[0], customer: data.customers[0], product: data.product, price, idempotencyKey };
+  const templates = { connectedAccount: data.accounts[1], endpoint: data.endpoints[0], customer: data.customers[0], product: data.product, price, intent: data.intent, idempotencyKey };
   const result = await fillRows(settings.databaseUrl, settings.rows, bench, templates, (line) => console.log(`    ${line}`));
   const counts = Object.entries(result.counts).map(([table, n]) => `${table} ${n}`).join(', ');
   console.log(`  filled to ${settings.rows} rows per hot table in ${result.seconds.toFixed(1)} s: ${counts}`);
@@ -639,6 +650,11 @@ function sandbankLoads(base, auth, data) {
     // A substring no customer's email has: the search reads every candidate (or the trigram index) and finds none.
     'customer-search': get(`/v1/customers/search?query=${encodeURIComponent('email~"nobody"')}&limit=10`),
     'price-list': get('/v1/prices?limit=10'),
+    'pi-list': get('/v1/payment_intents?limit=10'),
+    // An order number no intent has: the metadata index (jsonb_path_ops) answers, not a scan.
+    'pi-search': get(`/v1/payment_intents/search?query=${encodeURIComponent("metadata['order']:'nobody'")}&limit=10`),
+    // One customer's charges (the prepared intent's), by the (account, customer) index.
+    'charge-search': get(`/v1/charges/search?query=${encodeURIComponent(`customer:"${data.customers[1]}" AND status:"succeeded"`)}&limit=10`),
     'sub-get': get(`/v1/subscriptions/${data.subscription}?expand[]=latest_invoice`),
     'sub-get-2020': get(`/v1/subscriptions/${data.subscription}?expand[]=latest_invoice`, { 'stripe-version': OLD_VERSION }),
     post: post('/v1/webhook_endpoints', form({ url: `${CLOSED_ORIGIN}/bench/hooks`, 'enabled_events[0]': 'charge.succeeded' })),
@@ -651,6 +667,9 @@ function sandbankLoads(base, auth, data) {
     // A new metadata value each time, so every update changes the account and writes its event.
     'account-update': post('/v1/accounts', '', (n) => ({ path: `/v1/accounts/${some(data.accounts)[n % 8]}`, body: form({ 'metadata[bench]': String(n) }) })),
     'customer-create': post('/v1/customers', form({ name: 'Bench customer', description: 'created by npm run bench' })),
+    'pi-confirm': post('/v1/payment_intents', form({ amount: '1000', currency: 'usd', payment_method: 'pm_card_visa', confirm: 'true', return_url: `${CLOSED_ORIGIN}/back` })),
+    // A cent of one of 8 large charges each time: each refund locks its charge, as two of one charge must queue.
+    refund: post('/v1/refunds', '', (n) => ({ body: form({ payment_intent: data.refundable[n % 8], amount: '1' }) })),
     'pm-attach': post('/v1/payment_methods/pm_card_visa/attach', '', (n) => ({ body: form({ customer: some(data.customers)[n % 8] }) })),
   };
 }
@@ -707,6 +726,10 @@ const TARGETS = [
   ['POST update with an event ≥ 50% of POST create', 'account-update', 'post', 0.5],
   [`GET with API_PROCESSES=${CLUSTER_PROCESSES} ≥ 1.0x stripe-stateful-mock`, 'customer-get-2proc', 'peer-mock', 1.0],
   [`GET of a subscription, invoice expanded, at ${OLD_VERSION} ≥ 90% of the same at the newest`, 'sub-get-2020', 'sub-get', 0.9],
+  // Issue 25's.
+  ['POST a confirmed PaymentIntent (intent, charge, events) ≥ 50% of a customer create', 'pi-confirm', 'customer-create', 0.5],
+  ['search of PaymentIntents by metadata ≥ 50% of their plain list', 'pi-search', 'pi-list', 0.5],
+  ['search of charges by customer ≥ 50% of the PaymentIntents list', 'charge-search', 'pi-list', 0.5],
 ];
 
 // ---------------------------------------------------------------------------------------------

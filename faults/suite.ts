@@ -131,6 +131,7 @@ export class Stack {
       FC_SUBSCRIPTION_INTERVAL_MS: '3000',
       FC_DEACTIVATION_DELAY_MS: '2000',
       ASYNC_CAPTURE_DELAY_MS: '2000',
+      REFUND_FAILURE_DELAY_MS: '2000',
       // Every receiver is on this machine; anything else would be a mistake to refuse, not to send.
       WEBHOOK_LOOPBACK_ONLY: 'true',
       // Forwards go to a local destination, with the default (realistic) timeout and pickup time:
@@ -396,10 +397,31 @@ async function linkFcAccounts(client: ApiClient, n: number): Promise<{ subscribe
 }
 
 /**
+ * Refunds of 4000000000005126 (their failure is due REFUND_FAILURE_DELAY_MS later), each of a
+ * PaymentIntent confirmed with `pm_card_refundFail`. Answers the refund ids.
+ */
+async function failingRefunds(client: ApiClient, n: number): Promise<string[]> {
+  const ids: string[] = [];
+  for (let i = 0; i < n; i++) {
+    const paid = await client.send(
+      'POST',
+      '/v1/payment_intents',
+      form({ amount: '1000', currency: 'usd', 'allowed_payment_method_types[0]': 'card', payment_method: 'pm_card_refundFail', confirm: 'true' }),
+    );
+    if (!paid.ok || paid.body.status !== 'succeeded') throw new Error(`paying failed: ${JSON.stringify(paid.body)}`);
+    const refund = await client.send('POST', '/v1/refunds', form({ payment_intent: paid.body.id, amount: '400' }));
+    if (!refund.ok || refund.body.status !== 'succeeded') throw new Error(`refunding failed: ${JSON.stringify(refund.body)}`);
+    ids.push(refund.body.id);
+  }
+  return ids;
+}
+
+/**
  * The delayed pipelines with a fault while they wait: submitted sessions to finish processing,
  * verified sessions being redacted, app secrets about to expire for the sweep, card CVCs to
  * purge, linked accounts' refreshes, subscriptions and deactivations, `automatic_async` captures'
- * settlements, and test clocks advancing across subscription renewals.
+ * settlements, refunds of 4000000000005126 to fail, and test clocks advancing across subscription
+ * renewals.
  */
 export async function pipelineScenario(stack: Stack, fault: FaultName, options: Options): Promise<Figures> {
   const started = Date.now();
@@ -441,6 +463,7 @@ export async function pipelineScenario(stack: Stack, fault: FaultName, options: 
     if (!paid.ok) throw new Error(`paying failed: ${JSON.stringify(paid.body)}`);
     captured.push(paid.body.latest_charge as string);
   }
+  const refunds = await failingRefunds(client, n);
   // SetupIntents waiting on a 3-D Secure challenge nobody answers: each fails when it expires.
   const challenged: string[] = [];
   for (let i = 0; i < n; i++) {
@@ -453,15 +476,16 @@ export async function pipelineScenario(stack: Stack, fault: FaultName, options: 
   const backAt = await inject(stack, fault);
 
   const progress = async () => {
-    const [row] = await stack.query<{ processed: number; redacted: number; secrets: number; cvcs: number; ready: number; renewals: number }>(
+    const [row] = await stack.query<{ processed: number; redacted: number; secrets: number; cvcs: number; ready: number; renewals: number; refunds: number }>(
       `SELECT
          (SELECT count(*)::int FROM identity_verification_sessions WHERE id = ANY($1) AND status = 'verified') AS processed,
          (SELECT count(*)::int FROM identity_verification_sessions WHERE id = ANY($2) AND redaction_status = 'redacted') AS redacted,
          (SELECT count(*)::int FROM app_secrets WHERE account_id = $3) AS secrets,
          (SELECT count(*)::int FROM payment_methods WHERE account_id = $3 AND cvc IS NOT NULL) AS cvcs,
          (SELECT count(*)::int FROM test_clocks WHERE id = ANY($4) AND status = 'ready' AND frozen_time = $5) AS ready,
-         (SELECT count(DISTINCT (subscription_id, period_start))::int FROM invoices WHERE test_clock_id = ANY($4) AND billing_reason = 'subscription_cycle' AND status = 'paid') AS renewals`,
-      [processing, toRedact, accountId, clocks.ids, clocks.target],
+         (SELECT count(DISTINCT (subscription_id, period_start))::int FROM invoices WHERE test_clock_id = ANY($4) AND billing_reason = 'subscription_cycle' AND status = 'paid') AS renewals,
+         (SELECT count(*)::int FROM refunds WHERE id = ANY($6) AND status = 'failed') AS refunds`,
+      [processing, toRedact, accountId, clocks.ids, clocks.target, refunds],
     );
     // Each subscribed account: its prefetched balance refresh, and two transaction refreshes (at
     // subscribing, then one interval later); each Inactive Accounts account: inactive.
@@ -476,8 +500,8 @@ export async function pipelineScenario(stack: Stack, fault: FaultName, options: 
     );
     const [expired] = await stack.query<{ n: number }>(`SELECT count(*)::int AS n FROM setup_intents WHERE id = ANY($1) AND status = 'requires_payment_method'`, [challenged]);
     return {
-      finished: row.processed + row.redacted + (n - row.secrets) + (n - row.cvcs) + row.ready + row.renewals + fcRow.balances + fcRow.subscriptions + fcRow.inactive + settled.n + expired.n,
-      total: 9 * n + 3 * clocks.ids.length,
+      finished: row.processed + row.redacted + (n - row.secrets) + (n - row.cvcs) + row.ready + row.renewals + fcRow.balances + fcRow.subscriptions + fcRow.inactive + settled.n + row.refunds + expired.n,
+      total: 10 * n + 3 * clocks.ids.length,
     };
   };
   let pipeline = await progress();
@@ -498,7 +522,7 @@ export async function pipelineScenario(stack: Stack, fault: FaultName, options: 
   // A step run twice would show as a second event for one account.
   const [twice] = await stack.query<{ n: number }>(
     `SELECT count(*)::int AS n FROM (SELECT data->'object'->>'id', type FROM events WHERE account_id = $1
-       AND type IN ('financial_connections.account.refreshed_balance', 'financial_connections.account.deactivated', 'charge.updated', 'setup_intent.setup_failed') GROUP BY 1, 2 HAVING count(*) > 1) d`,
+       AND type IN ('financial_connections.account.refreshed_balance', 'financial_connections.account.deactivated', 'charge.updated', 'refund.failed', 'setup_intent.setup_failed') GROUP BY 1, 2 HAVING count(*) > 1) d`,
     [accountId],
   );
   figures.ranTwice += twice.n;

@@ -68,6 +68,8 @@ export interface Config {
   readonly fcRefreshCooldownSeconds: number;
   readonly fcSubscriptionIntervalMs: number;
   readonly fcDeactivationDelayMs: number;
+  /** How long after its creation a refund of 4000000000005126 fails. */
+  readonly refundFailureDelayMs: number;
   /** A fixtures file the API applies at start ('' for none). */
   readonly seedFile: string;
   /** The key SEED_FILE's requests (and `npm run seed`'s, by default) are made with. */
@@ -123,6 +125,7 @@ export const settings = {
   FC_REFRESH_COOLDOWN_SECONDS: ['60', 'After a refresh succeeded, how long until the next one of that feature can start (`next_refresh_available_at`)'],
   FC_SUBSCRIPTION_INTERVAL_MS: ['86400000', 'How often a subscribed, active Financial Connections account has its transactions refreshed (the public API: about daily)'],
   FC_DEACTIVATION_DELAY_MS: ['10000', 'How long after linking an account of the Inactive Accounts test institution goes `inactive`'],
+  REFUND_FAILURE_DELAY_MS: ['5000', 'How long a refund of the test card 4000000000005126 stays `succeeded` before it fails (`expired_or_canceled_card`)'],
   SEED_FILE: ['', 'A fixtures file (JSON or YAML, the Stripe CLI\'s format) the API applies at start, before it listens; each fixture once per account, so restarts add only new ones (see Seed data)'],
   SEED_API_KEY: ['', 'The test key whose account SEED_FILE\'s objects belong to (required with SEED_FILE), and `npm run seed`\'s key when `--api-key` is not given'],
 } as const satisfies Record<string, readonly [string, string]>;
@@ -280,6 +283,7 @@ export function loadConfig(env: Env = process.env): Config {
     fcRefreshCooldownSeconds: integer(env, 'FC_REFRESH_COOLDOWN_SECONDS', 0, 86400),
     fcSubscriptionIntervalMs: integer(env, 'FC_SUBSCRIPTION_INTERVAL_MS', 100, 7 * 86400000),
     fcDeactivationDelayMs: integer(env, 'FC_DEACTIVATION_DELAY_MS', 0, 86400000),
+    refundFailureDelayMs: integer(env, 'REFUND_FAILURE_DELAY_MS', 0, 86400000),
     ...seedSettings(env),
   });
 }

@@ -34,9 +34,17 @@ const digest = (text: string): Buffer => createHash('sha256').update(text).diges
  */
 export async function requireClientSecret(ctx: RequestContext, sealedSecret: string | null | undefined, object = ctx.object ?? 'object'): Promise<void> {
   if (!ctx.caller.publishable) return;
+  requireOpenedClientSecret(ctx, sealedSecret ? await ctx.deps.encryption.open(sealedSecret) : null, object);
+}
+
+/**
+ * The same check against a secret already opened (`secret`, as the object shows it), made
+ * whenever `client_secret` was sent: a secret key that sends one gets it checked too.
+ */
+export function requireOpenedClientSecret(ctx: RequestContext, secret: string | null, object = ctx.object ?? 'object'): void {
   const given = ctx.params.client_secret;
-  if (typeof given !== 'string' || !sealedSecret) throw clientSecretMismatch(object);
-  const stored = await ctx.deps.encryption.open(sealedSecret);
+  if (!ctx.caller.publishable && given === undefined) return;
+  if (typeof given !== 'string' || !secret) throw clientSecretMismatch(object);
   // Digests first: equal lengths for timingSafeEqual, and no length leaks through timing either.
-  if (!timingSafeEqual(digest(given), digest(stored))) throw clientSecretMismatch(object);
+  if (!timingSafeEqual(digest(given), digest(secret))) throw clientSecretMismatch(object);
 }

@@ -23,6 +23,7 @@ import {
   createSubscription,
 } from '../helpers/fixtures';
 import { requestsOf } from '../helpers/requests';
+import { createRefunds } from '../helpers/payments';
 import { describeListConformance, type CreatedObjects } from '../helpers/listConformance';
 import { routes } from '../../src/resources';
 import { CAPABILITIES } from '../../src/resources/connect/accounts/serializer';
@@ -235,6 +236,13 @@ const LISTS: Record<string, ListCase> = {
       return out;
     },
     sdkIds: async (stripe) => ids(await stripe.setupIntents.list({ limit: 2 }).autoPagingToArray({ limit: 1000 })),
+  },
+  GetRefunds: {
+    path: '/v1/refunds',
+    objectName: 'refund',
+    createdFilter: true,
+    createObjects: (key, n) => createRefunds(t, key, n),
+    sdkIds: async (stripe) => ids(await stripe.refunds.list({ limit: 2 }).autoPagingToArray({ limit: 1000 })),
   },
   GetPaymentIntents: {
     path: '/v1/payment_intents',

@@ -1,4 +1,5 @@
 import Stripe from 'stripe';
+import { pay, insertPendingRefund } from '../helpers/payments';
 import { bearer, newTestKey, startTestApp, type TestApp } from '../helpers/app';
 import { CLOSED_ORIGIN, COMPLETE_EXPRESS, createEvent, createVerificationReport, fcTransactions, refreshFcAccount } from '../helpers/fixtures';
 import { routes as registeredRoutes } from '../../src/resources';
@@ -33,6 +34,8 @@ const connectedAccount = async (stripe: Stripe) => (await stripe.accounts.create
 const endpoint = async (stripe: Stripe) => (await stripe.webhookEndpoints.create({ url: `${CLOSED_ORIGIN}/hooks`, enabled_events: ['charge.succeeded'] })).id;
 const session = async (stripe: Stripe) => (await stripe.identity.verificationSessions.create({ type: 'document' })).id;
 const customer = async (stripe: Stripe) => (await stripe.customers.create({ name: 'Jenny Rosen' })).id;
+/** A refund of a payment made for the key's account (a PaymentIntent confirmed through the API: test/helpers/payments.ts). */
+const refund = async (stripe: Stripe, key: string) => (await stripe.refunds.create({ charge: (await pay(t, key)).charge, amount: 100 })).id;
 const attached = async (stripe: Stripe) => (await stripe.paymentMethods.attach('pm_card_visa', { customer: await customer(stripe) })).id;
 /** A SetupIntent that takes cards only (confirmed without a return_url), with `pm_card_visa`. */
 const setupIntent = async (stripe: Stripe) => (await stripe.setupIntents.create({ allowed_payment_method_types: ['card'], payment_method: 'pm_card_visa' })).id;
@@ -416,6 +419,27 @@ const CASES: Record<string, OperationCase> = {
     error: InvalidRequest,
   },
   DeleteCustomersCustomer: { ok: async (stripe) => stripe.customers.del(await customer(stripe)), fails: (stripe) => stripe.customers.del('cus_nope'), error: InvalidRequest },
+  GetRefunds: {
+    ok: async (stripe, key) => stripe.refunds.list({ charge: (await stripe.refunds.retrieve(await refund(stripe, key))).charge as string }),
+    fails: (stripe) => stripe.refunds.list({ charge: 'ch_nope' }),
+    error: InvalidRequest,
+  },
+  PostRefunds: {
+    ok: async (stripe, key) => stripe.refunds.create({ payment_intent: (await pay(t, key)).paymentIntent, reason: 'requested_by_customer', metadata: { a: '1' } }),
+    fails: (stripe) => stripe.refunds.create({ charge: 'ch_nope' }),
+    error: InvalidRequest,
+  },
+  GetRefundsRefund: { ok: async (stripe, key) => stripe.refunds.retrieve(await refund(stripe, key)), fails: (stripe) => stripe.refunds.retrieve('re_nope'), error: InvalidRequest },
+  PostRefundsRefund: {
+    ok: async (stripe, key) => stripe.refunds.update(await refund(stripe, key), { metadata: { a: '1' } }),
+    fails: (stripe) => stripe.refunds.update('re_nope', { metadata: { a: '1' } }),
+    error: InvalidRequest,
+  },
+  PostRefundsRefundCancel: {
+    ok: async (stripe, key) => stripe.refunds.cancel(await insertPendingRefund(t, (await pay(t, key)).charge, 100)),
+    fails: async (stripe, key) => stripe.refunds.cancel(await refund(stripe, key)),
+    error: InvalidRequest,
+  },
   GetPaymentMethods: { ok: (stripe) => stripe.paymentMethods.list({ type: 'card' }), fails: (stripe) => stripe.paymentMethods.list({ customer: 'cus_nope' }), error: InvalidRequest },
   PostPaymentMethods: {
     ok: (stripe) => stripe.paymentMethods.create({ type: 'card', card: { number: '4242424242424242', exp_month: 12, exp_year: 2040, cvc: '123' } }),

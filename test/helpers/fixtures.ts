@@ -1,6 +1,7 @@
 import qs from 'qs';
 import { bearer, type TestApp } from './app';
 import { accountOfKey, emitTestEvent } from './events';
+import { createRefunds } from './payments';
 import { finishProcessing } from '../../src/resources/identity/verification/pipeline';
 import { finishRefresh } from '../../src/resources/financial_connections/accounts/pipeline';
 
@@ -77,6 +78,8 @@ export const pathFixtures: Record<string, FixtureFactory> = {
   payment_method: (app, key) => attachedCard(app, key),
   /** A SetupIntent with a card that takes it (cards only: confirmed without a return_url), not confirmed yet. */
   setup_intent: async (app, key) => (await createSetupIntent(app, key, { payment_method: 'pm_card_visa', allowed_payment_method_types: ['card'] })).id,
+  /** A refund of part of a payment (a PaymentIntent confirmed through the API: test/helpers/payments.ts). */
+  refund: async (app, key) => (await createRefunds(app, key, 1))[0],
   product: async (app, key) => (await createProduct(app, key)).id,
   price: async (app, key) => (await createPrice(app, key)).id,
   tax_rate: async (app, key) => (await createTaxRate(app, key)).id,

@@ -28,6 +28,7 @@ import {
   refreshFcAccount,
   createSubscription,
 } from './fixtures';
+import { pay, insertPendingRefund } from './payments';
 import { createForwardingRequest, forwardingHarness } from './forwarding';
 
 // Requests that succeed and requests that fail, for every documented operation: the responses
@@ -87,6 +88,9 @@ const PMS = '/v1/payment_methods';
 const SETI = '/v1/setup_intents';
 /** A SetupIntent of cards only (confirmed without a return_url). */
 const cardSetup = { allowed_payment_method_types: ['card'] };
+const RE = '/v1/refunds';
+/** A refund of part of a new payment (a PaymentIntent confirmed through the API: test/helpers/payments.ts). */
+const refundOf = async (key: string): Promise<string> => (await post(key, RE, { charge: (await pay(t, key)).charge, amount: 100 })).body.id;
 const PI = '/v1/payment_intents';
 const CH = '/v1/charges';
 /** A PaymentIntent paid with `pm` (its charge declined, approved, or waiting on 3-D Secure). */
@@ -557,6 +561,23 @@ export const scenarios: Record<string, Scenario> = {
     return [answer('confirmed', await post(key, `${SETI}/${id}/confirm`, { payment_method: 'pm_card_visa' }))];
   },
   PostSetupIntentsIntentCancel: async (key) => [answer('canceled', await post(key, `${SETI}/${(await post(key, SETI, {})).body.id}/cancel`, { cancellation_reason: 'duplicate' }))],
+  GetRefunds: async (key) => {
+    const customer = (await createCustomer(t, key)).id;
+    const p = await pay(t, key, { customer });
+    await post(key, RE, { charge: p.charge, amount: 100 });
+    await post(key, RE, { charge: (await pay(t, key)).charge });
+    return [answer('all', await get(key, RE)), answer('of a charge, expanded', await get(key, `${RE}?charge=${p.charge}&expand[]=data.customer&expand[]=data.payment_method`))];
+  },
+  PostRefunds: async (key) => {
+    const p = await pay(t, key);
+    return [
+      answer('part of a charge', await post(key, RE, { charge: p.charge, amount: 500, reason: 'duplicate', metadata: { a: '1' } })),
+      answer('the rest, by PaymentIntent', await post(key, RE, { payment_intent: p.paymentIntent, instructions_email: 'a@example.com' })),
+    ];
+  },
+  GetRefundsRefund: async (key) => [answer('refund', await get(key, `${RE}/${await refundOf(key)}?expand[]=payment_method`))],
+  PostRefundsRefund: async (key) => [answer('updated', await post(key, `${RE}/${await refundOf(key)}`, { metadata: { a: '1' } }))],
+  PostRefundsRefundCancel: async (key) => [answer('canceled', await post(key, `${RE}/${await insertPendingRefund(t, (await pay(t, key)).charge, 100)}/cancel`, {}))],
   GetPaymentIntents: async (key) => {
     const customer = (await createCustomer(t, key)).id;
     await paid(key, 'pm_card_chargeDeclined', { customer });
@@ -1251,6 +1272,18 @@ export const errorScenarios: Record<string, Scenario> = {
     answer('unknown field', await get(key, `${PI}/search?query=${encodeURIComponent('email:"a"')}`)),
     answer('substring on a token', await get(key, `${PI}/search?query=${encodeURIComponent('status~"succ"')}`)),
   ],
+  GetRefunds: async (key) => [answer('unknown charge', await get(key, `${RE}?charge=ch_nope`))],
+  PostRefunds: async (key) => {
+    const p = await pay(t, key, { amount: 1000 });
+    return [
+      answer('unknown charge', await post(key, RE, { charge: 'ch_nope' })),
+      answer('too large', await post(key, RE, { charge: p.charge, amount: 1001 })),
+      answer('uncaptured', await post(key, RE, { payment_intent: (await pay(t, key, { state: 'uncaptured' })).paymentIntent })),
+    ];
+  },
+  GetRefundsRefund: async (key) => [answer('unknown id', await get(key, `${RE}/re_nope`))],
+  PostRefundsRefund: async (key) => [answer('unknown id', await post(key, `${RE}/re_nope`, { metadata: { a: '1' } }))],
+  PostRefundsRefundCancel: async (key) => [answer('succeeded', await post(key, `${RE}/${await refundOf(key)}/cancel`, {}))],
   GetPaymentIntents: async (key) => [answer('bad cursor', await get(key, `${PI}?starting_after=pi_nope`))],
   PostPaymentIntents: async (key) => [
     answer('declined', await post(key, PI, { amount: 1000, currency: 'usd', allowed_payment_method_types: ['card'], payment_method: 'pm_card_chargeDeclined', confirm: true })),

@@ -12,6 +12,10 @@ import { retrieveSetupIntentObject, setupIntentTarget } from './setup_intents/se
 import * as authentications from './authentications/routes';
 import { authenticationExpiryWorker, reconcileAuthenticationExpiries } from './authentications/pipeline';
 import { useAuthenticationTarget } from './authentications/service';
+import * as refunds from './refunds/routes';
+import * as refundSerializer from './refunds/serializer';
+import { chargeRefundsField, retrieveRefundObject } from './refunds/service';
+import { reconcileRefundJobs, refundsWorker } from './refunds/pipeline';
 import { requestChanges } from './requestVersions';
 import * as paymentIntents from './payment_intents/routes';
 import * as paymentIntentSerializer from './payment_intents/serializer';
@@ -34,19 +38,22 @@ useAuthenticationTarget('setup_intent', setupIntentTarget);
 
 export const area: Area = {
   name: 'payments',
-  routes: [...customers.routes, ...paymentMethods.routes, ...paymentIntents.routes, ...charges.routes, ...setupIntents.routes],
+  routes: [...customers.routes, ...paymentMethods.routes, ...paymentIntents.routes, ...charges.routes, ...refunds.routes, ...setupIntents.routes],
   objects: {
     [customerSerializer.OBJECT]: { expandable: customerSerializer.expandable, retrieve: retrieveCustomerObject },
     [customerSerializer.INVOICE_SETTINGS_OBJECT]: { expandable: customerSerializer.invoiceSettingsExpandable },
     [paymentMethodSerializer.PAYMENT_METHOD_OBJECT]: { expandable: paymentMethodSerializer.expandable, retrieve: retrievePaymentMethodObject },
     [setupIntentSerializer.SETUP_INTENT_OBJECT]: { expandable: setupIntentSerializer.expandable, retrieve: retrieveSetupIntentObject },
     [paymentIntentSerializer.PAYMENT_INTENT_OBJECT]: { expandable: paymentIntentSerializer.expandable, retrieve: retrievePaymentIntentObject },
-    [chargeSerializer.CHARGE_OBJECT]: { expandable: chargeSerializer.expandable, retrieve: retrieveChargeObject },
+    // A charge's `refunds` list shows only when expanded; refunds/ serves it.
+    [chargeSerializer.CHARGE_OBJECT]: { expandable: { ...chargeSerializer.expandable, refunds: chargeRefundsField }, retrieve: retrieveChargeObject },
+    [refundSerializer.REFUND_OBJECT]: { expandable: refundSerializer.expandable, retrieve: retrieveRefundObject },
+    [refundSerializer.REFUND_LIST_OBJECT]: { expandable: {} },
   },
   pages: authentications.pages,
   schedules: [cvcPurge],
-  workers: [paymentIntentsWorker, authenticationExpiryWorker],
-  reconcilers: [reconcilePaymentIntentJobs, reconcileAuthenticationExpiries],
+  workers: [paymentIntentsWorker, refundsWorker, authenticationExpiryWorker],
+  reconcilers: [reconcilePaymentIntentJobs, reconcileRefundJobs, reconcileAuthenticationExpiries],
   requestChanges,
 };
 

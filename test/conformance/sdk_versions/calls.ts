@@ -1,5 +1,6 @@
 import { createVerificationReport, fcTransactions, refreshFcAccount, CLOSED_ORIGIN, COMPLETE_EXPRESS } from '../../helpers/fixtures';
 import { forwardingHarness } from '../../helpers/forwarding';
+import { insertPendingRefund } from '../../helpers/payments';
 import type { SdkPackage } from '../../helpers/sdkTypes';
 import { before, type Client } from './majors';
 
@@ -40,6 +41,12 @@ const attached = async (c: Client) => (await c.stripe.paymentMethods.attach('pm_
 const cardTypes = (c: Client) => (before(c, ENDIVE) ? { payment_method_types: ['card'] } : { allowed_payment_method_types: ['card'] });
 const intent = (c: Client, params: Record<string, unknown> = {}) => c.stripe.paymentIntents.create({ amount: 2000, currency: 'usd', ...cardTypes(c), ...params });
 const paidIntent = (c: Client, params: Record<string, unknown> = {}) => intent(c, { payment_method: 'pm_card_visa', confirm: true, ...params });
+/** A paid PaymentIntent's charge (before 2022-11-15 in its `charges` list, not `latest_charge`). */
+const paidCharge = async (c: Client, params: Record<string, unknown> = {}): Promise<string> => {
+  const paid = await paidIntent(c, params);
+  return paid.latest_charge ?? paid.charges.data[0].id;
+};
+const refund = async (c: Client) => (await c.stripe.refunds.create({ charge: await paidCharge(c), amount: 100 })).id;
 const product = async (c: Client) => (await c.stripe.products.create({ name: 'Gold' })).id;
 const price = (c: Client) => c.stripe.prices.create({ product_data: { name: 'Gold' }, currency: 'usd', unit_amount: 1000 });
 const taxRate = async (c: Client) => (await c.stripe.taxRates.create({ display_name: 'VAT', percentage: 20, inclusive: false })).id;
@@ -250,6 +257,15 @@ const BASE: Calls = {
   PostSetupIntentsIntent: async (c) => c.stripe.setupIntents.update(await setupIntent(c), { metadata: { a: '1' } }),
   PostSetupIntentsIntentConfirm: async (c) => c.stripe.setupIntents.confirm(await setupIntent(c)),
   PostSetupIntentsIntentCancel: async (c) => c.stripe.setupIntents.cancel(await setupIntent(c), { cancellation_reason: 'abandoned' }),
+  GetRefunds: async (c) => {
+    const charge = await paidCharge(c);
+    await c.stripe.refunds.create({ charge, amount: 100 });
+    return c.stripe.refunds.list({ charge });
+  },
+  PostRefunds: async (c) => c.stripe.refunds.create({ payment_intent: (await paidIntent(c)).id, metadata: { a: '1' } }),
+  GetRefundsRefund: async (c) => c.stripe.refunds.retrieve(await refund(c)),
+  PostRefundsRefund: async (c) => c.stripe.refunds.update(await refund(c), { metadata: { a: '1' } }),
+  PostRefundsRefundCancel: async (c) => c.stripe.refunds.cancel(await insertPendingRefund(c.t, await paidCharge(c), 100)),
   GetPaymentIntents: async (c) => {
     await paidIntent(c, { customer: await customer(c) });
     return c.stripe.paymentIntents.list({ limit: 3 });

@@ -14,16 +14,15 @@ import {
 // Every answer carries the intent's client secret, so idempotent copies are stored sealed.
 const one = { object: PAYMENT_INTENT_OBJECT };
 const secret = { responseHasSecret: true };
-// What Stripe.js calls: a publishable key with the intent's client secret reaches these two.
-const stripeJs = { publishable: 'client_secret' as const };
 
 export const routes = [
   route('get', '/v1/payment_intents', 'GetPaymentIntents', { object: PAYMENT_INTENT_OBJECT, list: true }, listPaymentIntents),
   route('post', '/v1/payment_intents', 'PostPaymentIntents', one, createPaymentIntent, secret),
   route('get', '/v1/payment_intents/search', 'GetPaymentIntentsSearch', { object: PAYMENT_INTENT_OBJECT, search: true }, searchPaymentIntents),
-  route('get', '/v1/payment_intents/{intent}', 'GetPaymentIntentsIntent', one, retrievePaymentIntent, stripeJs),
+  // What Stripe.js calls, with a publishable key and the intent's client secret.
+  route('get', '/v1/payment_intents/{intent}', 'GetPaymentIntentsIntent', one, retrievePaymentIntent, { publishable: 'client_secret' }),
   route('post', '/v1/payment_intents/{intent}', 'PostPaymentIntentsIntent', one, updatePaymentIntent, secret),
   route('post', '/v1/payment_intents/{intent}/cancel', 'PostPaymentIntentsIntentCancel', one, cancelPaymentIntent, secret),
   route('post', '/v1/payment_intents/{intent}/capture', 'PostPaymentIntentsIntentCapture', one, capturePaymentIntent, secret),
-  route('post', '/v1/payment_intents/{intent}/confirm', 'PostPaymentIntentsIntentConfirm', one, confirmPaymentIntent, { ...secret, ...stripeJs }),
+  route('post', '/v1/payment_intents/{intent}/confirm', 'PostPaymentIntentsIntentConfirm', one, confirmPaymentIntent, { ...secret, publishable: 'client_secret' }),
 ];

@@ -1,11 +1,10 @@
-import { createHash, timingSafeEqual } from 'node:crypto';
 import { Prisma } from '../../../generated/prisma/client';
 import { unixSeconds } from '../../../lib/clock';
 import { hasIdShape, newId, randomBase62 } from '../../../lib/ids';
 import { ApiError, invalidRequest, parametersExclusive, resourceMissing } from '../../../kernel/errors';
 import { paginateSql, rangeConditions } from '../../../kernel/list';
-import { clientSecretMismatch } from '../../../kernel/clientSecret';
 import { searchSql } from '../../../kernel/search';
+import { requireOpenedClientSecret } from '../../../kernel/clientSecret';
 import { TxSql } from '../../../lib/sql';
 import { applyMetadata, type Metadata, type MetadataParam } from '../../../kernel/metadata';
 import type { Deps, RequestContext } from '../../../kernel/route';
@@ -559,21 +558,13 @@ export async function createPaymentIntent(ctx: RequestContext) {
   });
 }
 
-/**
- * A client secret sent must be the intent's own (a publishable key always sends one: the kernel
- * sees to it), compared in constant time; a wrong one shows nothing of the intent.
- */
-function checkClientSecret(given: unknown, actual: string | null): void {
-  if (given === undefined) return;
-  const digest = (text: string) => createHash('sha256').update(text).digest();
-  if (typeof given !== 'string' || actual === null || !timingSafeEqual(digest(given), digest(actual))) throw clientSecretMismatch('payment_intent');
-}
+const PAYMENT_INTENT = 'payment_intent';
 
 export async function retrievePaymentIntent(ctx: RequestContext) {
   const id = ctx.pathParams.intent;
   const object = await retrievePaymentIntentObject(ctx, id);
   if (!object) throw resourceMissing(NAME, id);
-  checkClientSecret(ctx.params.client_secret, object.client_secret);
+  requireOpenedClientSecret(ctx, object.client_secret, PAYMENT_INTENT);
   return object;
 }
 
@@ -651,7 +642,7 @@ export async function confirmPaymentIntent(ctx: RequestContext) {
   const { params } = ctx;
   return run(ctx, async (scope) => {
     const before = await lockOrMissing(ctx, scope.tx);
-    if (params.client_secret !== undefined) checkClientSecret(params.client_secret, await ctx.deps.encryption.open(before.clientSecret));
+    requireOpenedClientSecret(ctx, await ctx.deps.encryption.open(before.clientSecret), PAYMENT_INTENT);
     return confirmLocked(scope, ctx, before, params);
   });
 }

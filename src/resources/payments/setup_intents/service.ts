@@ -1,10 +1,9 @@
-import { createHash, timingSafeEqual } from 'node:crypto';
 import { Prisma } from '../../../generated/prisma/client';
 import { unixSeconds } from '../../../lib/clock';
 import { hasIdShape, newId, randomBase62 } from '../../../lib/ids';
 import { ApiError, invalidRequest, parametersExclusive, resourceMissing } from '../../../kernel/errors';
 import { paginateRows, rangeWhere } from '../../../kernel/list';
-import { clientSecretMismatch, requireClientSecret } from '../../../kernel/clientSecret';
+import { requireOpenedClientSecret } from '../../../kernel/clientSecret';
 import { applyMetadata, type Metadata, type MetadataParam } from '../../../kernel/metadata';
 import type { Deps, RequestContext } from '../../../kernel/route';
 import { accountApiVersion, automaticCause, emit, requestEventOptions, type EmitOptions, type Tx } from '../../../events/emit';
@@ -90,16 +89,12 @@ async function lockOwned(tx: Tx, accountId: string, id: string): Promise<Stored>
 }
 
 /**
- * The client secret: a publishable key must send the intent's own (the kernel's
- * `requireClientSecret`); one a secret key sends must be right too. A wrong one shows nothing of
- * the intent.
+ * The client secret: a publishable key must send the intent's own, and one a secret key sends must
+ * be right too (the kernel's check). A wrong one shows nothing of the intent.
  */
 async function checkClientSecret(ctx: RequestContext, row: Stored): Promise<void> {
-  if (ctx.caller.publishable) return requireClientSecret(ctx, row.clientSecret, SETUP_INTENT_OBJECT);
-  const given: string | undefined = ctx.params.client_secret;
-  if (given === undefined) return;
-  const digest = (text: string) => createHash('sha256').update(text).digest();
-  if (!timingSafeEqual(digest(given), digest(await ctx.deps.encryption.open(row.clientSecret)))) throw clientSecretMismatch(SETUP_INTENT_OBJECT);
+  if (!ctx.caller.publishable && ctx.params.client_secret === undefined) return;
+  requireOpenedClientSecret(ctx, await ctx.deps.encryption.open(row.clientSecret), SETUP_INTENT_OBJECT);
 }
 
 /** Locks one of the account's live customers; false when there is none of that id. */
