@@ -2,7 +2,7 @@ import { hashKey as hashToken } from '../../../kernel/auth';
 import { unixSeconds } from '../../../lib/clock';
 import { handOffEvents } from '../../../events/jobs';
 import { html, htmlDocument } from '../../../hosted/html';
-import { messagePage, type PageRequest, type PageResult, type ScriptResult } from '../../../hosted/pages';
+import { messagePage, openerOrigin, type PageRequest, type PageResult, type ScriptResult } from '../../../hosted/pages';
 import { answerChallenge, challengeOfToken, PAGE_PATH, type Answered, type Challenge } from './service';
 
 // The hosted 3-D Secure challenge, as the public test mode's page: an explanation and two
@@ -23,18 +23,6 @@ const usedLink = (nonce: string) =>
 const expiredLink = (nonce: string) =>
   messagePage(nonce, 'This authentication has expired', 'A 3D Secure challenge left unanswered too long fails. Go back to the site that sent you here.', 410);
 
-/** The popup's opener origin, from the path the stand-in opened: an http(s) origin and nothing else. */
-function openerOrigin(req: PageRequest): string | null | PageResult {
-  const given = req.pathParams.origin;
-  if (given === undefined) return null;
-  try {
-    const url = new URL(given);
-    if ((url.protocol === 'http:' || url.protocol === 'https:') && url.origin === given) return url.origin;
-  } catch {
-    // Falls through to the error page.
-  }
-  return messagePage(req.nonce, 'This link is not valid', 'The page that opened this window did not say where it is.', 400);
-}
 
 /** The token's challenge while it can still be answered, or the page that says why not. */
 async function openChallenge(req: PageRequest): Promise<Challenge | PageResult> {

@@ -115,6 +115,17 @@ async function lockOrMissing(ctx: RequestContext, tx: Tx): Promise<PaymentIntent
   return row;
 }
 
+/** The intent's JSON columns as Prisma writes them (null as a database NULL). */
+const jsonColumns = (row: PaymentIntentRow) => ({
+  automaticPaymentMethods: json(row.automaticPaymentMethods),
+  paymentMethodOptions: (row.paymentMethodOptions ?? {}) as Prisma.InputJsonValue,
+  shipping: json(row.shipping),
+  metadata: row.metadata as Prisma.InputJsonValue,
+  transferData: json(row.transferData),
+  lastPaymentError: json(row.lastPaymentError),
+  nextAction: json(row.nextAction),
+});
+
 /** Writes the intent: inserted by its first save when this request made it, else its changed columns (all but its identity and secret). */
 async function saveIntent(scope: Pick<Scope, 'tx' | 'unsaved'>, row: PaymentIntentRow): Promise<void> {
   const { tx } = scope;
@@ -124,13 +135,7 @@ async function saveIntent(scope: Pick<Scope, 'tx' | 'unsaved'>, row: PaymentInte
     where: { id: row.id },
     data: {
       ...data,
-      automaticPaymentMethods: json(row.automaticPaymentMethods),
-      paymentMethodOptions: (row.paymentMethodOptions ?? {}) as Prisma.InputJsonValue,
-      shipping: json(row.shipping),
-      metadata: row.metadata as Prisma.InputJsonValue,
-      transferData: json(row.transferData),
-      lastPaymentError: json(row.lastPaymentError),
-      nextAction: json(row.nextAction),
+      ...jsonColumns(row),
     },
     select: { id: true },
   });
@@ -141,13 +146,7 @@ async function insertIntent(tx: Tx, row: PaymentIntentRow): Promise<void> {
   await tx.paymentIntent.create({
     data: {
       ...columns,
-      automaticPaymentMethods: json(row.automaticPaymentMethods),
-      paymentMethodOptions: (row.paymentMethodOptions ?? {}) as Prisma.InputJsonValue,
-      shipping: json(row.shipping),
-      metadata: row.metadata as Prisma.InputJsonValue,
-      transferData: json(row.transferData),
-      lastPaymentError: json(row.lastPaymentError),
-      nextAction: json(row.nextAction),
+      ...jsonColumns(row),
     },
     select: { id: true },
   });
