@@ -19,7 +19,7 @@ const BODY = {
   application: null,
   created: 1767225600,
   description: null,
-  enabled_events: ['charge.succeeded'],
+  enabled_events: ['charge.dispute.created'],
   livemode: false,
   metadata: {},
   status: 'enabled',
@@ -96,7 +96,7 @@ async function databaseCeiling(kind) {
     await setup.query('SELECT pg_advisory_lock(1701)');
     await setup.query(SCHEMA);
     await setup.query(
-      `INSERT INTO bench_ceiling.things (${COLUMNS}) VALUES ($1, $2, 1767225600, 'http://127.0.0.1:0/bench/hooks', '{charge.succeeded}', NULL, NULL, '{}', 'enabled', 'whsec_x')
+      `INSERT INTO bench_ceiling.things (${COLUMNS}) VALUES ($1, $2, 1767225600, 'http://127.0.0.1:0/bench/hooks', '{charge.dispute.created}', NULL, NULL, '{}', 'enabled', 'whsec_x')
        ON CONFLICT (id) DO NOTHING`,
       [READ_ID, ACCOUNT_ID],
     );

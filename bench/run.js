@@ -99,7 +99,7 @@ const settings = {
 };
 
 /** An event type nothing in the benchmark emits (nor bench/fill.js copies): its list is empty. */
-const EMPTY_EVENT_TYPE = 'charge.succeeded';
+const EMPTY_EVENT_TYPE = 'charge.dispute.created';
 /** The oldest version the version table covers: a render there undoes every change (issue 24's measure). */
 const OLD_VERSION = '2020-08-27';
 /** API processes of the Sandbank compared with stripe-stateful-mock (a second server, src/cluster.ts). */
@@ -545,7 +545,7 @@ async function prepare(base, auth) {
     if (res.status !== 200) throw new Error(`preparing data: ${method} ${pathname} answered ${res.status}: ${JSON.stringify(body).slice(0, 500)}`);
     return body;
   };
-  const hook = (i) => ({ url: `${CLOSED_ORIGIN}/bench/${i}`, 'enabled_events[0]': 'charge.succeeded' });
+  const hook = (i) => ({ url: `${CLOSED_ORIGIN}/bench/${i}`, 'enabled_events[0]': 'charge.dispute.created' });
   // One after the other, so the list's order is the creation order.
   const endpoints = [];
   for (let i = 0; i < PREPARED.endpoints; i++) endpoints.push((await call('POST', '/v1/webhook_endpoints', hook(i))).id);
@@ -657,10 +657,10 @@ function sandbankLoads(base, auth, data) {
     'charge-search': get(`/v1/charges/search?query=${encodeURIComponent(`customer:"${data.customers[1]}" AND status:"succeeded"`)}&limit=10`),
     'sub-get': get(`/v1/subscriptions/${data.subscription}?expand[]=latest_invoice`),
     'sub-get-2020': get(`/v1/subscriptions/${data.subscription}?expand[]=latest_invoice`, { 'stripe-version': OLD_VERSION }),
-    post: post('/v1/webhook_endpoints', form({ url: `${CLOSED_ORIGIN}/bench/hooks`, 'enabled_events[0]': 'charge.succeeded' })),
+    post: post('/v1/webhook_endpoints', form({ url: `${CLOSED_ORIGIN}/bench/hooks`, 'enabled_events[0]': 'charge.dispute.created' })),
     // Every create on one account takes a slot under its endpoint count, so they queue on that row
     // (the public limit is 16 per account); over 8 accounts, this measures a create's own cost.
-    'post-spread': post('/v1/webhook_endpoints', form({ url: `${CLOSED_ORIGIN}/bench/hooks`, 'enabled_events[0]': 'charge.succeeded' }), (n) => ({
+    'post-spread': post('/v1/webhook_endpoints', form({ url: `${CLOSED_ORIGIN}/bench/hooks`, 'enabled_events[0]': 'charge.dispute.created' }), (n) => ({
       headers: { ...data.spreadAuth[n % 8], 'content-type': 'application/x-www-form-urlencoded', 'idempotency-key': `bench-${run}-${n}` },
     })),
     'account-create': post('/v1/accounts', form(ACCOUNT_PARAMS)),
@@ -825,7 +825,7 @@ async function main() {
                 method: 'POST',
                 path: '/v1/things',
                 headers: { 'content-type': 'application/x-www-form-urlencoded' },
-                body: `url=${encodeURIComponent(`${CLOSED_ORIGIN}/bench/hooks`)}&enabled_events[0]=charge.succeeded`,
+                body: `url=${encodeURIComponent(`${CLOSED_ORIGIN}/bench/hooks`)}&enabled_events[0]=charge.dispute.created`,
               },
             ],
           }

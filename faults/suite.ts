@@ -124,6 +124,7 @@ export class Stack {
       REDACTION_DELAY_MS: '3000',
       SECRET_SWEEP_INTERVAL_MS: '2000',
       CARD_CVC_TTL_SECONDS: '2',
+      THREE_D_SECURE_TTL_SECONDS: '2',
       RECONCILE_INTERVAL_MS: '5000',
       FC_REFRESH_DELAY_MS: '2000',
       FC_REFRESH_COOLDOWN_SECONDS: '0',
@@ -463,6 +464,13 @@ export async function pipelineScenario(stack: Stack, fault: FaultName, options: 
     captured.push(paid.body.latest_charge as string);
   }
   const refunds = await failingRefunds(client, n);
+  // SetupIntents waiting on a 3-D Secure challenge nobody answers: each fails when it expires.
+  const challenged: string[] = [];
+  for (let i = 0; i < n; i++) {
+    const res = await client.send('POST', '/v1/setup_intents', form({ payment_method: 'pm_card_authenticationRequired', confirm: 'true', 'allowed_payment_method_types[0]': 'card' }));
+    if (res.body?.status !== 'requires_action') throw new Error(`a SetupIntent did not wait on its challenge: ${JSON.stringify(res.body)}`);
+    challenged.push(res.body.id);
+  }
   // Test clocks advancing two months over a monthly subscription each: two renewals to run.
   const clocks = await advancingClocks(client, Math.max(2, Math.ceil(n / 4)));
   const backAt = await inject(stack, fault);
@@ -490,9 +498,10 @@ export async function pipelineScenario(stack: Stack, fault: FaultName, options: 
          (SELECT count(*)::int FROM financial_connections_accounts WHERE id = ANY($2) AND status = 'inactive') AS inactive`,
       [fc.subscribed, fc.inactive],
     );
+    const [expired] = await stack.query<{ n: number }>(`SELECT count(*)::int AS n FROM setup_intents WHERE id = ANY($1) AND status = 'requires_payment_method'`, [challenged]);
     return {
-      finished: row.processed + row.redacted + (n - row.secrets) + (n - row.cvcs) + row.ready + row.renewals + fcRow.balances + fcRow.subscriptions + fcRow.inactive + settled.n + row.refunds,
-      total: 9 * n + 3 * clocks.ids.length,
+      finished: row.processed + row.redacted + (n - row.secrets) + (n - row.cvcs) + row.ready + row.renewals + fcRow.balances + fcRow.subscriptions + fcRow.inactive + settled.n + row.refunds + expired.n,
+      total: 10 * n + 3 * clocks.ids.length,
     };
   };
   let pipeline = await progress();
@@ -513,7 +522,7 @@ export async function pipelineScenario(stack: Stack, fault: FaultName, options: 
   // A step run twice would show as a second event for one account.
   const [twice] = await stack.query<{ n: number }>(
     `SELECT count(*)::int AS n FROM (SELECT data->'object'->>'id', type FROM events WHERE account_id = $1
-       AND type IN ('financial_connections.account.refreshed_balance', 'financial_connections.account.deactivated', 'charge.updated', 'refund.failed') GROUP BY 1, 2 HAVING count(*) > 1) d`,
+       AND type IN ('financial_connections.account.refreshed_balance', 'financial_connections.account.deactivated', 'charge.updated', 'refund.failed', 'setup_intent.setup_failed') GROUP BY 1, 2 HAVING count(*) > 1) d`,
     [accountId],
   );
   figures.ranTwice += twice.n;

@@ -48,6 +48,23 @@ export const hostedPage = (method: HostedPage['method'], path: string, handler: 
 /** The absolute URL of a hosted path, under PUBLIC_URL. */
 export const hostedUrl = (config: Config, path: string): string => `${config.publicUrl}${HOSTED_PREFIX}${path}`;
 
+/**
+ * The origin of the page that opened a hosted page as a popup (a client-side stand-in puts it in
+ * the path as `:origin`): an http(s) origin and nothing else; null when not opened so; the error
+ * page when it is not one.
+ */
+export function openerOrigin(req: PageRequest): string | null | PageResult {
+  const given = req.pathParams.origin;
+  if (given === undefined) return null;
+  try {
+    const url = new URL(given);
+    if ((url.protocol === 'http:' || url.protocol === 'https:') && url.origin === given) return url.origin;
+  } catch {
+    // Falls through to the error page.
+  }
+  return messagePage(req.nonce, 'This link is not valid', 'The page that opened this window did not say where it is.', 400);
+}
+
 /** A plain page that says what went wrong, for links that can't redirect anywhere. */
 export function messagePage(nonce: string, title: string, message: string, status: number): PageResult {
   return { status, html: htmlDocument({ title, nonce, body: html`<h1>${title}</h1><p>${message}</p>` }) };

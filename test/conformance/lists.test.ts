@@ -226,6 +226,17 @@ const LISTS: Record<string, ListCase> = {
     },
     sdkIds: async (stripe) => ids(await stripe.paymentMethods.list({ limit: 2 }).autoPagingToArray({ limit: 1000 })),
   },
+  GetSetupIntents: {
+    path: '/v1/setup_intents',
+    objectName: 'setup_intent',
+    createdFilter: true,
+    createObjects: async (key, n) => {
+      const out: string[] = [];
+      for (let i = 0; i < n; i++) out.push((await post(key, '/v1/setup_intents', { metadata: { n: String(i) } })).body.id);
+      return out;
+    },
+    sdkIds: async (stripe) => ids(await stripe.setupIntents.list({ limit: 2 }).autoPagingToArray({ limit: 1000 })),
+  },
   GetRefunds: {
     path: '/v1/refunds',
     objectName: 'refund',

@@ -37,6 +37,8 @@ const customer = async (stripe: Stripe) => (await stripe.customers.create({ name
 /** A refund of a payment made for the key's account (a PaymentIntent confirmed through the API: test/helpers/payments.ts). */
 const refund = async (stripe: Stripe, key: string) => (await stripe.refunds.create({ charge: (await pay(t, key)).charge, amount: 100 })).id;
 const attached = async (stripe: Stripe) => (await stripe.paymentMethods.attach('pm_card_visa', { customer: await customer(stripe) })).id;
+/** A SetupIntent that takes cards only (confirmed without a return_url), with `pm_card_visa`. */
+const setupIntent = async (stripe: Stripe) => (await stripe.setupIntents.create({ allowed_payment_method_types: ['card'], payment_method: 'pm_card_visa' })).id;
 const cardIntent = (stripe: Stripe, params: Partial<Stripe.PaymentIntentCreateParams> = {}) =>
   stripe.paymentIntents.create({ amount: 2000, currency: 'usd', allowed_payment_method_types: ['card'], ...params });
 const product = async (stripe: Stripe) => (await stripe.products.create({ name: 'Gold' })).id;
@@ -458,6 +460,28 @@ const CASES: Record<string, OperationCase> = {
   PostPaymentMethodsPaymentMethodDetach: {
     ok: async (stripe) => stripe.paymentMethods.detach(await attached(stripe)),
     fails: (stripe) => stripe.paymentMethods.detach('pm_card_visa'),
+    error: InvalidRequest,
+  },
+  GetSetupIntents: { ok: (stripe) => stripe.setupIntents.list({ limit: 3 }), fails: (stripe) => stripe.setupIntents.list({ limit: 101 }), error: InvalidRequest },
+  PostSetupIntents: {
+    ok: async (stripe) => stripe.setupIntents.create({ customer: await customer(stripe), payment_method: 'pm_card_visa', allowed_payment_method_types: ['card'], confirm: true }),
+    fails: (stripe) => stripe.setupIntents.create({ payment_method: 'pm_card_chargeDeclined', allowed_payment_method_types: ['card'], confirm: true }),
+    error: Stripe.errors.StripeCardError,
+  },
+  GetSetupIntentsIntent: { ok: async (stripe) => stripe.setupIntents.retrieve(await setupIntent(stripe)), fails: (stripe) => stripe.setupIntents.retrieve('seti_nope'), error: InvalidRequest },
+  PostSetupIntentsIntent: {
+    ok: async (stripe) => stripe.setupIntents.update(await setupIntent(stripe), { metadata: { a: '1' } }),
+    fails: (stripe) => stripe.setupIntents.update('seti_nope', { metadata: { a: '1' } }),
+    error: InvalidRequest,
+  },
+  PostSetupIntentsIntentConfirm: {
+    ok: async (stripe) => stripe.setupIntents.confirm(await setupIntent(stripe)),
+    fails: async (stripe) => stripe.setupIntents.confirm((await stripe.setupIntents.create({ allowed_payment_method_types: ['card'] })).id),
+    error: InvalidRequest,
+  },
+  PostSetupIntentsIntentCancel: {
+    ok: async (stripe) => stripe.setupIntents.cancel(await setupIntent(stripe), { cancellation_reason: 'abandoned' }),
+    fails: async (stripe) => stripe.setupIntents.cancel((await stripe.setupIntents.confirm(await setupIntent(stripe))).id),
     error: InvalidRequest,
   },
   GetPaymentIntentsSearch: {

@@ -76,6 +76,8 @@ export const pathFixtures: Record<string, FixtureFactory> = {
   customer: async (app, key) => (await createCustomer(app, key)).id,
   /** A card attached to a customer, so every operation on it (update, detach) can succeed. */
   payment_method: (app, key) => attachedCard(app, key),
+  /** A SetupIntent with a card that takes it (cards only: confirmed without a return_url), not confirmed yet. */
+  setup_intent: async (app, key) => (await createSetupIntent(app, key, { payment_method: 'pm_card_visa', allowed_payment_method_types: ['card'] })).id,
   /** A refund of part of a payment (a PaymentIntent confirmed through the API: test/helpers/payments.ts). */
   refund: async (app, key) => (await createRefunds(app, key, 1))[0],
   product: async (app, key) => (await createProduct(app, key)).id,
@@ -153,6 +155,13 @@ export async function createPaymentMethod(app: TestApp, key: string, params: Rec
     .type('form')
     .send(form({ type: 'card', card: { token: 'tok_visa' }, ...params }));
   if (res.status !== 200) throw new Error(`creating a payment method failed: ${res.status} ${JSON.stringify(res.body)}`);
+  return res.body;
+}
+
+/** Creates a SetupIntent over HTTP and returns the response body. */
+export async function createSetupIntent(app: TestApp, key: string, params: Record<string, unknown> = {}): Promise<Record<string, any>> {
+  const res = await app.http().post('/v1/setup_intents').set(bearer(key)).type('form').send(form(params));
+  if (res.status !== 200) throw new Error(`creating a SetupIntent failed: ${res.status} ${JSON.stringify(res.body)}`);
   return res.body;
 }
 

@@ -85,6 +85,9 @@ export const post = (key: string, path: string, body: string | Record<string, un
     .send(typeof body === 'string' ? body : form(body));
 const CU = '/v1/customers';
 const PMS = '/v1/payment_methods';
+const SETI = '/v1/setup_intents';
+/** A SetupIntent of cards only (confirmed without a return_url). */
+const cardSetup = { allowed_payment_method_types: ['card'] };
 const RE = '/v1/refunds';
 /** A refund of part of a new payment (a PaymentIntent confirmed through the API: test/helpers/payments.ts). */
 const refundOf = async (key: string): Promise<string> => (await post(key, RE, { charge: (await pay(t, key)).charge, amount: 100 })).body.id;
@@ -529,6 +532,35 @@ export const scenarios: Record<string, Scenario> = {
   PostPaymentMethodsPaymentMethod: async (key) => [answer('updated', await post(key, `${PMS}/${await attachedCard(t, key)}`, { metadata: { a: '1' }, card: { exp_month: 3 } }))],
   PostPaymentMethodsPaymentMethodAttach: async (key) => [answer('attached', await post(key, `${PMS}/pm_card_visa/attach`, { customer: (await createCustomer(t, key)).id }))],
   PostPaymentMethodsPaymentMethodDetach: async (key) => [answer('detached', await post(key, `${PMS}/${await attachedCard(t, key)}/detach`, {}))],
+  GetSetupIntents: async (key) => {
+    const customer = (await createCustomer(t, key)).id;
+    await post(key, SETI, { customer, payment_method: 'pm_card_visa', confirm: true, ...cardSetup });
+    await post(key, SETI, { payment_method: 'pm_card_chargeDeclined', confirm: true, ...cardSetup });
+    return [answer('all', await get(key, SETI)), answer('of a customer, expanded', await get(key, `${SETI}?customer=${customer}&expand[]=data.customer&expand[]=data.payment_method`))];
+  },
+  PostSetupIntents: async (key) => [
+    answer('empty', await post(key, SETI, {})),
+    answer('succeeded', await post(key, SETI, { customer: (await createCustomer(t, key)).id, payment_method: 'pm_card_visa', confirm: true, usage: 'on_session', metadata: { a: '1' }, description: 'd', ...cardSetup })),
+    answer('redirect_to_url', await post(key, SETI, { payment_method: 'pm_card_authenticationRequired', confirm: true, return_url: 'http://127.0.0.1:0/back' })),
+    answer('use_stripe_sdk', await post(key, SETI, { payment_method: 'pm_card_authenticationRequiredOnSetup', confirm: true, ...cardSetup })),
+  ],
+  GetSetupIntentsIntent: async (key) => {
+    const { id } = (await post(key, SETI, { customer: (await createCustomer(t, key)).id, payment_method: 'pm_card_visa', confirm: true, ...cardSetup })).body;
+    const failed = (await post(key, SETI, { payment_method: 'pm_card_chargeDeclined', confirm: true, ...cardSetup })).body.error.setup_intent.id;
+    return [
+      answer('succeeded, expanded', await get(key, `${SETI}/${id}?expand[]=customer&expand[]=payment_method`)),
+      answer('failed', await get(key, `${SETI}/${failed}`)),
+    ];
+  },
+  PostSetupIntentsIntent: async (key) => {
+    const { id } = (await post(key, SETI, cardSetup)).body;
+    return [answer('updated', await post(key, `${SETI}/${id}`, { metadata: { a: '1' }, payment_method: 'pm_card_visa', customer: (await createCustomer(t, key)).id }))];
+  },
+  PostSetupIntentsIntentConfirm: async (key) => {
+    const { id } = (await post(key, SETI, cardSetup)).body;
+    return [answer('confirmed', await post(key, `${SETI}/${id}/confirm`, { payment_method: 'pm_card_visa' }))];
+  },
+  PostSetupIntentsIntentCancel: async (key) => [answer('canceled', await post(key, `${SETI}/${(await post(key, SETI, {})).body.id}/cancel`, { cancellation_reason: 'duplicate' }))],
   GetRefunds: async (key) => {
     const customer = (await createCustomer(t, key)).id;
     const p = await pay(t, key, { customer });
@@ -1227,6 +1259,15 @@ export const errorScenarios: Record<string, Scenario> = {
   PostPaymentMethodsPaymentMethod: async (key) => [answer('not saved', await post(key, `${PMS}/${(await createPaymentMethod(t, key)).id}`, { metadata: { a: '1' } }))],
   PostPaymentMethodsPaymentMethodAttach: async (key) => [answer('unknown customer', await post(key, `${PMS}/pm_card_visa/attach`, { customer: 'cus_nope' }))],
   PostPaymentMethodsPaymentMethodDetach: async (key) => [answer('not attached', await post(key, `${PMS}/pm_card_visa/detach`, {}))],
+  GetSetupIntents: async (key) => [answer('bad limit', await get(key, `${SETI}?limit=0`))],
+  PostSetupIntents: async (key) => [
+    answer('declined', await post(key, SETI, { payment_method: 'pm_card_chargeDeclined', confirm: true, ...cardSetup })),
+    answer('unknown customer', await post(key, SETI, { customer: 'cus_nope' })),
+  ],
+  GetSetupIntentsIntent: async (key) => [answer('unknown id', await get(key, `${SETI}/seti_nope`))],
+  PostSetupIntentsIntent: async (key) => [answer('unknown id', await post(key, `${SETI}/seti_nope`, { metadata: { a: '1' } }))],
+  PostSetupIntentsIntentConfirm: async (key) => [answer('no payment method', await post(key, `${SETI}/${(await post(key, SETI, cardSetup)).body.id}/confirm`, {}))],
+  PostSetupIntentsIntentCancel: async (key) => [answer('bad reason', await post(key, `${SETI}/${(await post(key, SETI, {})).body.id}/cancel`, { cancellation_reason: 'bored' }))],
   GetPaymentIntentsSearch: async (key) => [
     answer('unknown field', await get(key, `${PI}/search?query=${encodeURIComponent('email:"a"')}`)),
     answer('substring on a token', await get(key, `${PI}/search?query=${encodeURIComponent('status~"succ"')}`)),

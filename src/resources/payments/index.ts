@@ -6,6 +6,12 @@ import * as paymentMethods from './payment_methods/routes';
 import * as paymentMethodSerializer from './payment_methods/serializer';
 import { retrievePaymentMethodObject } from './payment_methods/service';
 import { cvcPurge } from './payment_methods/jobs';
+import * as setupIntents from './setup_intents/routes';
+import * as setupIntentSerializer from './setup_intents/serializer';
+import { retrieveSetupIntentObject, setupIntentTarget } from './setup_intents/service';
+import * as authentications from './authentications/routes';
+import { authenticationExpiryWorker, reconcileAuthenticationExpiries } from './authentications/pipeline';
+import { useAuthenticationTarget } from './authentications/service';
 import * as refunds from './refunds/routes';
 import * as refundSerializer from './refunds/serializer';
 import { chargeRefundsField, retrieveRefundObject } from './refunds/service';
@@ -19,7 +25,6 @@ import { paymentIntentsWorker, reconcilePaymentIntentJobs } from './payment_inte
 import * as charges from './charges/routes';
 import * as chargeSerializer from './charges/serializer';
 import { retrieveChargeObject } from './charges/service';
-import { useAuthenticationTarget } from './authentications/service';
 
 // Payments: customers and their payment methods (cards and the public test cards); next,
 // payment and setup intents, charges and refunds.
@@ -29,22 +34,27 @@ import { useAuthenticationTarget } from './authentications/service';
 // payment methods service declares and its route fills with the customers service's function.
 // No other area is imported; billing and forwarding use what is exported below.
 
+// A SetupIntent's 3-D Secure challenge comes back to it through its target.
+useAuthenticationTarget('setup_intent', setupIntentTarget);
+
 export const area: Area = {
   name: 'payments',
-  routes: [...customers.routes, ...paymentMethods.routes, ...paymentIntents.routes, ...charges.routes, ...refunds.routes],
+  routes: [...customers.routes, ...paymentMethods.routes, ...paymentIntents.routes, ...charges.routes, ...refunds.routes, ...setupIntents.routes],
   objects: {
     [customerSerializer.OBJECT]: { expandable: customerSerializer.expandable, retrieve: retrieveCustomerObject },
     [customerSerializer.INVOICE_SETTINGS_OBJECT]: { expandable: customerSerializer.invoiceSettingsExpandable },
     [paymentMethodSerializer.PAYMENT_METHOD_OBJECT]: { expandable: paymentMethodSerializer.expandable, retrieve: retrievePaymentMethodObject },
+    [setupIntentSerializer.SETUP_INTENT_OBJECT]: { expandable: setupIntentSerializer.expandable, retrieve: retrieveSetupIntentObject },
     [paymentIntentSerializer.PAYMENT_INTENT_OBJECT]: { expandable: paymentIntentSerializer.expandable, retrieve: retrievePaymentIntentObject },
     // A charge's `refunds` list shows only when expanded; refunds/ serves it.
     [chargeSerializer.CHARGE_OBJECT]: { expandable: { ...chargeSerializer.expandable, refunds: chargeRefundsField }, retrieve: retrieveChargeObject },
     [refundSerializer.REFUND_OBJECT]: { expandable: refundSerializer.expandable, retrieve: retrieveRefundObject },
     [refundSerializer.REFUND_LIST_OBJECT]: { expandable: {} },
   },
+  pages: authentications.pages,
   schedules: [cvcPurge],
-  workers: [paymentIntentsWorker, refundsWorker],
-  reconcilers: [reconcilePaymentIntentJobs, reconcileRefundJobs],
+  workers: [paymentIntentsWorker, refundsWorker, authenticationExpiryWorker],
+  reconcilers: [reconcilePaymentIntentJobs, reconcileRefundJobs, reconcileAuthenticationExpiries],
   requestChanges,
   versionChanges,
 };

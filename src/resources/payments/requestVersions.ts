@@ -13,6 +13,8 @@ function oneDiscount(params: Params): Params {
 const BASIL_DISCOUNTS = 'Removes the singular `coupon` and `promotion_code` parameters in favor of `discounts` (stackable discounts).';
 const DISCOUNT_PARAMS = ['coupon', 'promotion_code'] as const;
 
+const ENDIVE_ALLOWED_TYPES = 'Replaces `payment_method_types` with `allowed_payment_method_types` on PaymentIntents, SetupIntents and Checkout Sessions.';
+
 /**
  * `payment_method_types` before 2026-09-30.endive: the types the PaymentIntent may use, each one
  * refused when unavailable (cards are the only ones here); today's `allowed_payment_method_types`
@@ -36,6 +38,8 @@ const ENDIVE_TYPES = 'Removes `payment_method_types` as a writable parameter of 
 export const requestChanges: readonly RequestChange[] = [
   { version: '2026-09-30.endive', operation: 'PostPaymentIntents', description: ENDIVE_TYPES, upgrade: explicitTypes },
   { version: '2026-09-30.endive', operation: 'PostPaymentIntentsIntent', description: ENDIVE_TYPES, upgrade: explicitTypes },
+  { version: '2026-09-30.endive', operation: 'PostSetupIntents', description: ENDIVE_ALLOWED_TYPES, upgrade: renamed('payment_method_types', 'allowed_payment_method_types') },
+  { version: '2026-09-30.endive', operation: 'PostSetupIntentsIntent', description: ENDIVE_ALLOWED_TYPES, upgrade: renamed('payment_method_types', 'allowed_payment_method_types') },
   { version: '2025-03-31.basil', operation: 'PostCustomers', description: BASIL_DISCOUNTS, upgrade: oneDiscount, kept: DISCOUNT_PARAMS },
   { version: '2025-03-31.basil', operation: 'PostCustomersCustomer', description: BASIL_DISCOUNTS, upgrade: oneDiscount, kept: DISCOUNT_PARAMS },
 ];

@@ -18,6 +18,11 @@ const CLOVER = '2025-09-30';
 /** From 2026-09-30 (endive) `fraud` is four reasons of its own. */
 const ENDIVE = '2026-09-30';
 
+/** Before 2026-09-30 (endive) a SetupIntent's list of types is `payment_method_types`. */
+const cardsOnly = (c: Client) => (before(c, ENDIVE) ? { payment_method_types: ['card'] } : { allowed_payment_method_types: ['card'] });
+/** A SetupIntent of cards only with `pm_card_visa`, not confirmed yet. */
+const setupIntent = async (c: Client) => (await c.stripe.setupIntents.create({ payment_method: 'pm_card_visa', ...cardsOnly(c) })).id as string;
+
 const fixtures = new WeakMap<Client, Map<string, Promise<any>>>();
 /** A fixture the reading calls of one client share, made once: fewer requests, the same objects. */
 function shared<T>(c: Client, name: string, make: () => Promise<T>): Promise<T> {
@@ -243,6 +248,15 @@ const BASE: Calls = {
   PostPaymentMethodsPaymentMethod: async (c) => c.stripe.paymentMethods.update(await attached(c), { metadata: { a: '1' } }),
   PostPaymentMethodsPaymentMethodAttach: async (c) => c.stripe.paymentMethods.attach('pm_card_mastercard', { customer: await customer(c) }),
   PostPaymentMethodsPaymentMethodDetach: async (c) => c.stripe.paymentMethods.detach(await attached(c)),
+  GetSetupIntents: async (c) => {
+    await c.stripe.setupIntents.create({ customer: await customer(c), payment_method: 'pm_card_visa', confirm: true, ...cardsOnly(c) });
+    return c.stripe.setupIntents.list({ limit: 3, expand: ['data.payment_method'] });
+  },
+  PostSetupIntents: async (c) => c.stripe.setupIntents.create({ customer: await customer(c), payment_method: 'pm_card_visa', confirm: true, ...cardsOnly(c) }),
+  GetSetupIntentsIntent: async (c) => c.stripe.setupIntents.retrieve(await setupIntent(c), { expand: ['payment_method'] }),
+  PostSetupIntentsIntent: async (c) => c.stripe.setupIntents.update(await setupIntent(c), { metadata: { a: '1' } }),
+  PostSetupIntentsIntentConfirm: async (c) => c.stripe.setupIntents.confirm(await setupIntent(c)),
+  PostSetupIntentsIntentCancel: async (c) => c.stripe.setupIntents.cancel(await setupIntent(c), { cancellation_reason: 'abandoned' }),
   GetRefunds: async (c) => {
     const charge = await paidCharge(c);
     await c.stripe.refunds.create({ charge, amount: 100 });

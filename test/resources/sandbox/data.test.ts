@@ -60,6 +60,11 @@ async function fill(key: string): Promise<string> {
     const monthly = await post('/v1/prices', { product: product.id, currency: 'usd', unit_amount: 100, recurring: { interval: 'month' } });
     const sub = await post('/v1/subscriptions', { customer: customer.id, items: [{ price: monthly.id }] });
     await post(`/v1/subscription_items/${sub.items.data[0].id}`, { quantity: 2 });
+    // A paid PaymentIntent (its charge), partly refunded.
+    const paid = await post('/v1/payment_intents', { amount: 2000, currency: 'usd', payment_method: 'pm_card_visa', confirm: true, return_url: 'http://127.0.0.1:9/back' });
+    await post('/v1/refunds', { payment_intent: paid.id, amount: 500 });
+    // A SetupIntent waiting on its 3-D Secure challenge.
+    await post('/v1/setup_intents', { customer: customer.id, payment_method: 'pm_card_authenticationRequired', confirm: true, allowed_payment_method_types: ['card'] });
   }
   const idem = await t.http().post('/v1/webhook_endpoints').set(bearer(key)).set('Idempotency-Key', 'k1').type('form').send(form({ url: 'http://127.0.0.1:0/h', enabled_events: ['*'] }));
   expect(idem.status).toBe(200);
@@ -98,6 +103,11 @@ async function counts(platform: string) {
     subscriptionItems: await p.subscriptionItem.count({ where }),
     invoices: await p.invoice.count({ where }),
     invoiceItems: await p.invoiceItem.count({ where }),
+    paymentIntents: await p.paymentIntent.count({ where }),
+    charges: await p.charge.count({ where }),
+    refunds: await p.refund.count({ where }),
+    setupIntents: await p.setupIntent.count({ where }),
+    paymentAuthentications: await p.paymentAuthentication.count({ where }),
   };
 }
 
@@ -127,8 +137,13 @@ test("deletes every row of the key's platform and its connected accounts in one 
       identity_verification_sessions: 1,
       identity_verification_reports: 1,
       customers: 2,
-      // A card per customer, and the one each forward of pm_card_visa made.
-      payment_methods: 4,
+      // A card per customer, the one each forward of pm_card_visa made, each PaymentIntent's and each SetupIntent's.
+      payment_methods: 8,
+      payment_intents: 2,
+      charges: 2,
+      refunds: 2,
+      setup_intents: 2,
+      payment_authentications: 2,
       forwarding_requests: 2,
       products: 2,
       prices: 4,

@@ -4,7 +4,7 @@ import { unixSeconds } from '../../../lib/clock';
 import { accountApiVersion, automaticCause } from '../../../events/emit';
 import { ApiError } from '../../../kernel/errors';
 import { html, htmlDocument, raw } from '../../../hosted/html';
-import { messagePage, type PageRequest, type PageResult, type ScriptResult } from '../../../hosted/pages';
+import { messagePage, openerOrigin, type PageRequest, type PageResult, type ScriptResult } from '../../../hosted/pages';
 import { DOWN_REASONS, INSTITUTIONS, institutionOf, type TestInstitution } from './institutions';
 import { runAfterCommit } from './pipeline';
 import { serializeAccount, serializeSession, type SessionRow } from './serializer';
@@ -26,18 +26,6 @@ const invalidLink = (nonce: string) => messagePage(nonce, 'This link is not vali
 const usedLink = (nonce: string) => messagePage(nonce, 'This link has already been used', 'A bank-link session works once. Ask the site that sent you here for a new one.', 410);
 const expiredLink = (nonce: string) => messagePage(nonce, 'This link has expired', 'Bank-link sessions expire after an hour. Ask the site that sent you here for a new one.', 410);
 
-/** The popup's opener origin, from the path the shim opened: an http(s) origin and nothing else. */
-function openerOrigin(req: PageRequest): string | null | PageResult {
-  const given = req.pathParams.origin;
-  if (given === undefined) return null;
-  try {
-    const url = new URL(given);
-    if ((url.protocol === 'http:' || url.protocol === 'https:') && url.origin === given) return url.origin;
-  } catch {
-    // Falls through to the error page.
-  }
-  return messagePage(req.nonce, 'This link is not valid', 'The page that opened this window did not say where it is.', 400);
-}
 
 /** The link's session while the link can still be used, or the page that says why not. */
 async function linkedSession(req: PageRequest): Promise<SessionRow | PageResult> {

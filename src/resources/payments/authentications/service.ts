@@ -1,9 +1,12 @@
+import { Prisma } from '../../../generated/prisma/client';
 import { hashKey as hashToken } from '../../../kernel/auth';
 import { unixSeconds } from '../../../lib/clock';
 import { newId, randomBase62 } from '../../../lib/ids';
 import type { Deps, RequestContext } from '../../../kernel/route';
+import { AfterCommit } from '../../../kernel/transaction';
 import type { Tx } from '../../../events/emit';
 import { hostedUrl } from '../../../hosted/pages';
+import { authenticationQueue, expiryJob } from './jobs';
 
 // 3-D Secure challenges of PaymentIntents and SetupIntents. An intent that needs its customer to
 // authenticate starts one (`startAuthentication`): a row with a single-use hosted page token,
@@ -15,7 +18,7 @@ import { hostedUrl } from '../../../hosted/pages';
 export type IntentType = 'payment_intent' | 'setup_intent';
 export type AuthenticationResult = 'succeeded' | 'failed' | 'expired';
 
-/** How long a challenge left unanswered stays open before the intent fails it. */
+/** How long a challenge left unanswered stays open before the intent fails it, unless THREE_D_SECURE_TTL_SECONDS says otherwise. */
 export const AUTHENTICATION_TTL_SECONDS = 60 * 60;
 
 export const TOKEN_SHAPE = /^[A-Za-z0-9]{48}$/;
@@ -76,9 +79,11 @@ export async function startAuthentication(
   const now = unixSeconds(ctx.deps.clock);
   await closeAuthentications(tx, start.intentId, now);
   const token = randomBase62(48);
+  const id = newId('payatt');
+  const expiresAt = now + (ctx.deps.config.threeDSecureTtlSeconds ?? AUTHENTICATION_TTL_SECONDS);
   await tx.paymentAuthentication.create({
     data: {
-      id: newId('payatt'),
+      id,
       accountId: ctx.caller.accountId,
       created: now,
       intentType: start.intentType,
@@ -87,10 +92,12 @@ export async function startAuthentication(
       token: await ctx.deps.encryption.seal(token),
       returnUrl: start.returnUrl,
       status: 'pending',
-      expiresAt: now + AUTHENTICATION_TTL_SECONDS,
+      expiresAt,
     },
     select: { id: true },
   });
+  // Within an operation the job is added once its transaction committed; the reconciler re-adds it if Redis loses it.
+  await ctx.deps.queues.add(authenticationQueue, [expiryJob(id, expiresAt, ctx.deps.clock.nowMs())]);
   return nextActionOf(challengeUrl(ctx.deps, token), start.returnUrl);
 }
 
@@ -108,4 +115,57 @@ export async function pendingNextAction(db: Tx, deps: Pick<Deps, 'config' | 'enc
 /** Ends an intent's open challenges (it was canceled, or confirmed again): their pages stop working. */
 export async function closeAuthentications(tx: Tx, intentId: string, now: number): Promise<void> {
   await tx.paymentAuthentication.updateMany({ where: { intentId, status: 'pending' }, data: { status: 'canceled', answeredAt: now } });
+}
+
+/** The table of each intent type, to lock an intent before its challenge (the order confirmations and cancels take). */
+const INTENT_TABLES: Readonly<Record<IntentType, string>> = { payment_intent: 'payment_intents', setup_intent: 'setup_intents' };
+
+/** A challenge as the page and the expiry read it. */
+export interface Challenge {
+  readonly id: string;
+  readonly intentType: IntentType;
+  readonly intentId: string;
+  readonly returnUrl: string | null;
+  readonly status: string;
+  readonly expiresAt: number;
+}
+
+const CHALLENGE = { id: true, intentType: true, intentId: true, returnUrl: true, status: true, expiresAt: true } as const;
+
+/** The challenge a page token opens, or null for a token that never was one. */
+export async function challengeOfToken(db: Tx, token: string): Promise<Challenge | null> {
+  if (!TOKEN_SHAPE.test(token)) return null;
+  return (await db.paymentAuthentication.findUnique({ where: { tokenHash: hashToken(token) }, select: CHALLENGE })) as Challenge | null;
+}
+
+/** What answering a challenge did: the events to hand off after commit, and where the customer goes back to. */
+export interface Answered {
+  readonly challenge: Challenge;
+  readonly eventIds: string[];
+  readonly redirectParams: Record<string, string>;
+}
+
+/**
+ * Ends a pending challenge with `result` and moves its intent on through its target, in one
+ * transaction: the intent is locked first, then the challenge is claimed with one conditional
+ * UPDATE (pending, and before its expiry for an answer, after it for `expired`), so it is answered
+ * once whoever comes second. Undefined when there was nothing to claim.
+ */
+export async function answerChallenge(deps: Deps, where: { tokenHash: string } | { id: string }, result: AuthenticationResult): Promise<Answered | undefined> {
+  const now = unixSeconds(deps.clock);
+  // Jobs the target adds (a capture to settle later, say) go to Redis once this commits, as an operation's do.
+  const afterCommit = new AfterCommit(deps.queues);
+  const answered = await deps.prisma.$transaction(async (tx) => {
+    const found = (await tx.paymentAuthentication.findUnique({ where, select: { ...CHALLENGE, accountId: true } })) as (Challenge & { accountId: string }) | null;
+    if (!found || found.status !== 'pending') return undefined;
+    await tx.$queryRaw`SELECT id FROM ${Prisma.raw(INTENT_TABLES[found.intentType])} WHERE id = ${found.intentId} FOR UPDATE`;
+    const due = result === 'expired' ? Prisma.sql`expires_at <= ${now}` : Prisma.sql`expires_at > ${now}`;
+    const claimed = await tx.$queryRaw<{ id: string }[]>`
+      UPDATE payment_authentications SET status = ${result}, answered_at = ${now} WHERE id = ${found.id} AND status = 'pending' AND ${due} RETURNING id`;
+    if (claimed.length === 0) return undefined;
+    const { eventIds, redirectParams } = await authenticationTarget(found.intentType).finish(tx, { ...deps, queues: afterCommit }, found.accountId, found.intentId, result);
+    return { challenge: found, eventIds, redirectParams };
+  });
+  await afterCommit.flush();
+  return answered;
 }

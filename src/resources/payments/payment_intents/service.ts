@@ -122,6 +122,17 @@ async function lockOrMissing(ctx: RequestContext, tx: Tx): Promise<PaymentIntent
   return row;
 }
 
+/** The intent's JSON columns as Prisma writes them (null as a database NULL). */
+const jsonColumns = (row: PaymentIntentRow) => ({
+  automaticPaymentMethods: json(row.automaticPaymentMethods),
+  paymentMethodOptions: (row.paymentMethodOptions ?? {}) as Prisma.InputJsonValue,
+  shipping: json(row.shipping),
+  metadata: row.metadata as Prisma.InputJsonValue,
+  transferData: json(row.transferData),
+  lastPaymentError: json(row.lastPaymentError),
+  nextAction: json(row.nextAction),
+});
+
 /** Writes the intent: inserted by its first save when this request made it, else its changed columns (all but its identity and secret). */
 async function saveIntent(scope: Pick<Scope, 'tx' | 'unsaved'>, row: PaymentIntentRow): Promise<void> {
   const { tx } = scope;
@@ -131,13 +142,7 @@ async function saveIntent(scope: Pick<Scope, 'tx' | 'unsaved'>, row: PaymentInte
     where: { id: row.id },
     data: {
       ...data,
-      automaticPaymentMethods: json(row.automaticPaymentMethods),
-      paymentMethodOptions: (row.paymentMethodOptions ?? {}) as Prisma.InputJsonValue,
-      shipping: json(row.shipping),
-      metadata: row.metadata as Prisma.InputJsonValue,
-      transferData: json(row.transferData),
-      lastPaymentError: json(row.lastPaymentError),
-      nextAction: json(row.nextAction),
+      ...jsonColumns(row),
     },
     select: { id: true },
   });
@@ -148,13 +153,7 @@ async function insertIntent(tx: Tx, row: PaymentIntentRow): Promise<void> {
   await tx.paymentIntent.create({
     data: {
       ...columns,
-      automaticPaymentMethods: json(row.automaticPaymentMethods),
-      paymentMethodOptions: (row.paymentMethodOptions ?? {}) as Prisma.InputJsonValue,
-      shipping: json(row.shipping),
-      metadata: row.metadata as Prisma.InputJsonValue,
-      transferData: json(row.transferData),
-      lastPaymentError: json(row.lastPaymentError),
-      nextAction: json(row.nextAction),
+      ...jsonColumns(row),
     },
     select: { id: true },
   });
@@ -432,7 +431,8 @@ async function confirmLocked(scope: Scope, ctx: RequestContext, before: PaymentI
     );
   }
   const automatic = row.automaticPaymentMethods as { enabled?: boolean; allow_redirects?: string } | null;
-  if (automatic?.enabled && automatic.allow_redirects !== 'never' && !row.returnUrl) throw invalidRequest(REDIRECT_URL_REQUIRED, undefined, 'return_url');
+  // Stripe.js (`use_stripe_sdk`) handles the next action itself: no return_url needed.
+  if (automatic?.enabled && automatic.allow_redirects !== 'never' && !row.returnUrl && params.use_stripe_sdk !== true) throw invalidRequest(REDIRECT_URL_REQUIRED, undefined, 'return_url');
   return attempt(scope, ctx, row, { offSession: params.off_session === true || params.off_session === 'one_off' || params.off_session === 'recurring', errorOnRequiresAction: params.error_on_requires_action === true });
 }
 

@@ -16,6 +16,12 @@ export interface DeletedCounts {
   identity_verification_reports: number;
   customers: number;
   payment_methods: number;
+  payment_intents: number;
+  charges: number;
+  refunds: number;
+  setup_intents: number;
+  /** 3-D Secure challenges of PaymentIntents and SetupIntents. */
+  payment_authentications: number;
   forwarding_requests: number;
   products: number;
   prices: number;
