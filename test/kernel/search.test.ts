@@ -143,7 +143,7 @@ describe('compileQuery', () => {
     expect(compiled('status:active')).toMatchObject({ text: '(status = $1::text)', values: ['active'] });
     expect(compiled('created>=17')).toMatchObject({ text: '(created >= $1::numeric)', values: ['17'] });
     expect(compiled('created:"17"').text).toBe('(created = $1::numeric)');
-    expect(compiled('metadata["k"]:"v"')).toMatchObject({ text: '((metadata ->> $1::text) = $2::text)', values: ['k', 'v'] });
+    expect(compiled('metadata["k"]:"v"')).toMatchObject({ text: '(metadata @> jsonb_build_object($1::text, $2::text))', values: ['k', 'v'] });
     expect(compiled('card.last4:"4242"').text).toBe("((details->>'last4') ILIKE $1::text)");
   });
 
