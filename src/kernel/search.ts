@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { ApiError, invalidRequest } from './errors';
 import type { SqlRows } from './list';
+import type { RequestContext } from './route';
 import { join, raw, sql, unnamed, type Fragment, type SqlClient } from '../lib/sql';
 
 // The public search query language (`GET /v1/<resource>/search?query=…`), parsed once here into
@@ -308,3 +309,24 @@ export async function searchSql<Row extends { seq: bigint }>(opts: SearchOptions
   }
   return result;
 }
+
+/**
+ * `GET /v1/<resource>/search` for the caller: its parameters, the pool, the secrets key, and the
+ * account as the page tokens' scope. `rows` are the account's searchable rows.
+ */
+export const searchRequest = <Row extends { seq: bigint }>(
+  ctx: RequestContext,
+  resource: SearchResource,
+  rows: SqlRows,
+  serialize: (row: Row) => unknown,
+): Promise<SearchResult> =>
+  searchSql<Row>({
+    params: { query: ctx.params.query, limit: ctx.params.limit, page: ctx.params.page, expand: ctx.params.expand },
+    url: `/v1/${resource.name}/search`,
+    resource,
+    rows,
+    db: ctx.deps.sql,
+    sealer: ctx.deps.encryption,
+    scope: ctx.caller.accountId,
+    serialize,
+  });

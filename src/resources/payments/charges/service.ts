@@ -4,7 +4,7 @@ import { hasIdShape, newId } from '../../../lib/ids';
 import { TxSql } from '../../../lib/sql';
 import { resourceMissing } from '../../../kernel/errors';
 import { paginateSql, rangeConditions } from '../../../kernel/list';
-import { searchSql } from '../../../kernel/search';
+import { searchRequest } from '../../../kernel/search';
 import { applyMetadata, type Metadata, type MetadataParam } from '../../../kernel/metadata';
 import type { RequestContext } from '../../../kernel/route';
 import { writeThrough } from '../../../kernel/writes';
@@ -243,16 +243,7 @@ export async function listCharges(ctx: RequestContext) {
 }
 
 export async function searchCharges(ctx: RequestContext) {
-  const { params, caller, deps } = ctx;
-  const result = await searchSql<ChargeRow & { seq: bigint }>({
-    params: { query: params.query, limit: params.limit, page: params.page, expand: params.expand },
-    url: '/v1/charges/search',
-    resource: SEARCH,
-    rows: searchedRows(caller.accountId),
-    db: deps.sql,
-    sealer: deps.encryption,
-    scope: caller.accountId,
-    serialize: (row: ChargeRow) => serializeCharge(row),
-  });
+  const { caller, deps } = ctx;
+  const result = await searchRequest<ChargeRow & { seq: bigint }>(ctx, SEARCH, searchedRows(caller.accountId), (row: ChargeRow) => serializeCharge(row));
   return { ...result, data: await withChargesHistory(deps.sql, caller.accountId, result.data as ReturnType<typeof serializeCharge>[], ctx.apiVersion) };
 }

@@ -3,7 +3,7 @@ import { unixSeconds } from '../../../lib/clock';
 import { hasIdShape, newId } from '../../../lib/ids';
 import { ApiError, invalidRequest, resourceMissing } from '../../../kernel/errors';
 import { paginateSql, rangeConditions } from '../../../kernel/list';
-import { searchSql } from '../../../kernel/search';
+import { searchRequest } from '../../../kernel/search';
 import { applyMetadata, type Metadata, type MetadataParam } from '../../../kernel/metadata';
 import type { RequestContext } from '../../../kernel/route';
 import { causeOf, emit, eventInsert, previousAttributes, type EmitOptions, type Tx } from '../../../events/emit';
@@ -312,17 +312,8 @@ export async function listCustomers(ctx: RequestContext) {
 }
 
 export async function searchCustomers(ctx: RequestContext) {
-  const { params, caller, deps } = ctx;
-  const result = await searchSql<CustomerRow & { seq: bigint }>({
-    params: { query: params.query, limit: params.limit, page: params.page, expand: params.expand },
-    url: '/v1/customers/search',
-    resource: SEARCH,
-    rows: searchedRows(caller.accountId),
-    db: deps.sql,
-    sealer: deps.encryption,
-    scope: caller.accountId,
-    serialize: (row: CustomerRow) => row,
-  });
+  const { caller, deps } = ctx;
+  const result = await searchRequest<CustomerRow & { seq: bigint }>(ctx, SEARCH, searchedRows(caller.accountId), (row: CustomerRow) => row);
   return { ...result, data: await serializeAll(deps.prisma, result.data as CustomerRow[], unixSeconds(deps.clock)) };
 }
 

@@ -3,7 +3,7 @@ import { unixSeconds } from '../../../lib/clock';
 import { hasIdShape, newId, randomBase62 } from '../../../lib/ids';
 import { ApiError, invalidRequest, parametersExclusive, resourceMissing } from '../../../kernel/errors';
 import { paginateSql, rangeConditions } from '../../../kernel/list';
-import { searchSql } from '../../../kernel/search';
+import { searchRequest } from '../../../kernel/search';
 import { requireOpenedClientSecret } from '../../../kernel/clientSecret';
 import { TxSql } from '../../../lib/sql';
 import { applyMetadata, type Metadata, type MetadataParam } from '../../../kernel/metadata';
@@ -812,16 +812,7 @@ async function afterFinish(deps: Deps, scope: Scope): Promise<void> {
 }
 
 export async function searchPaymentIntents(ctx: RequestContext) {
-  const { params, caller, deps } = ctx;
-  const result = await searchSql<PaymentIntentRow & { seq: bigint }>({
-    params: { query: params.query, limit: params.limit, page: params.page, expand: params.expand },
-    url: '/v1/payment_intents/search',
-    resource: SEARCH,
-    rows: searchedRows(caller.accountId),
-    db: deps.sql,
-    sealer: deps.encryption,
-    scope: caller.accountId,
-    serialize: (row: PaymentIntentRow) => row,
-  });
+  const { caller, deps } = ctx;
+  const result = await searchRequest<PaymentIntentRow & { seq: bigint }>(ctx, SEARCH, searchedRows(caller.accountId), (row: PaymentIntentRow) => row);
   return { ...result, data: await Promise.all((result.data as (PaymentIntentRow & { seq: bigint })[]).map((r) => presentPaymentIntent(deps.prisma as unknown as Tx, deps, withoutSeq(r), ctx.apiVersion))) };
 }
