@@ -22,7 +22,7 @@ import {
 import { lockCharge, newBalanceTransactionId, recordCharge, saveCharge, shippingOf, type ChargeAttempt } from '../charges/service';
 import { serializeCharge, type ChargeRow } from '../charges/serializer';
 import { withChargeHistory, withIntentHistory } from '../charges/history';
-import { ROW as PM_ROW, resolvePaymentMethod, type StoredPaymentMethod } from '../payment_methods/service';
+import { ROW as PM_ROW, lockCustomer, resolvePaymentMethod, type StoredPaymentMethod } from '../payment_methods/service';
 import { serializePaymentMethod } from '../payment_methods/serializer';
 import { authenticationRequiredError, insufficientFundsError, paymentResult, type CardOutcome } from '../payment_methods/testCards';
 import { paymentIntentsQueue, settleJob, type PaymentIntentJob } from './jobs';
@@ -205,13 +205,6 @@ function checkAmount(amount: number, currency: string): void {
 
 /** The payment method types that exist here: cards. */
 const SUPPORTED_TYPES: readonly string[] = ['card'];
-
-async function checkCustomer(tx: Tx, accountId: string, id: string): Promise<void> {
-  const missing = resourceMissing('customer', id, 'customer', 400);
-  if (!hasIdShape('cus', id)) throw missing;
-  const rows = await tx.$queryRaw<{ id: string }[]>`SELECT id FROM customers WHERE id = ${id} AND account_id = ${accountId} AND NOT deleted`;
-  if (rows.length === 0) throw missing;
-}
 
 /** A connected account of the caller's own (a connected account has none): `on_behalf_of`, `transfer_data[destination]`. */
 async function checkConnected(tx: Tx, ctx: RequestContext, id: string, param: string, kind: string): Promise<void> {
@@ -503,7 +496,7 @@ export async function createPaymentIntent(ctx: RequestContext) {
   const automaticPaymentMethods = automatic?.enabled || dynamic ? { allow_redirects: automatic?.allow_redirects ?? 'always', enabled: true } : null;
   return run(ctx, async (scope) => {
     const { tx } = scope;
-    if (params.customer !== undefined) await checkCustomer(tx, ctx.caller.accountId, params.customer);
+    if (params.customer !== undefined) await lockCustomer(tx, ctx.caller.accountId, params.customer, 'customer');
     const id = newId('pi');
     const clientSecret = `${id}_secret_${randomBase62(25)}`;
     const transferData = params.transfer_data
@@ -603,7 +596,7 @@ export async function updatePaymentIntent(ctx: RequestContext) {
     if (params.currency !== undefined) row.currency = String(params.currency).toLowerCase();
     if (params.amount !== undefined || params.currency !== undefined) checkAmount(row.amount, row.currency);
     if (params.customer !== undefined) {
-      await checkCustomer(scope.tx, ctx.caller.accountId, params.customer);
+      await lockCustomer(scope.tx, ctx.caller.accountId, params.customer, 'customer');
       row.customerId = params.customer;
     }
     row.description = text(params.description, row.description);

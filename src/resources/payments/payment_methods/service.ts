@@ -224,13 +224,17 @@ export async function attachPaymentMethod(
   return { row, eventIds: [await emitPaymentMethod(tx, ctx, 'payment_method.attached', row)] };
 }
 
-/** Locks one of the caller's live customers, or `resource_missing` on `param`. */
-async function lockCustomer(tx: Tx, ctx: RequestContext, id: string, param: string): Promise<void> {
-  const missing = () => resourceMissing('customer', id, param, 400);
-  if (!hasIdShape('cus', id)) throw missing();
-  const rows = await tx.$queryRaw<{ id: string }[]>`
-    SELECT id FROM customers WHERE id = ${id} AND account_id = ${ctx.caller.accountId} AND NOT deleted FOR UPDATE`;
-  if (rows.length === 0) throw missing();
+/** Locks one of the account's live customers; false when it has none of that id. */
+export async function lockLiveCustomer(tx: Tx, accountId: string, id: string): Promise<boolean> {
+  if (!hasIdShape('cus', id)) return false;
+  const rows = await tx.$queryRaw<{ id: string }[]>`SELECT id FROM customers WHERE id = ${id} AND account_id = ${accountId} AND NOT deleted FOR UPDATE`;
+  return rows.length > 0;
+}
+
+/** Locks one of the account's live customers named by `param`; `resource_missing` on it otherwise. */
+export async function lockCustomer(tx: Tx, accountId: string, id: string, param: string): Promise<string> {
+  if (!(await lockLiveCustomer(tx, accountId, id))) throw resourceMissing('customer', id, param, 400);
+  return id;
 }
 
 export async function createPaymentMethod(ctx: RequestContext) {
@@ -311,7 +315,7 @@ export async function listPaymentMethods(ctx: RequestContext) {
 export async function attachPaymentMethodToCustomer(ctx: RequestContext) {
   const { params, deps } = ctx;
   const { row, eventIds } = await deps.prisma.$transaction(async (tx) => {
-    await lockCustomer(tx, ctx, params.customer, 'customer');
+    await lockCustomer(tx, ctx.caller.accountId, params.customer, 'customer');
     const pm = await resolvePaymentMethod(tx, ctx, ctx.pathParams.payment_method);
     return attachPaymentMethod(tx, ctx, pm, params.customer);
   });

@@ -16,7 +16,7 @@ import {
   type AuthenticationResult,
   type AuthenticationTarget,
 } from '../authentications/service';
-import { resolvePaymentMethod, type StoredPaymentMethod } from '../payment_methods/service';
+import { lockCustomer, lockLiveCustomer, resolvePaymentMethod, type StoredPaymentMethod } from '../payment_methods/service';
 import { serializePaymentMethod } from '../payment_methods/serializer';
 import { attachError, paymentResult, type CardOutcome } from '../payment_methods/testCards';
 import { isConnectedAccountOf, lockSetupIntentRow, markOffSessionReady } from './queries';
@@ -95,19 +95,6 @@ async function lockOwned(tx: Tx, accountId: string, id: string): Promise<Stored>
 async function checkClientSecret(ctx: RequestContext, row: Stored): Promise<void> {
   if (!ctx.caller.publishable && ctx.params.client_secret === undefined) return;
   requireOpenedClientSecret(ctx, await ctx.deps.encryption.open(row.clientSecret), SETUP_INTENT_OBJECT);
-}
-
-/** Locks one of the account's live customers; false when there is none of that id. */
-async function lockLiveCustomer(tx: Tx, accountId: string, id: string): Promise<boolean> {
-  if (!hasIdShape('cus', id)) return false;
-  const rows = await tx.$queryRaw<{ id: string }[]>`SELECT id FROM customers WHERE id = ${id} AND account_id = ${accountId} AND NOT deleted FOR UPDATE`;
-  return rows.length > 0;
-}
-
-/** Locks one of the caller's live customers named by `param`; `resource_missing` on it otherwise. */
-async function lockCustomer(tx: Tx, accountId: string, id: string, param: string): Promise<string> {
-  if (!(await lockLiveCustomer(tx, accountId, id))) throw resourceMissing('customer', id, param, 400);
-  return id;
 }
 
 async function checkOnBehalfOf(tx: Tx, ctx: RequestContext, id: string | undefined): Promise<string | null> {
