@@ -1,7 +1,7 @@
 import type { Prisma } from '../generated/prisma/client';
 import { newId } from '../lib/ids';
 import { sql, TxSql } from '../lib/sql';
-import { writeThrough, type Write } from '../kernel/writes';
+import { writeThrough, type Db, type Write } from '../kernel/writes';
 import { eventsEmitted } from '../lib/metrics';
 import type { RequestContext } from '../kernel/route';
 import { embeddedOf } from '../kernel/versions';
@@ -73,6 +73,13 @@ export function eventInsert(type: EventType, object: Record<string, unknown>, op
         RETURNING id`,
     },
   };
+}
+
+/** Writes the event with `db`'s writes (the outbox: held with them on the one-statement path); returns its id for the relay. */
+export async function emitIn(db: Pick<Db, 'write'>, type: EventType, object: Record<string, unknown>, options: EmitOptions): Promise<string> {
+  const { id, write } = eventInsert(type, object, options);
+  await db.write(write);
+  return id;
 }
 
 /** Writes the event in the caller's transaction (the outbox); returns its id for the relay. */

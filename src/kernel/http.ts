@@ -7,7 +7,7 @@ import { newRequestId } from '../lib/ids';
 import type { RequestLog } from './requestLog';
 import { ApiError, internalError, invalidRequest, parameterMissing, rateLimited, serviceUnavailable, unrecognizedUrl } from './errors';
 import { isDatabaseUnavailable } from '../lib/prisma';
-import type { SqlClient } from '../lib/sql';
+import type { Sql, SqlClient } from '../lib/sql';
 import { secretKeyRequired, type Authenticator } from './auth';
 import type { ExpandRegistry } from './expand';
 import { checkKey, ClaimLost, fingerprintOf, idempotencyKeyInUse, type HeldClaim, type IdempotencyStore } from './idempotency';
@@ -360,9 +360,10 @@ async function runOperation({ route: r, validate, rateLimiter }: Mounted, pathPa
 
 /**
  * Runs a `oneStatement` operation: the handler's writes are held, its answer rendered, and the
- * writes, the key's claim and the answer sent as one statement. A `sqlOnly` one runs in a
- * transaction on a pooled connection, so its reads may lock rows; the statement then commits with
- * it (four round trips, one commit). Answers the body, or undefined when nothing was written and
+ * writes, the key's claim and the answer sent as one statement. A `sqlOnly` one that reads runs
+ * in a transaction on a pooled connection, opened by its first read, so its reads may lock rows;
+ * the statement then commits with it (one commit). One that reads nothing sends the statement
+ * alone: one round trip. Answers the body, or undefined when nothing was written and
  * the request must run the ordinary way (the statement didn't apply, or the handler refused: that
  * way says why, and keeps the key as it should).
  */
@@ -375,17 +376,23 @@ async function runAsOneStatement(
 ): Promise<string | undefined> {
   const { deps } = kernel;
   const afterCommit = new AfterCommit(deps.queues);
-  const attempt = async (sql: SqlClient, prisma: Deps['prisma']): Promise<string> => {
+  // Answers the body and the statement that writes everything (undefined: nothing to write).
+  const attempt = async (sql: SqlClient, prisma: Deps['prisma']): Promise<{ result: string; last?: Sql }> => {
     const held = new HeldWrites();
     const c = ctx({ ...deps, sql, prisma, write: held.run, queues: afterCommit });
     const body = await renderResult(c, await r.handler(c));
     const claim = idempotency && (await kernel.idempotency.completedClaim(c.caller.accountId, idempotency.key, idempotency.fingerprint, body, r.responseHasSecret ?? false));
-    const statement = oneStatement(held.writes, claim);
-    if (statement) await sql.query(statement);
-    return body;
+    return { result: body, last: oneStatement(held.writes, claim) };
   };
   try {
-    const body = r.sqlOnly ? await deps.sql.transaction((sql) => attempt(sql, NO_PRISMA)) : await attempt(deps.sql, deps.prisma);
+    let body: string;
+    if (r.sqlOnly) {
+      body = await deps.sql.transactionEndingWith((sql) => attempt(sql, NO_PRISMA));
+    } else {
+      const { result, last } = await attempt(deps.sql, deps.prisma);
+      if (last) await deps.sql.query(last);
+      body = result;
+    }
     await afterCommit.flush();
     return body;
   } catch (err) {

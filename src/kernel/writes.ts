@@ -1,4 +1,5 @@
-import { join, raw, sql, type Sql, type SqlClient } from '../lib/sql';
+import { join, raw, sql, TxSql, type Sql, type SqlClient } from '../lib/sql';
+import type { Tx } from '../lib/prisma';
 import type { ApiError } from './errors';
 
 // An operation's writes as statements the kernel can hold. Run step by step, each goes to the
@@ -27,6 +28,21 @@ export const writeThrough =
     if (rows.length === 0 && write.orElse) throw write.orElse();
   };
 
+/** Where a change is read and written: an operation's deps (`Pick<Deps, 'sql' | 'write'>`), or a transaction's. */
+export interface Db {
+  readonly sql: SqlClient;
+  readonly write: WriteRunner;
+}
+
+/** Reads and writes at once on `sql`. */
+export const dbOf = (sql: SqlClient): Db => ({ sql, write: writeThrough(sql) });
+
+/** Reads and writes at once in a Prisma transaction (a worker's, a page's). */
+export const prismaDb = (tx: Pick<Tx, '$queryRawUnsafe'>): Db => dbOf(new TxSql(tx));
+
+/** The runners that hold their writes rather than send them. */
+const holding = new WeakSet<WriteRunner>();
+
 /** Holds an operation's writes to send as one statement. */
 export class HeldWrites {
   readonly writes: Write[] = [];
@@ -34,12 +50,25 @@ export class HeldWrites {
     this.writes.push(write);
     return Promise.resolve();
   };
+
+  constructor() {
+    holding.add(this.run);
+  }
 }
 
 /** The SQLSTATE `sandbank_assert` raises (migration 20261220000001). */
 export const NOT_APPLIED = 'SBW01';
 
 export const isNotApplied = (err: unknown): boolean => typeof err === 'object' && err !== null && (err as { code?: unknown }).code === NOT_APPLIED;
+
+/**
+ * Called by a handler about to read back (or update) a row it wrote: held writes aren't in the
+ * database yet, so on the one-statement path this throws NOT_APPLIED, and the kernel runs the
+ * request again the ordinary way, where every write is sent at once. Elsewhere it does nothing.
+ */
+export function readsItsWrites(db: Pick<Db, 'write'>): void {
+  if (holding.has(db.write)) throw Object.assign(new Error('this request reads back its own writes: it runs the ordinary way'), { code: NOT_APPLIED });
+}
 
 /**
  * `writes` as one statement, each a CTE, with `claim`; it fails with NOT_APPLIED, committing

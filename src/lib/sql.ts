@@ -92,6 +92,20 @@ export interface SqlClient {
   readonly inTransaction: boolean;
   /** Runs `work` in a transaction (inside one already, in that one). */
   transaction<T>(work: (sql: SqlClient) => Promise<T>): Promise<T>;
+  /**
+   * Runs `work`, then the statement it ends with (`last`), as one transaction that its first
+   * statement opens: when `work` sent none, `last` is sent alone (a statement is a transaction of
+   * its own), one round trip where BEGIN and COMMIT would make three. Inside a transaction already,
+   * all of it runs in that one.
+   */
+  transactionEndingWith<T>(work: (sql: SqlClient) => Promise<{ result: T; last?: Sql }>): Promise<T>;
+}
+
+/** `transactionEndingWith` on a client already in a transaction: `work`, then `last`, in it. */
+async function endingWithin<T>(sql: SqlClient, work: (sql: SqlClient) => Promise<{ result: T; last?: Sql }>): Promise<T> {
+  const { result, last } = await work(sql);
+  if (last) await sql.query(last);
+  return result;
 }
 
 // int8 as bigint, as Prisma's raw queries answer it, so a row reads the same through either client.
@@ -139,6 +153,7 @@ export class PoolSql implements SqlClient {
       inTransaction: true,
       query: (statement) => runNamed(client, this.names, statement),
       transaction: (inner) => inner(sql),
+      transactionEndingWith: (inner) => endingWithin(sql, inner),
     };
     let broken: Error | undefined;
     try {
@@ -152,6 +167,47 @@ export class PoolSql implements SqlClient {
     } finally {
       // A connection that couldn't roll back is dropped, never handed to the next request.
       client.release(broken);
+    }
+  }
+
+  async transactionEndingWith<T>(work: (sql: SqlClient) => Promise<{ result: T; last?: Sql }>): Promise<T> {
+    // The connection and BEGIN wait for the first statement `work` sends.
+    let opened: Promise<PoolClient> | undefined;
+    const open = (): Promise<PoolClient> =>
+      (opened ??= this.pool.connect().then(async (client) => {
+        try {
+          await client.query('BEGIN');
+          return client;
+        } catch (err) {
+          client.release(err as Error);
+          throw err;
+        }
+      }));
+    const sql: SqlClient = {
+      inTransaction: true,
+      query: async (statement) => runNamed(await open(), this.names, statement),
+      transaction: (inner) => inner(sql),
+      transactionEndingWith: (inner) => endingWithin(sql, inner),
+    };
+    let broken: Error | undefined;
+    let client: PoolClient | undefined;
+    try {
+      const { result, last } = await work(sql);
+      if (opened === undefined) {
+        if (last) await this.query(last);
+        return result;
+      }
+      client = await opened;
+      if (last) await runNamed(client, this.names, last);
+      await client.query('COMMIT');
+      return result;
+    } catch (err) {
+      client ??= opened && (await opened.catch(() => undefined));
+      if (client) await client.query('ROLLBACK').catch((e: Error) => (broken = e));
+      throw err;
+    } finally {
+      // A connection that couldn't roll back is dropped, never handed to the next request.
+      client?.release(broken);
     }
   }
 }
@@ -168,5 +224,9 @@ export class TxSql implements SqlClient {
 
   transaction<T>(work: (sql: SqlClient) => Promise<T>): Promise<T> {
     return work(this);
+  }
+
+  transactionEndingWith<T>(work: (sql: SqlClient) => Promise<{ result: T; last?: Sql }>): Promise<T> {
+    return endingWithin(this, work);
   }
 }

@@ -378,9 +378,13 @@ describe('an operation that locks, sent as one statement (connected account upda
     const idem = newIdemKey();
     // Every statement of the operation's transaction, as sent.
     const texts: string[] = [];
-    const transaction = t.runtime.sql.transaction.bind(t.runtime.sql);
-    const transactions = jest.spyOn(t.runtime.sql, 'transaction').mockImplementation((work) =>
-      transaction((sql) => work({ ...sql, query: (statement) => (texts.push(statement.text), sql.query(statement)) })),
+    const transaction = t.runtime.sql.transactionEndingWith.bind(t.runtime.sql);
+    const transactions = jest.spyOn(t.runtime.sql, 'transactionEndingWith').mockImplementation((work) =>
+      transaction(async (sql) => {
+        const done = await work({ ...sql, query: (statement) => (texts.push(statement.text), sql.query(statement)) });
+        if (done.last) texts.push(done.last.text);
+        return done;
+      }),
     );
     const prismaTransactions = jest.spyOn(t.runtime.prisma, '$transaction');
     try {

@@ -217,6 +217,7 @@ describe('searchSql', () => {
     const db: SqlClient = {
       inTransaction: false,
       transaction: (work) => work(db),
+      transactionEndingWith: async (work) => (await work(db)).result,
       query: async <R,>(statement: Sql) => {
         statements.push(statement);
         if (statement.text.startsWith('SELECT count(*)')) return [{ n }] as R[];

@@ -1,6 +1,6 @@
-import { oneStatement, type Write } from '../../src/kernel/writes';
+import { HeldWrites, isNotApplied, oneStatement, readsItsWrites, writeThrough, type Write } from '../../src/kernel/writes';
 import { invalidRequest } from '../../src/kernel/errors';
-import { raw, sql } from '../../src/lib/sql';
+import { raw, sql, type SqlClient } from '../../src/lib/sql';
 
 const plain = (table: string, value: string): Write => ({ sql: sql`INSERT INTO ${raw(table)} VALUES (${value}) RETURNING 1` });
 const required = (value: string): Write => ({ sql: sql`UPDATE slots SET n = n + 1 WHERE id = ${value} RETURNING 1`, orElse: () => invalidRequest('full') });
@@ -27,5 +27,23 @@ describe('oneStatement', () => {
     );
     expect(oneStatement([plain('a', '1')])!.text).toBe('WITH w0 AS (INSERT INTO a VALUES ($1) RETURNING 1) SELECT sandbank_assert((SELECT count(*) FROM w0) >= 0)');
     expect(oneStatement([])).toBeUndefined();
+  });
+});
+
+describe('readsItsWrites', () => {
+  test('sends a request that reads back its writes the ordinary way when they are held', () => {
+    const held = new HeldWrites();
+    let thrown: unknown;
+    try {
+      readsItsWrites({ write: held.run });
+    } catch (err) {
+      thrown = err;
+    }
+    expect(isNotApplied(thrown)).toBe(true);
+  });
+
+  test('does nothing where writes are sent at once', () => {
+    const db = { query: async () => [], inTransaction: true, transaction: async () => undefined } as unknown as SqlClient;
+    expect(() => readsItsWrites({ write: writeThrough(db) })).not.toThrow();
   });
 });

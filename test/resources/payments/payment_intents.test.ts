@@ -556,3 +556,74 @@ describe('secrets at rest', () => {
     expect((await post(key, PI, card({ payment_method: 'pm_card_chargeDeclined' }), { 'Idempotency-Key': 'secret-create' })).body.client_secret).toBe(secret);
   });
 });
+
+describe('a create is one statement unless it must read back its writes', () => {
+  /** The statements sent on the pool (outside any transaction) while `run` runs that write a PaymentIntent. */
+  async function statementsOf<T>(run: () => Promise<T>): Promise<{ result: T; texts: string[] }> {
+    const texts: string[] = [];
+    const query = t.runtime.sql.query.bind(t.runtime.sql);
+    const spy = jest.spyOn(t.runtime.sql, 'query').mockImplementation((statement) => {
+      if (statement.text.includes('INSERT INTO payment_intents')) texts.push(statement.text);
+      return query(statement);
+    });
+    try {
+      return { result: await run(), texts };
+    } finally {
+      spy.mockRestore();
+    }
+  }
+  const rowsOf = (intentId: string) => ({
+    intents: t.runtime.prisma.paymentIntent.count({ where: { id: intentId } }),
+    charges: t.runtime.prisma.charge.count({ where: { paymentIntentId: intentId } }),
+  });
+
+  test('a confirmed create with a test card: the card, the intent, its charge, its events and the key, in one statement', async () => {
+    const key = newTestKey();
+    const { result: res, texts } = await statementsOf(() => pay(key, 'pm_card_visa', {}) as Promise<any>);
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({ status: 'succeeded', amount_received: 2000 });
+    expect(texts).toHaveLength(1);
+    for (const part of ['INSERT INTO payment_methods', 'INSERT INTO charges', 'INSERT INTO events']) expect(texts[0]).toContain(part);
+    const rows = rowsOf(res.body.id);
+    expect([await rows.intents, await rows.charges]).toEqual([1, 1]);
+    expect((await eventsOf(key, 'payment_intent.succeeded')).map((e: any) => e.data.object.id)).toEqual([res.body.id]);
+  });
+
+  test('a card made by the request and saved for later is written the ordinary way, once', async () => {
+    const key = newTestKey();
+    const customer = await createCustomer(t, key);
+    const { result: res, texts } = await statementsOf(() => pay(key, 'pm_card_visa', { customer: customer.id, setup_future_usage: 'off_session' }) as Promise<any>);
+    expect(res.status).toBe(200);
+    // The one-statement attempt was given up before anything was sent.
+    expect(texts).toHaveLength(0);
+    const pm = await t.runtime.prisma.paymentMethod.findUniqueOrThrow({ where: { id: res.body.payment_method } });
+    expect(pm).toMatchObject({ customerId: customer.id, offSessionReady: true });
+    const rows = rowsOf(res.body.id);
+    expect([await rows.intents, await rows.charges]).toEqual([1, 1]);
+    expect(await eventsOf(key, 'payment_method.attached')).toHaveLength(1);
+    expect(await eventsOf(key, 'payment_intent.created')).toHaveLength(1);
+  });
+
+  test('at a version that shows the charges, the intent is answered with the charge it just made', async () => {
+    const key = newTestKey();
+    const { result: res, texts } = await statementsOf(() => pay(key, 'pm_card_visa', {}).then(() => post(key, PI, card({ payment_method: 'pm_card_visa', confirm: true }), { 'Stripe-Version': '2022-08-01' })) as Promise<any>);
+    expect(res.status).toBe(200);
+    expect(res.body.charges).toMatchObject({ object: 'list', total_count: 1, data: [{ id: expect.stringMatching(/^ch_/), status: 'succeeded' }] });
+    // The first create went as one statement; the old version's went the ordinary way.
+    expect(texts).toHaveLength(1);
+    const rows = rowsOf(res.body.id);
+    expect([await rows.intents, await rows.charges]).toEqual([1, 1]);
+  });
+
+  test('a card that asks for authentication: next_action from the challenge started, in the same statement', async () => {
+    const key = newTestKey();
+    const { result: res, texts } = await statementsOf(() => pay(key, 'pm_card_authenticationRequired', { return_url: 'http://127.0.0.1:9/back' }) as Promise<any>);
+    expect(res.status).toBe(200);
+    expect(res.body.status).toBe('requires_action');
+    expect(res.body.next_action.redirect_to_url.url).toMatch(/\/three_d_secure\/[A-Za-z0-9]{48}$/);
+    expect(texts).toHaveLength(1);
+    expect(texts[0]).toContain('INSERT INTO payment_authentications');
+    // Read back, the same next_action.
+    expect((await get(key, `${PI}/${res.body.id}`)).body.next_action).toEqual(res.body.next_action);
+  });
+});

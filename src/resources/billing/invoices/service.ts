@@ -9,6 +9,7 @@ import { handOffEvents } from '../../../events/jobs';
 import { resolvePaymentMethod } from '../../payments';
 import { collectInvoice, lineRefs, lockInvoice, pricesById, requestScope, taxRatesById, type Scope } from './billing';
 import { serializeInvoice, serializeInvoiceItem, serializeLine, type InvoiceItemRow, type InvoiceRow } from './serializer';
+import { prismaDb } from '../../../kernel/writes';
 // Paying an invoice moves its subscription on (active again, a parked change applied).
 
 const NAME = 'invoice';
@@ -111,7 +112,7 @@ export async function payInvoice(ctx: RequestContext, subscriptions: InvoicePaid
     const clock = made.row.testClockId === null ? null : await tx.testClock.findUnique({ where: { id: made.row.testClockId }, select: { frozenTime: true } });
     const scope = requestScope(ctx, tx, clock?.frozenTime ?? eventTime, eventTime);
     let paymentMethod: string | undefined;
-    if (params.payment_method !== undefined) paymentMethod = (await resolvePaymentMethod(tx, ctx, params.payment_method, 'payment_method')).id;
+    if (params.payment_method !== undefined) paymentMethod = (await resolvePaymentMethod(prismaDb(tx), ctx, params.payment_method, 'payment_method')).id;
     const { invoice, charge } = await collectInvoice(scope, made, paymentMethod);
     if (charge.kind === 'paid') await subscriptions.paid(scope, invoice.row);
     return { invoice: serializeInvoice(invoice.row, invoice.lines, [], await lineRefs(tx, ctx.caller.accountId, invoice.lines, [invoice.row], scope.now)), charge, events: scope.events, subscription: invoice.row.subscriptionId };

@@ -41,6 +41,7 @@ import {
   type SubscriptionRow,
   type SubscriptionView,
 } from './serializer';
+import { prismaDb } from '../../../kernel/writes';
 
 const NAME = 'subscription';
 const ITEM_NAME = 'subscription item';
@@ -195,7 +196,7 @@ export async function redeemDiscount(scope: Scope, d: { coupon?: string; promoti
 async function defaultPaymentMethodOf(scope: Scope, ctx: RequestContext, id: string | undefined, customerId: string): Promise<string | null | undefined> {
   if (id === undefined) return undefined;
   if (id === '') return null;
-  const pm = await resolvePaymentMethod(scope.tx, ctx, id, 'default_payment_method');
+  const pm = await resolvePaymentMethod(prismaDb(scope.tx), ctx, id, 'default_payment_method');
   if (pm.customerId !== customerId) {
     throw new ApiError({
       status: 400,

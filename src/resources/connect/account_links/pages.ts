@@ -4,7 +4,8 @@ import { unixSeconds } from '../../../lib/clock';
 import { randomBase62 } from '../../../lib/ids';
 import { html, htmlDocument, raw, type Html } from '../../../hosted/html';
 import { messagePage, type PageRequest, type PageResult } from '../../../hosted/pages';
-import { ACCOUNT_ROW, changeAccount, inTransaction, lockConnectedAccount } from '../accounts/service';
+import { ACCOUNT_ROW, changeAccount, lockConnectedAccount } from '../accounts/service';
+import { prismaDb } from '../../../kernel/writes';
 import type { AccountDetails, AccountRow } from '../accounts/details';
 import { eventuallyDueRequirements, missingRequirements } from '../accounts/serializer';
 import { hasRelationship, personsOf } from '../persons/serializer';
@@ -203,7 +204,7 @@ export async function submitOnboarding(req: PageRequest): Promise<PageResult> {
     // Completing uses the form up; a second submit (another tab) finds it done.
     const completed = await tx.accountLink.updateMany({ where: { tokenHash, completedAt: null }, data: { completedAt: now } });
     if (completed.count === 0) return null;
-    const db = inTransaction(tx);
+    const db = prismaDb(tx);
     const locked = await lockConnectedAccount(db, link.account.id, link.account.parentAccountId ?? '');
     if (!locked) return null;
     const apiVersion = await accountApiVersion(tx, link.account.id, deps.config.defaultApiVersion);

@@ -1,5 +1,5 @@
 import { ACCOUNT_REVOKED_CHANNEL } from '../../../kernel/auth';
-import type { Deps, RequestContext } from '../../../kernel/route';
+import type { RequestContext } from '../../../kernel/route';
 import type { Prisma } from '../../../generated/prisma/client';
 import { unixSeconds } from '../../../lib/clock';
 import { hasIdShape, newId, randomBase62 } from '../../../lib/ids';
@@ -7,10 +7,9 @@ import { ApiError, invalidRequest, parametersExclusive, resourceMissing } from '
 import { paginate, rangeWhere } from '../../../kernel/list';
 import { applyMetadata, type Metadata, type MetadataParam } from '../../../kernel/metadata';
 import { insertAccount, selectForChange, updateAccountRow } from './queries';
-import { TxSql } from '../../../lib/sql';
-import { writeThrough } from '../../../kernel/writes';
+import type { Db } from '../../../kernel/writes';
 import type { EventType } from '../../../events/types';
-import { causeOf, eventInsert, previousAttributes, type EmitOptions, type EventCause, type Tx } from '../../../events/emit';
+import { causeOf, emitIn, previousAttributes, type EmitOptions, type EventCause } from '../../../events/emit';
 import { handOffEvents } from '../../../events/jobs';
 import { isIsoCountry, isSupportedCountry, localCurrency, supportedCurrencies } from './countries';
 import type { AccountDetails, AccountRow } from './details';
@@ -444,7 +443,7 @@ type Rendered = { id: string } & Record<string, unknown>;
 /** `<prefix>.created`, `.updated` (with previous_attributes) and `.deleted` for what differs between two sets of objects. */
 async function emitSetChanges(db: AccountDb, prefix: 'account.external_account' | 'person', before: Rendered[], after: Rendered[], emitOptions: Omit<EmitOptions, 'previousAttributes'>) {
   const ids: string[] = [];
-  const emit = (type: EventType, object: Rendered, options: Omit<EmitOptions, 'previousAttributes'> & Partial<EmitOptions>) => emitTo(db, type, object, options);
+  const emit = (type: EventType, object: Rendered, options: Omit<EmitOptions, 'previousAttributes'> & Partial<EmitOptions>) => emitIn(db, type, object, options);
   const old = new Map(before.map((o) => [o.id, o]));
   const now = new Map(after.map((o) => [o.id, o]));
   // What was made first, then what that changed (another default, another representative), then what went.
@@ -485,7 +484,7 @@ export async function commitAccountChange(db: AccountDb, current: LockedAccount,
     details: change.details as Prisma.JsonObject,
   };
   await db.write(updateAccountRow(row, current.version, () => resourceMissing(NAME, row.id)));
-  const emit = (type: EventType, object: Record<string, unknown>, options: EmitOptions) => emitTo(db, type, object, options);
+  const emit = (type: EventType, object: Record<string, unknown>, options: EmitOptions) => emitIn(db, type, object, options);
   const emitOptions = { accountId: current.row.id, apiVersion: options.apiVersion, created: options.now, cause: options.cause };
   const eventIds: string[] = [];
   eventIds.push(...(await emitSetChanges(db, 'account.external_account', renderedExternalAccounts(current.row), renderedExternalAccounts(row), emitOptions)));
@@ -542,19 +541,8 @@ export interface LockedAccount {
   readonly version: string;
 }
 
-/** Where an account change is read and written: an operation's deps, or a transaction (`inTransaction`). */
-export type AccountDb = Pick<Deps, 'sql' | 'write'>;
-
-export function inTransaction(tx: Tx): AccountDb {
-  const sql = new TxSql(tx);
-  return { sql, write: writeThrough(sql) };
-}
-
-const emitTo = async (db: AccountDb, type: EventType, object: Record<string, unknown>, options: EmitOptions): Promise<string> => {
-  const event = eventInsert(type, object, options);
-  await db.write(event.write);
-  return event.id;
-};
+/** Where an account change is read and written: an operation's deps, or a transaction (`prismaDb`). */
+export type AccountDb = Db;
 
 /**
  * A connected account of `parentAccountId` about to change; null when there is none. In a

@@ -25,6 +25,7 @@ import {
   type Replacement,
 } from './replacements';
 import { ROW, serializeForwardingRequest, type ForwardingRow } from './serializer';
+import { prismaDb } from '../../../kernel/writes';
 
 const NAME = 'forwarding request';
 
@@ -103,7 +104,7 @@ export async function createForwardingRequest(ctx: RequestContext): Promise<Crea
   return deps.prisma.$transaction(async (tx) => {
     const earlier = await earlierForward(tx, ctx);
     if (earlier) return { id: earlier };
-    const pm = await resolvePaymentMethod(tx, ctx, params.payment_method, 'payment_method');
+    const pm = await resolvePaymentMethod(prismaDb(tx), ctx, params.payment_method, 'payment_method');
     const card = await cardData(tx, ctx, pm.id, sentBlanks.has('cvc'));
     fill(sentBlanks, card, false);
     fill(recordedBlanks, card, true);

@@ -4,6 +4,9 @@ import { unixSeconds } from '../../../lib/clock';
 import { newId, randomBase62 } from '../../../lib/ids';
 import type { Deps, RequestContext } from '../../../kernel/route';
 import { AfterCommit } from '../../../kernel/transaction';
+import type { Db } from '../../../kernel/writes';
+import type { SqlClient } from '../../../lib/sql';
+import { closeOpen, insertChallenge, selectOpen } from './queries';
 import type { Tx } from '../../../events/emit';
 import { hostedUrl } from '../../../hosted/pages';
 import { authenticationQueue, expiryJob } from './jobs';
@@ -72,17 +75,17 @@ export function nextActionOf(url: string, returnUrl: string | null): Record<stri
  * the intent's `next_action`.
  */
 export async function startAuthentication(
-  tx: Tx,
+  db: Db,
   ctx: RequestContext,
   start: { intentType: IntentType; intentId: string; returnUrl: string | null },
 ): Promise<Record<string, unknown>> {
   const now = unixSeconds(ctx.deps.clock);
-  await closeAuthentications(tx, start.intentId, now);
+  await closeAuthentications(db, start.intentId, now);
   const token = randomBase62(48);
   const id = newId('payatt');
   const expiresAt = now + (ctx.deps.config.threeDSecureTtlSeconds ?? AUTHENTICATION_TTL_SECONDS);
-  await tx.paymentAuthentication.create({
-    data: {
+  await db.write(
+    insertChallenge({
       id,
       accountId: ctx.caller.accountId,
       created: now,
@@ -91,30 +94,24 @@ export async function startAuthentication(
       tokenHash: hashToken(token),
       token: await ctx.deps.encryption.seal(token),
       returnUrl: start.returnUrl,
-      status: 'pending',
       expiresAt,
-    },
-    select: { id: true },
-  });
+    }),
+  );
   // Within an operation the job is added once its transaction committed; the reconciler re-adds it if Redis loses it.
   await ctx.deps.queues.add(authenticationQueue, [expiryJob(id, expiresAt, ctx.deps.clock.nowMs())]);
   return nextActionOf(challengeUrl(ctx.deps, token), start.returnUrl);
 }
 
 /** The `next_action` of an intent's open challenge, or null when it has none. */
-export async function pendingNextAction(db: Tx, deps: Pick<Deps, 'config' | 'encryption'>, intentId: string): Promise<Record<string, unknown> | null> {
-  const open = await db.paymentAuthentication.findFirst({
-    where: { intentId, status: 'pending' },
-    orderBy: { seq: 'desc' },
-    select: { token: true, returnUrl: true },
-  });
+export async function pendingNextAction(sql: SqlClient, deps: Pick<Deps, 'config' | 'encryption'>, intentId: string): Promise<Record<string, unknown> | null> {
+  const [open] = await sql.query<{ token: string; returnUrl: string | null }>(selectOpen(intentId));
   if (!open) return null;
   return nextActionOf(challengeUrl(deps, await deps.encryption.open(open.token)), open.returnUrl);
 }
 
 /** Ends an intent's open challenges (it was canceled, or confirmed again): their pages stop working. */
-export async function closeAuthentications(tx: Tx, intentId: string, now: number): Promise<void> {
-  await tx.paymentAuthentication.updateMany({ where: { intentId, status: 'pending' }, data: { status: 'canceled', answeredAt: now } });
+export async function closeAuthentications(db: Db, intentId: string, now: number): Promise<void> {
+  await db.write(closeOpen(intentId, now));
 }
 
 /** The table of each intent type, to lock an intent before its challenge (the order confirmations and cancels take). */

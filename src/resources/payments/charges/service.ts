@@ -1,13 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import { unixSeconds } from '../../../lib/clock';
 import { hasIdShape, newId } from '../../../lib/ids';
-import { TxSql } from '../../../lib/sql';
+import { TxSql, type SqlClient } from '../../../lib/sql';
 import { resourceMissing } from '../../../kernel/errors';
 import { paginateSql, rangeConditions } from '../../../kernel/list';
 import { searchRequest } from '../../../kernel/search';
 import { applyMetadata, type Metadata, type MetadataParam } from '../../../kernel/metadata';
 import type { RequestContext } from '../../../kernel/route';
-import { writeThrough } from '../../../kernel/writes';
+import { prismaDb, type Db } from '../../../kernel/writes';
 import { emit, previousAttributes, requestEventOptions, type Tx } from '../../../events/emit';
 import { handOffEvents } from '../../../events/jobs';
 import type { StoredPaymentMethod } from '../payment_methods/service';
@@ -101,7 +101,7 @@ function cardDetails(attempt: ChargeAttempt): Record<string, unknown> {
 export const newBalanceTransactionId = (): string => newId('txn');
 
 /** Writes the charge of a payment attempt (approved or declined) in `tx`; answers its row. */
-export async function recordCharge(tx: Tx, attempt: ChargeAttempt): Promise<ChargeRow> {
+export async function recordCharge(db: Db, attempt: ChargeAttempt): Promise<ChargeRow> {
   const approved = attempt.decline === null;
   const captured = approved && attempt.capture;
   const row: ChargeRow = {
@@ -138,19 +138,19 @@ export async function recordCharge(tx: Tx, attempt: ChargeAttempt): Promise<Char
     invoiceId: attempt.invoiceId,
     balanceTransaction: captured && attempt.settleNow ? newBalanceTransactionId() : null,
   };
-  await writeThrough(new TxSql(tx))(insertCharge(row));
+  await db.write(insertCharge(row));
   return row;
 }
 
-/** One of the account's charges, locked for the rest of `tx`; null when it has none. */
-export async function lockCharge(tx: Tx, accountId: string, id: string): Promise<ChargeRow | null> {
-  const [row] = await new TxSql(tx).query<ChargeRow>(selectOwnedForUpdate(id, accountId));
+/** One of the account's charges, locked for the rest of the transaction; null when it has none. */
+export async function lockCharge(sql: SqlClient, accountId: string, id: string): Promise<ChargeRow | null> {
+  const [row] = await sql.query<ChargeRow>(selectOwnedForUpdate(id, accountId));
   return row ?? null;
 }
 
 /** Writes a charge's changed money, capture or fields (`updateCharge` in queries.ts says which). */
-export async function saveCharge(tx: Tx, row: ChargeRow): Promise<void> {
-  await writeThrough(new TxSql(tx))(updateCharge(row));
+export async function saveCharge(db: Db, row: ChargeRow): Promise<void> {
+  await db.write(updateCharge(row));
 }
 
 /** The public object of one of the caller's charges (for expansion), or null. */
@@ -195,7 +195,8 @@ export async function updateChargeOperation(ctx: RequestContext) {
   const { params, deps } = ctx;
   const id = ctx.pathParams.charge;
   const { row, eventIds } = await deps.prisma.$transaction(async (tx) => {
-    const before = hasIdShape('ch', id) ? await lockCharge(tx, ctx.caller.accountId, id) : null;
+    const db = prismaDb(tx);
+    const before = hasIdShape('ch', id) ? await lockCharge(db.sql, ctx.caller.accountId, id) : null;
     if (!before) throw resourceMissing(NAME, id);
     const text = (value: string | undefined, current: string | null) => (value === undefined ? current : value === '' ? null : value);
     const fraud = { ...(before.fraudDetails as Record<string, string>) };
@@ -212,7 +213,7 @@ export async function updateChargeOperation(ctx: RequestContext) {
       fraudDetails: fraud,
       transferGroup: params.transfer_group !== undefined ? params.transfer_group || null : before.transferGroup,
     };
-    await saveCharge(tx, row);
+    await saveCharge(db, row);
     const changed = previousAttributes(serializeCharge(before), serializeCharge(row));
     const events = requestEventOptions(ctx, unixSeconds(deps.clock));
     const eventIds = Object.keys(changed).length === 0

@@ -13,6 +13,7 @@ import { attachPaymentMethod, resolvePaymentMethod } from '../payment_methods/se
 import { SEARCH, insertCustomer, listedRows, searchedRows, selectOwned } from './queries';
 import { embed, type Embedded } from '../../../kernel/versions';
 import { serializeCustomer, serializeDeletedCustomer, type CustomerDiscount, type CustomerRow } from './serializer';
+import { prismaDb } from '../../../kernel/writes';
 
 const NAME = 'customer';
 const ROW = {
@@ -151,7 +152,7 @@ const DEFAULT_PM_PARAM = 'invoice_settings[default_payment_method]';
 
 /** A default payment method must be one attached to this customer. */
 async function checkDefaultPaymentMethod(tx: Tx, ctx: RequestContext, customerId: string, id: string): Promise<string> {
-  const pm = await resolvePaymentMethod(tx, ctx, id, DEFAULT_PM_PARAM);
+  const pm = await resolvePaymentMethod(prismaDb(tx), ctx, id, DEFAULT_PM_PARAM);
   if (pm.customerId !== customerId) {
     throw new ApiError({
       status: 400,
@@ -204,7 +205,7 @@ export async function createCustomer(ctx: RequestContext) {
   const attachedEvents: string[] = [];
   let attached: string | undefined;
   if (params.payment_method !== undefined) {
-    const pm = await resolvePaymentMethod(tx, ctx, params.payment_method, 'payment_method');
+    const pm = await resolvePaymentMethod(prismaDb(tx), ctx, params.payment_method, 'payment_method');
     const result = await attachPaymentMethod(tx, ctx, pm, row.id);
     attached = pm.id;
     attachedEvents.push(...result.eventIds);

@@ -1,4 +1,5 @@
 import { TxSql } from '../../../lib/sql';
+import { prismaDb } from '../../../kernel/writes';
 import { unixSeconds } from '../../../lib/clock';
 import { accountApiVersion, automaticCause, emit } from '../../../events/emit';
 import type { JobWorker, ProcessDeps, Reconcile } from '../../../kernel/route';
@@ -24,10 +25,11 @@ export async function settleCapture(deps: Pick<ProcessDeps, 'prisma' | 'clock' |
     if (rows.length === 0) return [];
     const { account_id: accountId, latest_charge_id: chargeId } = rows[0];
     await tx.paymentIntent.update({ where: { id }, data: { dueAt: null }, select: { id: true } });
-    const before = chargeId ? await lockCharge(tx, accountId, chargeId) : null;
+    const db = prismaDb(tx);
+    const before = chargeId ? await lockCharge(db.sql, accountId, chargeId) : null;
     if (!before || !before.captured || before.balanceTransaction !== null) return [];
     const after = { ...before, balanceTransaction: newBalanceTransactionId() };
-    await saveCharge(tx, after);
+    await saveCharge(db, after);
     const apiVersion = await accountApiVersion(tx, accountId, deps.config.defaultApiVersion);
     const eventId = await emit(tx, 'charge.updated', await withChargeHistory(new TxSql(tx), accountId, serializeCharge(after), apiVersion), {
       accountId,

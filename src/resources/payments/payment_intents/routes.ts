@@ -11,13 +11,15 @@ import {
   updatePaymentIntent,
 } from './service';
 
-// Every answer carries the intent's client secret, so idempotent copies are stored sealed.
+// Every answer carries the intent's client secret, so idempotent copies are stored sealed. Every
+// change is SQL on a pooled connection (`sqlOnly`); a create, confirmed or not, is one statement
+// unless it must read back what it wrote (service.ts says when).
 const one = { object: PAYMENT_INTENT_OBJECT };
-const secret = { responseHasSecret: true };
+const secret = { responseHasSecret: true, sqlOnly: true };
 
 export const routes = [
   route('get', '/v1/payment_intents', 'GetPaymentIntents', { object: PAYMENT_INTENT_OBJECT, list: true }, listPaymentIntents),
-  route('post', '/v1/payment_intents', 'PostPaymentIntents', one, createPaymentIntent, secret),
+  route('post', '/v1/payment_intents', 'PostPaymentIntents', one, createPaymentIntent, { ...secret, oneStatement: () => true }),
   route('get', '/v1/payment_intents/search', 'GetPaymentIntentsSearch', { object: PAYMENT_INTENT_OBJECT, search: true }, searchPaymentIntents),
   // What Stripe.js calls, with a publishable key and the intent's client secret.
   route('get', '/v1/payment_intents/{intent}', 'GetPaymentIntentsIntent', one, retrievePaymentIntent, { publishable: 'client_secret' }),

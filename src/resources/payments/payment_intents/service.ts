@@ -1,14 +1,15 @@
-import { Prisma } from '../../../generated/prisma/client';
+import type { Prisma } from '../../../generated/prisma/client';
 import { unixSeconds } from '../../../lib/clock';
 import { hasIdShape, newId, randomBase62 } from '../../../lib/ids';
 import { ApiError, invalidRequest, parametersExclusive, resourceMissing } from '../../../kernel/errors';
 import { paginateSql, rangeConditions } from '../../../kernel/list';
 import { searchRequest } from '../../../kernel/search';
 import { requireOpenedClientSecret } from '../../../kernel/clientSecret';
-import { TxSql } from '../../../lib/sql';
+import type { SqlClient } from '../../../lib/sql';
+import { prismaDb, readsItsWrites, type Db } from '../../../kernel/writes';
 import { applyMetadata, type Metadata, type MetadataParam } from '../../../kernel/metadata';
 import type { Deps, RequestContext } from '../../../kernel/route';
-import { accountApiVersion, automaticCause, emit, requestEventOptions, type EmitOptions, type Tx } from '../../../events/emit';
+import { accountApiVersion, automaticCause, emitIn, requestEventOptions, type EmitOptions } from '../../../events/emit';
 import type { EventType } from '../../../events/types';
 import { handOffEvents } from '../../../events/jobs';
 import type { JobSpec } from '../../../lib/queue';
@@ -21,12 +22,12 @@ import {
 } from '../authentications/service';
 import { lockCharge, newBalanceTransactionId, recordCharge, saveCharge, shippingOf, type ChargeAttempt } from '../charges/service';
 import { serializeCharge, type ChargeRow } from '../charges/serializer';
-import { withChargeHistory, withIntentHistory } from '../charges/history';
-import { ROW as PM_ROW, lockCustomer, resolvePaymentMethod, type StoredPaymentMethod } from '../payment_methods/service';
+import { showsHistory, withChargeHistory, withIntentHistory } from '../charges/history';
+import { loadPaymentMethod, lockCustomer, resolvePaymentMethod, savePaymentMethodSetup, type StoredPaymentMethod } from '../payment_methods/service';
 import { serializePaymentMethod } from '../payment_methods/serializer';
 import { authenticationRequiredError, insufficientFundsError, paymentResult, type CardOutcome } from '../payment_methods/testCards';
 import { paymentIntentsQueue, settleJob, type PaymentIntentJob } from './jobs';
-import { SEARCH, listedRows, searchedRows, selectOwned, selectOwnedForUpdate, updateTypes } from './queries';
+import { SEARCH, insertIntent, listedRows, searchedRows, selectConnected, selectOwned, selectOwnedForUpdate, updateIntent } from './queries';
 import { serializePaymentIntent, type PaymentIntentObject, type PaymentIntentRow } from './serializer';
 
 // PaymentIntents: the status machine (requires_payment_method → requires_confirmation →
@@ -49,7 +50,8 @@ const AUTOMATIC_PAYMENT_METHODS_FROM = '2023-08-16';
 
 /** Where a change's events, jobs and time come from: a request, or a challenge's answer. */
 interface Scope {
-  readonly tx: Tx;
+  /** Its reads and writes: the operation's (held on the one-statement path), or a challenge page's transaction. */
+  readonly db: Db;
   readonly deps: Pick<Deps, 'config' | 'encryption' | 'clock'>;
   readonly accountId: string;
   readonly now: number;
@@ -60,36 +62,61 @@ interface Scope {
   readonly unsaved: Set<string>;
   /** The payment methods this request read or made, by id. */
   readonly paymentMethods: Map<string, Stored>;
+  /** The payment methods this request made (from a public test id): not written yet on the one-statement path. */
+  readonly madePaymentMethods: Set<string>;
+  /** The `next_action` of challenges this request started, by intent: shown without reading them back. */
+  readonly startedChallenges: Map<string, Record<string, unknown>>;
 }
 
-const requestScope = (ctx: RequestContext, tx: Tx): Scope => {
+const newScope = (db: Db, deps: Scope['deps'], accountId: string, now: number, events: EmitOptions): Scope => ({
+  db,
+  deps,
+  accountId,
+  now,
+  events,
+  eventIds: [],
+  jobs: [],
+  unsaved: new Set(),
+  paymentMethods: new Map(),
+  madePaymentMethods: new Set(),
+  startedChallenges: new Map(),
+});
+
+const requestScope = (ctx: RequestContext): Scope => {
   const now = unixSeconds(ctx.deps.clock);
-  return { tx, deps: ctx.deps, accountId: ctx.caller.accountId, now, events: requestEventOptions(ctx, now), eventIds: [], jobs: [], unsaved: new Set(), paymentMethods: new Map() };
+  return newScope(ctx.deps, ctx.deps, ctx.caller.accountId, now, requestEventOptions(ctx, now));
 };
 
-type Stored = StoredPaymentMethod & { offSessionReady: boolean };
-
-const PM_SELECT = { ...PM_ROW, offSessionReady: true } as const;
-
-const loadPaymentMethod = async (tx: Tx, id: string): Promise<Stored> =>
-  (await tx.paymentMethod.findUniqueOrThrow({ where: { id }, select: PM_SELECT })) as Stored;
+type Stored = StoredPaymentMethod;
 
 /**
  * The object as an operation answers it: the client secret opened, an open challenge's
  * `next_action`; at a `version` before 2022-11-15, its charges for the older shape (charges/history.ts).
  */
-export async function presentPaymentIntent(db: Tx, deps: Pick<Deps, 'config' | 'encryption'>, row: PaymentIntentRow, version?: string): Promise<PaymentIntentObject> {
-  const nextAction = row.status === 'requires_action' ? await pendingNextAction(db, deps, row.id) : null;
+export async function presentPaymentIntent(
+  sql: SqlClient,
+  deps: Pick<Deps, 'config' | 'encryption'>,
+  row: PaymentIntentRow,
+  version?: string,
+  started?: ReadonlyMap<string, Record<string, unknown>>,
+): Promise<PaymentIntentObject> {
+  const nextAction = row.status === 'requires_action' ? (started?.get(row.id) ?? (await pendingNextAction(sql, deps, row.id))) : null;
   const object = serializePaymentIntent(row, { clientSecret: await deps.encryption.open(row.clientSecret), nextAction });
-  return version === undefined ? object : withIntentHistory(new TxSql(db), row.accountId, object, version);
+  return version === undefined ? object : withIntentHistory(sql, row.accountId, object, version);
+}
+
+/** The intent's charges for a `version` that shows them: read back, so not from held writes. */
+function intentHistory(scope: Scope, object: PaymentIntentObject, version: string): Promise<PaymentIntentObject> {
+  if (showsHistory(version) && object.latest_charge !== null) readsItsWrites(scope.db);
+  return withIntentHistory(scope.db.sql, scope.accountId, object, version);
 }
 
 /**
  * The object as an error body carries it: without the client secret, since failed requests are
  * kept in the clear for their log page (kernel/requestLog.ts).
  */
-const errorObject = async (scope: Pick<Scope, 'tx' | 'deps'>, row: PaymentIntentRow): Promise<PaymentIntentObject> => ({
-  ...(await presentPaymentIntent(scope.tx, scope.deps, row)),
+const errorObject = async (scope: Scope, row: PaymentIntentRow): Promise<PaymentIntentObject> => ({
+  ...(await presentPaymentIntent(scope.db.sql, scope.deps, row, undefined, scope.startedChallenges)),
   client_secret: null,
 });
 
@@ -97,75 +124,39 @@ const errorObject = async (scope: Pick<Scope, 'tx' | 'deps'>, row: PaymentIntent
 const eventObject = (row: PaymentIntentRow): PaymentIntentObject => serializePaymentIntent(row, { clientSecret: null, nextAction: null });
 
 async function emitIntent(scope: Scope, type: EventType, row: PaymentIntentRow): Promise<void> {
-  const object = await withIntentHistory(new TxSql(scope.tx), row.accountId, eventObject(row), scope.events.apiVersion);
-  scope.eventIds.push(await emit(scope.tx, type, object, scope.events));
+  const object = await intentHistory(scope, eventObject(row), scope.events.apiVersion);
+  scope.eventIds.push(await emitIn(scope.db, type, object, scope.events));
 }
 
+// A charge's refunds are read for older versions; a charge this request made has none yet, so held writes read the same.
 async function emitCharge(scope: Scope, type: EventType, row: ChargeRow, previous?: Record<string, unknown>): Promise<void> {
-  const object = await withChargeHistory(new TxSql(scope.tx), row.accountId, serializeCharge(row), scope.events.apiVersion);
-  scope.eventIds.push(await emit(scope.tx, type, object, previous ? { ...scope.events, previousAttributes: previous } : scope.events));
+  const object = await withChargeHistory(scope.db.sql, row.accountId, serializeCharge(row), scope.events.apiVersion);
+  scope.eventIds.push(await emitIn(scope.db, type, object, previous ? { ...scope.events, previousAttributes: previous } : scope.events));
 }
 
-/** Locks one of the account's intents for the rest of `tx`; null when it has none. */
-async function lockIntent(tx: Tx, accountId: string, id: string): Promise<PaymentIntentRow | null> {
+/** Locks one of the account's intents for the rest of the transaction; null when it has none. */
+async function lockIntent(sql: SqlClient, accountId: string, id: string): Promise<PaymentIntentRow | null> {
   if (!hasIdShape('pi', id)) return null;
-  const [row] = await new TxSql(tx).query<PaymentIntentRow & { seq?: bigint }>(selectOwnedForUpdate(id, accountId));
+  const [row] = await sql.query<PaymentIntentRow & { seq?: bigint }>(selectOwnedForUpdate(id, accountId));
   return row ? withoutSeq(row) : null;
 }
 
 const withoutSeq = ({ seq: _seq, ...row }: PaymentIntentRow & { seq?: bigint }): PaymentIntentRow => row;
 
-async function lockOrMissing(ctx: RequestContext, tx: Tx): Promise<PaymentIntentRow> {
+async function lockOrMissing(ctx: RequestContext, scope: Scope): Promise<PaymentIntentRow> {
   const id = ctx.pathParams.intent;
-  const row = await lockIntent(tx, ctx.caller.accountId, id);
+  const row = await lockIntent(scope.db.sql, ctx.caller.accountId, id);
   if (!row) throw resourceMissing(NAME, id);
   return row;
 }
 
-/** The intent's JSON columns as Prisma writes them (null as a database NULL). */
-const jsonColumns = (row: PaymentIntentRow) => ({
-  automaticPaymentMethods: json(row.automaticPaymentMethods),
-  paymentMethodOptions: (row.paymentMethodOptions ?? {}) as Prisma.InputJsonValue,
-  shipping: json(row.shipping),
-  metadata: row.metadata as Prisma.InputJsonValue,
-  transferData: json(row.transferData),
-  lastPaymentError: json(row.lastPaymentError),
-  nextAction: json(row.nextAction),
-});
-
 /** Writes the intent: inserted by its first save when this request made it, else its changed columns (all but its identity and secret). */
-async function saveIntent(scope: Pick<Scope, 'tx' | 'unsaved'>, row: PaymentIntentRow): Promise<void> {
-  const { tx } = scope;
-  if (scope.unsaved.delete(row.id)) return insertIntent(tx, row);
-  const { id: _id, accountId: _a, created: _c, clientSecret: _s, allowedPaymentMethodTypes: _al, excludedPaymentMethodTypes: _ex, ...data } = row;
-  await tx.paymentIntent.update({
-    where: { id: row.id },
-    data: {
-      ...data,
-      ...jsonColumns(row),
-    },
-    select: { id: true },
-  });
+async function saveIntent(scope: Pick<Scope, 'db' | 'unsaved'>, row: PaymentIntentRow): Promise<void> {
+  await scope.db.write(scope.unsaved.delete(row.id) ? insertIntent(row) : updateIntent(row));
 }
-
-async function insertIntent(tx: Tx, row: PaymentIntentRow): Promise<void> {
-  const { allowedPaymentMethodTypes: allowed, excludedPaymentMethodTypes: excluded, ...columns } = row;
-  await tx.paymentIntent.create({
-    data: {
-      ...columns,
-      ...jsonColumns(row),
-    },
-    select: { id: true },
-  });
-  if (allowed !== null || excluded !== null) await new TxSql(tx).query(updateTypes(row.id, allowed, excluded));
-}
-
-// Prisma's marker for a JSON column set to SQL NULL.
-const DbNull = Prisma.DbNull;
-const json = (value: unknown): Prisma.InputJsonValue | typeof DbNull => (value === null || value === undefined ? DbNull : (value as Prisma.InputJsonValue));
 
 /** The public error of an intent in the wrong status for `action`, with the intent in its body. */
-async function unexpectedState(scope: Pick<Scope, 'tx' | 'deps'>, row: PaymentIntentRow, message: string): Promise<ApiError> {
+async function unexpectedState(scope: Scope, row: PaymentIntentRow, message: string): Promise<ApiError> {
   return new ApiError({
     status: 400,
     code: 'payment_intent_unexpected_state',
@@ -207,19 +198,18 @@ function checkAmount(amount: number, currency: string): void {
 const SUPPORTED_TYPES: readonly string[] = ['card'];
 
 /** A connected account of the caller's own (a connected account has none): `on_behalf_of`, `transfer_data[destination]`. */
-async function checkConnected(tx: Tx, ctx: RequestContext, id: string, param: string, kind: string): Promise<void> {
+async function checkConnected(sql: SqlClient, ctx: RequestContext, id: string, param: string, kind: string): Promise<void> {
   const missing = resourceMissing(kind, id, param, 400);
   if (!hasIdShape('acct', id)) throw missing;
-  const rows = await tx.$queryRaw<{ id: string }[]>`SELECT id FROM accounts WHERE id = ${id} AND parent_account_id = ${ctx.caller.accountId}`;
-  if (rows.length === 0) throw missing;
+  if ((await sql.query(selectConnected(id, ctx.caller.accountId))).length === 0) throw missing;
 }
 
 /** The Connect fields: validated against the caller's connected accounts and the amount. */
-async function checkConnect(tx: Tx, ctx: RequestContext, row: PaymentIntentRow): Promise<void> {
+async function checkConnect(sql: SqlClient, ctx: RequestContext, row: PaymentIntentRow): Promise<void> {
   const { params } = ctx;
-  if (params.on_behalf_of !== undefined) await checkConnected(tx, ctx, params.on_behalf_of, 'on_behalf_of', 'account');
+  if (params.on_behalf_of !== undefined) await checkConnected(sql, ctx, params.on_behalf_of, 'on_behalf_of', 'account');
   const transfer = row.transferData as { destination: string; amount?: number } | null;
-  if (params.transfer_data?.destination !== undefined) await checkConnected(tx, ctx, params.transfer_data.destination, 'transfer_data[destination]', 'destination');
+  if (params.transfer_data?.destination !== undefined) await checkConnected(sql, ctx, params.transfer_data.destination, 'transfer_data[destination]', 'destination');
   if (transfer?.amount !== undefined && transfer.amount > row.amount) {
     throw invalidRequest('The transfer amount cannot be greater than the amount of the PaymentIntent.', undefined, 'transfer_data[amount]');
   }
@@ -240,8 +230,7 @@ async function checkConnect(tx: Tx, ctx: RequestContext, row: PaymentIntentRow):
 
 /** A payment method the intent may charge: attached to its customer, or to no one. */
 async function usablePaymentMethod(scope: Scope, ctx: RequestContext, id: string, customerId: string | null): Promise<Stored> {
-  const { tx } = scope;
-  const pm = await resolvePaymentMethod(tx, ctx, id, 'payment_method');
+  const pm = await resolvePaymentMethod(scope.db, ctx, id, 'payment_method');
   if (pm.customerId !== null && pm.customerId !== customerId) {
     throw invalidRequest(
       customerId === null
@@ -251,10 +240,10 @@ async function usablePaymentMethod(scope: Scope, ctx: RequestContext, id: string
       'payment_method',
     );
   }
-  // A public test id made a fresh card just now: nothing set it up yet.
-  const stored: Stored = pm.id === id ? await loadPaymentMethod(tx, pm.id) : { ...pm, offSessionReady: false };
-  scope.paymentMethods.set(stored.id, stored);
-  return stored;
+  // A public test id made a fresh card just now.
+  if (pm.id !== id) scope.madePaymentMethods.add(pm.id);
+  scope.paymentMethods.set(pm.id, pm);
+  return pm;
 }
 
 // --- the payment attempt ----------------------------------------------------------------------
@@ -285,11 +274,13 @@ function attemptResult(pm: Stored, options: AttemptOptions): 'succeeds' | 'authe
 async function setUpForFuture(scope: Scope, row: PaymentIntentRow, pm: Stored): Promise<void> {
   if (row.setupFutureUsage === null || row.customerId === null) return;
   const offSession = row.setupFutureUsage === 'off_session';
+  // A card made by this request is only inserted with the rest on the one-statement path: an update can't reach it there.
+  if (scope.madePaymentMethods.has(pm.id)) readsItsWrites(scope.db);
   if (pm.customerId === null) {
-    await scope.tx.paymentMethod.update({ where: { id: pm.id }, data: { customerId: row.customerId, ...(offSession ? { offSessionReady: true } : {}) }, select: { id: true } });
-    scope.eventIds.push(await emit(scope.tx, 'payment_method.attached', serializePaymentMethod({ ...pm, customerId: row.customerId }), scope.events));
+    await savePaymentMethodSetup(scope.db, pm, row.customerId, offSession || pm.offSessionReady);
+    scope.eventIds.push(await emitIn(scope.db, 'payment_method.attached', serializePaymentMethod({ ...pm, customerId: row.customerId }), scope.events));
   } else if (offSession && !pm.offSessionReady) {
-    await scope.tx.paymentMethod.update({ where: { id: pm.id }, data: { offSessionReady: true }, select: { id: true } });
+    await savePaymentMethodSetup(scope.db, pm, pm.customerId, true);
   }
 }
 
@@ -334,7 +325,7 @@ async function charge(scope: Scope, row: PaymentIntentRow, pm: Stored, result: '
     capture: !manual,
     settleNow: !asynchronous,
   };
-  const chargeRow = await recordCharge(scope.tx, attempt);
+  const chargeRow = await recordCharge(scope.db, attempt);
   if (declined) {
     const error = {
       charge: chargeRow.id,
@@ -375,7 +366,7 @@ async function charge(scope: Scope, row: PaymentIntentRow, pm: Stored, result: '
 
 /** The confirmation itself, on a locked intent whose parameters are applied. */
 async function attempt(scope: Scope, ctx: RequestContext, row: PaymentIntentRow, options: AttemptOptions): Promise<{ row: PaymentIntentRow; error?: ApiError }> {
-  const pm = scope.paymentMethods.get(row.paymentMethodId!) ?? (await loadPaymentMethod(scope.tx, row.paymentMethodId!));
+  const pm = scope.paymentMethods.get(row.paymentMethodId!) ?? (await loadPaymentMethod(scope.db.sql, row.paymentMethodId!));
   // A manually confirmed intent whose customer authenticated this card: charged without asking again.
   if ((row.nextAction as { authenticated?: string } | null)?.authenticated === pm.id) {
     return charge(scope, { ...row, nextAction: null }, pm, authenticatedResult(pm), true);
@@ -383,14 +374,14 @@ async function attempt(scope: Scope, ctx: RequestContext, row: PaymentIntentRow,
   const result = attemptResult(pm, options);
   if (result === 'authenticate') {
     // The page's URL is shown from the challenge's sealed token (pendingNextAction), never stored in the clear.
-    await startAuthentication(scope.tx, ctx, { intentType: 'payment_intent', intentId: row.id, returnUrl: row.returnUrl });
+    scope.startedChallenges.set(row.id, await startAuthentication(scope.db, ctx, { intentType: 'payment_intent', intentId: row.id, returnUrl: row.returnUrl }));
     const after: PaymentIntentRow = { ...row, status: 'requires_action', lastPaymentError: null, nextAction: null };
     await saveIntent(scope, after);
     await emitIntent(scope, 'payment_intent.requires_action', after);
     return { row: after };
   }
   // An intent this request made has no challenge to end.
-  if (!scope.unsaved.has(row.id)) await closeAuthentications(scope.tx, row.id, scope.now);
+  if (!scope.unsaved.has(row.id)) await closeAuthentications(scope.db, row.id, scope.now);
   return charge(scope, { ...row, nextAction: null }, pm, result, false);
 }
 
@@ -437,15 +428,13 @@ async function afterCommit(deps: Pick<Deps, 'queues'>, scope: Pick<Scope, 'event
 
 /** Runs a locked change; a decline's writes stand (`keepsWrites`) and its 402 is the answer. */
 async function run(ctx: RequestContext, work: (scope: Scope) => Promise<{ row: PaymentIntentRow; error?: ApiError }>): Promise<PaymentIntentObject> {
-  const { deps } = ctx;
-  const { object, error, scope } = await deps.prisma.$transaction(async (tx) => {
-    const scope = requestScope(ctx, tx);
-    const { row, error } = await work(scope);
-    return { object: error ? null : await presentPaymentIntent(tx, deps, row, ctx.apiVersion), error, scope };
-  });
-  await afterCommit(deps, scope);
+  const scope = requestScope(ctx);
+  const { row, error } = await work(scope);
+  // Within the operation's transaction (every route here is `sqlOnly`): jobs are added once it committed.
+  await afterCommit(ctx.deps, scope);
   if (error) throw error;
-  return object!;
+  if (showsHistory(ctx.apiVersion) && row.latestChargeId !== null) readsItsWrites(scope.db);
+  return presentPaymentIntent(scope.db.sql, ctx.deps, row, ctx.apiVersion, scope.startedChallenges);
 }
 
 // --- operations -------------------------------------------------------------------------------
@@ -495,8 +484,7 @@ export async function createPaymentIntent(ctx: RequestContext) {
   const dynamic = allowed === null && automatic === undefined && ctx.apiVersion >= AUTOMATIC_PAYMENT_METHODS_FROM;
   const automaticPaymentMethods = automatic?.enabled || dynamic ? { allow_redirects: automatic?.allow_redirects ?? 'always', enabled: true } : null;
   return run(ctx, async (scope) => {
-    const { tx } = scope;
-    if (params.customer !== undefined) await lockCustomer(tx, ctx.caller.accountId, params.customer, 'customer');
+    if (params.customer !== undefined) await lockCustomer(scope.db.sql, ctx.caller.accountId, params.customer, 'customer');
     const id = newId('pi');
     const clientSecret = `${id}_secret_${randomBase62(25)}`;
     const transferData = params.transfer_data
@@ -541,7 +529,7 @@ export async function createPaymentIntent(ctx: RequestContext) {
       invoiceId: null,
       dueAt: null,
     };
-    await checkConnect(tx, ctx, row);
+    await checkConnect(scope.db.sql, ctx, row);
     if (params.payment_method !== undefined) {
       row.paymentMethodId = (await usablePaymentMethod(scope, ctx, params.payment_method, row.customerId)).id;
       row.status = 'requires_confirmation';
@@ -571,13 +559,13 @@ export async function retrievePaymentIntent(ctx: RequestContext) {
 export async function retrievePaymentIntentObject(ctx: RequestContext, id: string) {
   if (!hasIdShape('pi', id)) return null;
   const [row] = await ctx.deps.sql.query<PaymentIntentRow & { seq: bigint }>(selectOwned(id, ctx.caller.accountId));
-  return row ? presentPaymentIntent(ctx.deps.prisma as unknown as Tx, ctx.deps, withoutSeq(row), ctx.apiVersion) : null;
+  return row ? presentPaymentIntent(ctx.deps.sql, ctx.deps, withoutSeq(row), ctx.apiVersion) : null;
 }
 
 export async function updatePaymentIntent(ctx: RequestContext) {
   const { params } = ctx;
   return run(ctx, async (scope) => {
-    const before = await lockOrMissing(ctx, scope.tx);
+    const before = await lockOrMissing(ctx, scope);
     if (!UPDATABLE.includes(before.status)) {
       const refused = Object.keys(params).find((k) => !ALWAYS_UPDATABLE.has(k));
       if (refused !== undefined) {
@@ -596,7 +584,7 @@ export async function updatePaymentIntent(ctx: RequestContext) {
     if (params.currency !== undefined) row.currency = String(params.currency).toLowerCase();
     if (params.amount !== undefined || params.currency !== undefined) checkAmount(row.amount, row.currency);
     if (params.customer !== undefined) {
-      await lockCustomer(scope.tx, ctx.caller.accountId, params.customer, 'customer');
+      await lockCustomer(scope.db.sql, ctx.caller.accountId, params.customer, 'customer');
       row.customerId = params.customer;
     }
     row.description = text(params.description, row.description);
@@ -611,7 +599,6 @@ export async function updatePaymentIntent(ctx: RequestContext) {
       if (row.allowedPaymentMethodTypes !== null && row.excludedPaymentMethodTypes !== null) throw parametersExclusive('allowed_payment_method_types', 'excluded_payment_method_types');
       row.paymentMethodTypes = paymentMethodTypesOf(row.allowedPaymentMethodTypes, row.excludedPaymentMethodTypes);
       if (row.allowedPaymentMethodTypes !== null) row.automaticPaymentMethods = null;
-      await new TxSql(scope.tx).query(updateTypes(row.id, row.allowedPaymentMethodTypes, row.excludedPaymentMethodTypes));
     }
     if (params.shipping !== undefined) row.shipping = shippingOf(params.shipping, row.shipping) as Prisma.JsonValue;
     if (params.application_fee_amount !== undefined) row.applicationFeeAmount = params.application_fee_amount === '' ? null : params.application_fee_amount;
@@ -620,17 +607,17 @@ export async function updatePaymentIntent(ctx: RequestContext) {
       row.transferData = { ...(row.transferData as object), amount: params.transfer_data.amount };
     }
     row.metadata = applyMetadata(before.metadata as Metadata, params.metadata as MetadataParam | undefined);
-    await checkConnect(scope.tx, ctx, row);
+    await checkConnect(scope.db.sql, ctx, row);
     if (params.payment_method !== undefined) {
       row.paymentMethodId = params.payment_method === '' ? null : (await usablePaymentMethod(scope, ctx, params.payment_method, row.customerId)).id;
     } else if (params.customer !== undefined && row.paymentMethodId !== null) {
-      const pm = await loadPaymentMethod(scope.tx, row.paymentMethodId);
+      const pm = await loadPaymentMethod(scope.db.sql, row.paymentMethodId);
       if (pm.customerId !== null && pm.customerId !== row.customerId) row.paymentMethodId = null;
     }
     if (UPDATABLE.includes(before.status) && (params.payment_method !== undefined || params.amount !== undefined || params.currency !== undefined)) {
       // A new card or amount needs a new confirmation; an open challenge no longer applies.
       row.status = row.paymentMethodId === null ? 'requires_payment_method' : 'requires_confirmation';
-      if (before.status === 'requires_action') await closeAuthentications(scope.tx, row.id, scope.now);
+      if (before.status === 'requires_action') await closeAuthentications(scope.db, row.id, scope.now);
     }
     await saveIntent(scope, row);
     return { row };
@@ -640,7 +627,7 @@ export async function updatePaymentIntent(ctx: RequestContext) {
 export async function confirmPaymentIntent(ctx: RequestContext) {
   const { params } = ctx;
   return run(ctx, async (scope) => {
-    const before = await lockOrMissing(ctx, scope.tx);
+    const before = await lockOrMissing(ctx, scope);
     requireOpenedClientSecret(ctx, await ctx.deps.encryption.open(before.clientSecret), PAYMENT_INTENT);
     return confirmLocked(scope, ctx, before, params);
   });
@@ -649,7 +636,7 @@ export async function confirmPaymentIntent(ctx: RequestContext) {
 export async function capturePaymentIntent(ctx: RequestContext) {
   const { params } = ctx;
   return run(ctx, async (scope) => {
-    const before = await lockOrMissing(ctx, scope.tx);
+    const before = await lockOrMissing(ctx, scope);
     if (before.status !== 'requires_capture') {
       throw await unexpectedState(
         scope,
@@ -665,7 +652,7 @@ export async function capturePaymentIntent(ctx: RequestContext) {
     if (params.statement_descriptor !== undefined) checkCardDescriptor(params);
     const fee = params.application_fee_amount ?? before.applicationFeeAmount;
     if (fee !== null && fee > amount) throw invalidRequest('The application fee amount cannot be greater than the amount captured.', undefined, 'application_fee_amount');
-    const chargeBefore = await lockCharge(scope.tx, scope.accountId, before.latestChargeId!);
+    const chargeBefore = await lockCharge(scope.db.sql, scope.accountId, before.latestChargeId!);
     if (!chargeBefore) throw new Error(`payment intent ${before.id} has no charge to capture`);
     const row: PaymentIntentRow = {
       ...before,
@@ -685,7 +672,7 @@ export async function capturePaymentIntent(ctx: RequestContext) {
       applicationFeeAmount: fee,
       balanceTransaction: newBalanceTransactionId(),
     };
-    await saveCharge(scope.tx, captured);
+    await saveCharge(scope.db, captured);
     await saveIntent(scope, row);
     await emitCharge(scope, 'charge.captured', captured);
     await emitIntent(scope, 'payment_intent.succeeded', row);
@@ -696,7 +683,7 @@ export async function capturePaymentIntent(ctx: RequestContext) {
 export async function cancelPaymentIntent(ctx: RequestContext) {
   const { params } = ctx;
   return run(ctx, async (scope) => {
-    const before = await lockOrMissing(ctx, scope.tx);
+    const before = await lockOrMissing(ctx, scope);
     if (!CANCELABLE.includes(before.status)) {
       throw await unexpectedState(
         scope,
@@ -712,13 +699,13 @@ export async function cancelPaymentIntent(ctx: RequestContext) {
       amountCapturable: 0,
       dueAt: null,
     };
-    await closeAuthentications(scope.tx, row.id, scope.now);
+    await closeAuthentications(scope.db, row.id, scope.now);
     if (before.status === 'requires_capture' && before.latestChargeId) {
       // The authorization is released in full: the charge shows it refunded.
-      const chargeBefore = await lockCharge(scope.tx, scope.accountId, before.latestChargeId);
+      const chargeBefore = await lockCharge(scope.db.sql, scope.accountId, before.latestChargeId);
       if (chargeBefore && !chargeBefore.captured) {
         const released: ChargeRow = { ...chargeBefore, amountRefunded: chargeBefore.amount };
-        await saveCharge(scope.tx, released);
+        await saveCharge(scope.db, released);
         await emitCharge(scope, 'charge.refunded', released, { amount_refunded: 0, refunded: false });
       }
     }
@@ -738,7 +725,7 @@ export async function listPaymentIntents(ctx: RequestContext) {
     objectName: NAME,
     serialize: (row: PaymentIntentRow) => row,
   });
-  return { ...page, data: await Promise.all((page.data as (PaymentIntentRow & { seq: bigint })[]).map((r) => presentPaymentIntent(deps.prisma as unknown as Tx, deps, withoutSeq(r), ctx.apiVersion))) };
+  return { ...page, data: await Promise.all((page.data as (PaymentIntentRow & { seq: bigint })[]).map((r) => presentPaymentIntent(deps.sql, deps, withoutSeq(r), ctx.apiVersion))) };
 }
 
 // --- 3-D Secure -------------------------------------------------------------------------------
@@ -751,20 +738,12 @@ export async function listPaymentIntents(ctx: RequestContext) {
  */
 export const paymentIntentAuthentication: AuthenticationTarget = {
   async finish(tx, deps, accountId, intentId, result: AuthenticationResult) {
-    const row = await lockIntent(tx, accountId, intentId);
+    const db = prismaDb(tx);
+    const row = await lockIntent(db.sql, accountId, intentId);
     if (!row) throw new Error(`no payment intent ${intentId} for its challenge`);
     const now = unixSeconds(deps.clock);
-    const scope: Scope = {
-      tx,
-      deps,
-      accountId,
-      now,
-      events: { accountId, apiVersion: await accountApiVersion(tx, accountId, deps.config.defaultApiVersion), created: now, cause: automaticCause },
-      eventIds: [],
-      jobs: [],
-      unsaved: new Set(),
-      paymentMethods: new Map(),
-    };
+    const apiVersion = await accountApiVersion(tx, accountId, deps.config.defaultApiVersion);
+    const scope = newScope(db, deps, accountId, now, { accountId, apiVersion, created: now, cause: automaticCause });
     const redirect = async (status: 'succeeded' | 'failed') => ({
       payment_intent: row.id,
       payment_intent_client_secret: await deps.encryption.open(row.clientSecret),
@@ -772,7 +751,7 @@ export const paymentIntentAuthentication: AuthenticationTarget = {
     });
     // Only an intent still waiting on its challenge moves (a canceled one stays canceled).
     if (row.status !== 'requires_action') return { eventIds: [], redirectParams: await redirect(row.status === 'succeeded' || row.status === 'requires_capture' ? 'succeeded' : 'failed') };
-    const pm = await loadPaymentMethod(tx, row.paymentMethodId!);
+    const pm = await loadPaymentMethod(db.sql, row.paymentMethodId!);
     if (result !== 'succeeded') {
       const error = {
         code: 'payment_intent_authentication_failure',
@@ -807,5 +786,5 @@ async function afterFinish(deps: Deps, scope: Scope): Promise<void> {
 export async function searchPaymentIntents(ctx: RequestContext) {
   const { caller, deps } = ctx;
   const result = await searchRequest<PaymentIntentRow & { seq: bigint }>(ctx, SEARCH, searchedRows(caller.accountId), (row: PaymentIntentRow) => row);
-  return { ...result, data: await Promise.all((result.data as (PaymentIntentRow & { seq: bigint })[]).map((r) => presentPaymentIntent(deps.prisma as unknown as Tx, deps, withoutSeq(r), ctx.apiVersion))) };
+  return { ...result, data: await Promise.all((result.data as (PaymentIntentRow & { seq: bigint })[]).map((r) => presentPaymentIntent(deps.sql, deps, withoutSeq(r), ctx.apiVersion))) };
 }

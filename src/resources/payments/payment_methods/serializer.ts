@@ -10,6 +10,9 @@ export type PaymentMethodRow = Pick<
   'id' | 'created' | 'customerId' | 'billingDetails' | 'metadata' | 'brand' | 'funding' | 'country' | 'last4' | 'expMonth' | 'expYear' | 'fingerprint' | 'cvcCheck'
 >;
 
+/** A row as services read it: the public fields, the card's outcome, and whether it was set up for off-session payments. */
+export type StoredPaymentMethod = PaymentMethodRow & { outcome: string; offSessionReady: boolean };
+
 export const EMPTY_BILLING_DETAILS = { address: null, email: null, name: null, phone: null, tax_id: null };
 
 /** The public object: never the number or the CVC, which rows keep sealed. */

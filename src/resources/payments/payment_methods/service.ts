@@ -8,10 +8,13 @@ import { invalidRequest, parameterMissing, parametersExclusive, resourceMissing 
 import { paginate } from '../../../kernel/list';
 import { applyMetadata, type Metadata, type MetadataParam } from '../../../kernel/metadata';
 import type { RequestContext } from '../../../kernel/route';
+import { prismaDb, type Db } from '../../../kernel/writes';
+import type { SqlClient } from '../../../lib/sql';
 import { causeOf, emit, previousAttributes, type Tx } from '../../../events/emit';
 import type { EventType } from '../../../events/types';
 import { handOffEvents } from '../../../events/jobs';
-import { EMPTY_BILLING_DETAILS, serializePaymentMethod, type PaymentMethodRow } from './serializer';
+import { EMPTY_BILLING_DETAILS, serializePaymentMethod, type PaymentMethodRow, type StoredPaymentMethod } from './serializer';
+import { attachTo, insertCard as insertCardRow, lockLiveCustomerRow, selectById, selectOwnedForUpdate } from './queries';
 import {
   attachError,
   cardError,
@@ -43,8 +46,7 @@ export const ROW = {
   outcome: true,
 } as const;
 
-/** A row as services read it: the public fields and the card's outcome. */
-export type StoredPaymentMethod = PaymentMethodRow & { outcome: string };
+export type { StoredPaymentMethod };
 
 interface CardParam {
   number?: string;
@@ -126,7 +128,7 @@ function billingDetailsOf(param: BillingDetailsParam | undefined, current: Recor
 
 /** Writes a new card payment method; the number and the CVC are sealed before they reach the database. */
 async function insertCard(
-  tx: Tx,
+  db: Db,
   ctx: RequestContext,
   checked: CheckedCard,
   extra: { billingDetails?: Record<string, unknown>; metadata?: Metadata } = {},
@@ -150,21 +152,17 @@ async function insertCard(
     fingerprint: fingerprintOf(caller.platformAccountId, checked.card.number),
     cvcCheck: cvc === null ? null : 'unchecked',
     outcome: checked.card.outcome,
+    offSessionReady: false,
   };
-  await tx.paymentMethod.create({
-    data: {
-      ...row,
-      billingDetails: row.billingDetails as Prisma.InputJsonValue,
-      metadata: row.metadata as Prisma.InputJsonValue,
+  await db.write(
+    insertCardRow(row, {
       accountId: caller.accountId,
-      type: 'card',
       number,
       cvc,
       cvcExpiresAt: cvc === null ? null : now + deps.config.cardCvcTtlSeconds,
       keyId: Encryption.keyIdOf(number),
-    },
-    select: { id: true },
-  });
+    }),
+  );
   return row;
 }
 
@@ -175,14 +173,26 @@ const clock = (ctx: RequestContext): Date => new Date(ctx.deps.clock.nowMs());
  * public test PaymentMethod id (`pm_card_visa`), as the public API makes one per use. Not found is
  * `resource_missing`: 404 on the path's id, or 400 on `param`.
  */
-export async function resolvePaymentMethod(tx: Tx, ctx: RequestContext, id: string, param?: string): Promise<StoredPaymentMethod> {
+export async function resolvePaymentMethod(db: Db, ctx: RequestContext, id: string, param?: string): Promise<StoredPaymentMethod> {
   const testNumber = numberOfTestPaymentMethod(id);
-  if (testNumber !== undefined) return insertCard(tx, ctx, testCardExpiry(testNumber, clock(ctx)));
+  if (testNumber !== undefined) return insertCard(db, ctx, testCardExpiry(testNumber, clock(ctx)));
   const missing = () => (param === undefined ? resourceMissing(NAME, id) : resourceMissing(NAME, id, param, 400));
   if (!hasIdShape('pm', id)) throw missing();
-  const rows = await tx.$queryRaw<{ id: string }[]>`SELECT id FROM payment_methods WHERE id = ${id} AND account_id = ${ctx.caller.accountId} FOR UPDATE`;
-  if (rows.length === 0) throw missing();
-  return (await tx.paymentMethod.findUniqueOrThrow({ where: { id }, select: ROW })) as StoredPaymentMethod;
+  const [row] = await db.sql.query<StoredPaymentMethod>(selectOwnedForUpdate(id, ctx.caller.accountId));
+  if (!row) throw missing();
+  return row;
+}
+
+/** A payment method an object of its account names (an intent's). */
+export async function loadPaymentMethod(sql: SqlClient, id: string): Promise<StoredPaymentMethod> {
+  const [row] = await sql.query<StoredPaymentMethod>(selectById(id));
+  if (!row) throw new Error(`payment method ${id} is gone`);
+  return row;
+}
+
+/** Saves a card to a customer, or readies it for off-session payments (`offSessionReady`), with `db`'s writes. */
+export async function savePaymentMethodSetup(db: Db, pm: StoredPaymentMethod, customerId: string | null, offSessionReady: boolean): Promise<void> {
+  await db.write(attachTo(pm.id, customerId, offSessionReady));
 }
 
 /** The public object of one of the caller's payment methods (for expansion), or null when it is gone. */
@@ -225,15 +235,14 @@ export async function attachPaymentMethod(
 }
 
 /** Locks one of the account's live customers; false when it has none of that id. */
-export async function lockLiveCustomer(tx: Tx, accountId: string, id: string): Promise<boolean> {
+export async function lockLiveCustomer(sql: SqlClient, accountId: string, id: string): Promise<boolean> {
   if (!hasIdShape('cus', id)) return false;
-  const rows = await tx.$queryRaw<{ id: string }[]>`SELECT id FROM customers WHERE id = ${id} AND account_id = ${accountId} AND NOT deleted FOR UPDATE`;
-  return rows.length > 0;
+  return (await sql.query(lockLiveCustomerRow(id, accountId))).length > 0;
 }
 
 /** Locks one of the account's live customers named by `param`; `resource_missing` on it otherwise. */
-export async function lockCustomer(tx: Tx, accountId: string, id: string, param: string): Promise<string> {
-  if (!(await lockLiveCustomer(tx, accountId, id))) throw resourceMissing('customer', id, param, 400);
+export async function lockCustomer(sql: SqlClient, accountId: string, id: string, param: string): Promise<string> {
+  if (!(await lockLiveCustomer(sql, accountId, id))) throw resourceMissing('customer', id, param, 400);
   return id;
 }
 
@@ -253,7 +262,7 @@ export async function createPaymentMethod(ctx: RequestContext) {
     throw parameterMissing('card[number]');
   }
   const row = await deps.prisma.$transaction((tx) =>
-    insertCard(tx, ctx, checked, { billingDetails: billingDetailsOf(params.billing_details), metadata: applyMetadata({}, params.metadata as MetadataParam | undefined) }),
+    insertCard(prismaDb(tx), ctx, checked, { billingDetails: billingDetailsOf(params.billing_details), metadata: applyMetadata({}, params.metadata as MetadataParam | undefined) }),
   );
   return serializePaymentMethod(row);
 }
@@ -261,13 +270,13 @@ export async function createPaymentMethod(ctx: RequestContext) {
 export async function retrievePaymentMethod(ctx: RequestContext) {
   const id = ctx.pathParams.payment_method;
   // A public test id makes a fresh payment method, so the read runs in a transaction too.
-  return serializePaymentMethod(await ctx.deps.prisma.$transaction((tx) => resolvePaymentMethod(tx, ctx, id)));
+  return serializePaymentMethod(await ctx.deps.prisma.$transaction((tx) => resolvePaymentMethod(prismaDb(tx), ctx, id)));
 }
 
 export async function updatePaymentMethod(ctx: RequestContext) {
   const { params, deps } = ctx;
   const { row, eventId } = await deps.prisma.$transaction(async (tx) => {
-    const before = await resolvePaymentMethod(tx, ctx, ctx.pathParams.payment_method);
+    const before = await resolvePaymentMethod(prismaDb(tx), ctx, ctx.pathParams.payment_method);
     // The public API updates only saved cards.
     if (before.customerId === null) throw invalidRequest('You must save this PaymentMethod to a customer before you can update it.', undefined);
     let { expMonth, expYear } = before;
@@ -315,8 +324,9 @@ export async function listPaymentMethods(ctx: RequestContext) {
 export async function attachPaymentMethodToCustomer(ctx: RequestContext) {
   const { params, deps } = ctx;
   const { row, eventIds } = await deps.prisma.$transaction(async (tx) => {
-    await lockCustomer(tx, ctx.caller.accountId, params.customer, 'customer');
-    const pm = await resolvePaymentMethod(tx, ctx, ctx.pathParams.payment_method);
+    const db = prismaDb(tx);
+    await lockCustomer(db.sql, ctx.caller.accountId, params.customer, 'customer');
+    const pm = await resolvePaymentMethod(db, ctx, ctx.pathParams.payment_method);
     return attachPaymentMethod(tx, ctx, pm, params.customer);
   });
   if (eventIds.length > 0) await handOffEvents(deps.queues, eventIds);
@@ -333,7 +343,7 @@ export type DetachedFromCustomer = (tx: Tx, ctx: RequestContext, customerId: str
 export async function detachPaymentMethod(ctx: RequestContext, detached: DetachedFromCustomer) {
   const { deps } = ctx;
   const { row, eventIds } = await deps.prisma.$transaction(async (tx) => {
-    const before = await resolvePaymentMethod(tx, ctx, ctx.pathParams.payment_method);
+    const before = await resolvePaymentMethod(prismaDb(tx), ctx, ctx.pathParams.payment_method);
     if (before.customerId === null) {
       throw invalidRequest('The payment method you provided is not attached to a customer so detachment is impossible.', undefined);
     }

@@ -43,7 +43,7 @@ export async function loadRefund(tx: Tx, id: string, accountId?: string): Promis
 }
 
 /** Locks a charge for the rest of the transaction (every change of its refunded amount takes it first); null when the account has none. */
-export const lockCharge = (tx: Tx, chargeId: string, accountId: string): Promise<ChargeRow | null> => lockOwnedCharge(tx, accountId, chargeId);
+export const lockCharge = (tx: Tx, chargeId: string, accountId: string): Promise<ChargeRow | null> => lockOwnedCharge(new TxSql(tx), accountId, chargeId);
 
 /** Emits `refund.updated` and the older `charge.refund.updated` (the public API still sends both) for a change of `before`. */
 export async function emitRefundUpdated(tx: Tx, before: RefundRow, after: RefundRow, options: EmitOptions): Promise<string[]> {

@@ -6,6 +6,8 @@ import { paginateRows, rangeWhere } from '../../../kernel/list';
 import { requireOpenedClientSecret } from '../../../kernel/clientSecret';
 import { applyMetadata, type Metadata, type MetadataParam } from '../../../kernel/metadata';
 import type { Deps, RequestContext } from '../../../kernel/route';
+import { prismaDb } from '../../../kernel/writes';
+import { TxSql } from '../../../lib/sql';
 import { accountApiVersion, automaticCause, emit, requestEventOptions, type EmitOptions, type Tx } from '../../../events/emit';
 import type { EventType } from '../../../events/types';
 import { handOffEvents } from '../../../events/jobs';
@@ -75,7 +77,7 @@ const emitSetupIntent = (tx: Tx, actor: Actor, type: EventType, row: SetupIntent
 
 /** The public object as the API answers it: with its client secret and, while a challenge is open, its `next_action`. */
 async function present(db: Tx, deps: Pick<Deps, 'config' | 'encryption'>, row: Stored) {
-  const nextAction = row.status === 'requires_action' ? await pendingNextAction(db, deps, row.id) : null;
+  const nextAction = row.status === 'requires_action' ? await pendingNextAction(new TxSql(db), deps, row.id) : null;
   return serializeSetupIntent(row, { clientSecret: await deps.encryption.open(row.clientSecret), nextAction });
 }
 
@@ -221,10 +223,10 @@ async function attempt(tx: Tx, ctx: RequestContext, before: Stored, confirmation
   if (before.status === 'succeeded') throw unexpectedState('You cannot confirm this SetupIntent because it has already succeeded after being previously confirmed.', before);
   if (!CONFIRMABLE.has(before.status)) throw unexpectedState(`You cannot confirm this SetupIntent because it has a status of ${before.status}.`, before);
   // The customer before the card, as attaching locks them.
-  if (before.customerId !== null) await lockCustomer(tx, before.accountId, before.customerId, 'customer');
+  if (before.customerId !== null) await lockCustomer(new TxSql(tx), before.accountId, before.customerId, 'customer');
   const pm =
     confirmation.paymentMethod !== undefined
-      ? await resolvePaymentMethod(tx, ctx, confirmation.paymentMethod, 'payment_method')
+      ? await resolvePaymentMethod(prismaDb(tx), ctx, confirmation.paymentMethod, 'payment_method')
       : before.paymentMethodId !== null
         ? await readPaymentMethod(tx, before.paymentMethodId)
         : undefined;
@@ -248,7 +250,7 @@ async function attempt(tx: Tx, ctx: RequestContext, before: Stored, confirmation
   const apm = before.automaticPaymentMethods as { enabled?: boolean; allow_redirects?: string } | null;
   if (apm?.enabled && apm.allow_redirects !== 'never' && returnUrl === null && !confirmation.useStripeSdk) throw invalidRequest(REDIRECTS_NEED_RETURN_URL);
   // A confirmation starts afresh: an open challenge's page stops working.
-  await closeAuthentications(tx, before.id, unixSeconds(ctx.deps.clock));
+  await closeAuthentications(prismaDb(tx), before.id, unixSeconds(ctx.deps.clock));
   const row: Stored = { ...before, paymentMethodId: pm.id, returnUrl, latestAttempt: newId('setatt'), lastSetupError: null };
   const outcome = pm.outcome as CardOutcome;
   const declined = attachError(outcome);
@@ -265,7 +267,7 @@ async function attempt(tx: Tx, ctx: RequestContext, before: Stored, confirmation
     return { ...failed, declined: error };
   }
   if (paymentResult(outcome).status === 'requires_action') {
-    await startAuthentication(tx, ctx, { intentType: 'setup_intent', intentId: row.id, returnUrl });
+    await startAuthentication(prismaDb(tx), ctx, { intentType: 'setup_intent', intentId: row.id, returnUrl });
     const waiting: Stored = { ...row, status: 'requires_action' };
     await save(tx, waiting);
     return { row: waiting, eventIds: [await emitSetupIntent(tx, actor, 'setup_intent.requires_action', waiting)] };
@@ -292,9 +294,9 @@ export async function createSetupIntent(ctx: RequestContext) {
     throw invalidRequest('You can only pass `return_url` when `confirm` is true.', undefined, 'return_url');
   }
   const done = await deps.prisma.$transaction(async (tx): Promise<Attempted> => {
-    const customerId = params.customer === undefined ? null : await lockCustomer(tx, caller.accountId, params.customer, 'customer');
+    const customerId = params.customer === undefined ? null : await lockCustomer(new TxSql(tx), caller.accountId, params.customer, 'customer');
     const onBehalfOf = await checkOnBehalfOf(tx, ctx, params.on_behalf_of);
-    const pm = params.payment_method === undefined ? undefined : await resolvePaymentMethod(tx, ctx, params.payment_method, 'payment_method');
+    const pm = params.payment_method === undefined ? undefined : await resolvePaymentMethod(prismaDb(tx), ctx, params.payment_method, 'payment_method');
     const id = newId('seti');
     const clientSecret = `${id}_secret_${randomBase62(25)}`;
     const row: Stored = {
@@ -372,13 +374,13 @@ export async function updateSetupIntent(ctx: RequestContext) {
       if (before.customerId !== null && before.customerId !== params.customer) {
         throw invalidRequest('You cannot change the customer of a SetupIntent once it has one.', undefined, 'customer');
       }
-      row.customerId = await lockCustomer(tx, caller.accountId, params.customer, 'customer');
+      row.customerId = await lockCustomer(new TxSql(tx), caller.accountId, params.customer, 'customer');
     }
     if (params.allowed_payment_method_types !== undefined) row = { ...row, paymentMethodTypes: params.allowed_payment_method_types, automaticPaymentMethods: null };
     if (params.payment_method !== undefined) {
-      const pm = await resolvePaymentMethod(tx, ctx, params.payment_method, 'payment_method');
+      const pm = await resolvePaymentMethod(prismaDb(tx), ctx, params.payment_method, 'payment_method');
       // A new payment method waits for a new confirmation: an open challenge is over.
-      await closeAuthentications(tx, before.id, unixSeconds(deps.clock));
+      await closeAuthentications(prismaDb(tx), before.id, unixSeconds(deps.clock));
       row = { ...row, paymentMethodId: pm.id, status: 'requires_confirmation' };
     }
     await save(tx, row);
@@ -408,7 +410,7 @@ export async function cancelSetupIntent(ctx: RequestContext) {
         before,
       );
     }
-    await closeAuthentications(tx, before.id, unixSeconds(deps.clock));
+    await closeAuthentications(prismaDb(tx), before.id, unixSeconds(deps.clock));
     const row: Stored = { ...before, status: 'canceled', cancellationReason: params.cancellation_reason ?? null };
     await save(tx, row);
     return { row, eventIds: [await emitSetupIntent(tx, requestActor(ctx), 'setup_intent.canceled', row)] };
@@ -451,7 +453,7 @@ export const setupIntentTarget: AuthenticationTarget = {
     if (before.status !== 'requires_action' || before.paymentMethodId === null) return { eventIds: [], redirectParams: await redirectParams(before) };
     const actor = await systemActor(tx, deps, accountId);
     // The customer before the card, as attaching locks them; either may have changed while the challenge was open.
-    const customerGone = before.customerId !== null && !(await lockLiveCustomer(tx, accountId, before.customerId));
+    const customerGone = before.customerId !== null && !(await lockLiveCustomer(new TxSql(tx), accountId, before.customerId));
     const pm = await readPaymentMethod(tx, before.paymentMethodId);
     const failure =
       result !== 'succeeded'
