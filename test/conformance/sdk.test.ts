@@ -718,7 +718,8 @@ const CASES: Record<string, OperationCase> = {
   GetTestHelpersTestClocks: { ok: (stripe) => stripe.testHelpers.testClocks.list(), fails: (stripe) => stripe.testHelpers.testClocks.list({ limit: 0 }), error: InvalidRequest },
   PostTestHelpersTestClocks: {
     ok: (stripe) => stripe.testHelpers.testClocks.create({ frozen_time: 1800000000, name: 'SDK' }),
-    fails: (stripe) => stripe.testHelpers.testClocks.create({ frozen_time: 99 }),
+    // 99 (1970) is a time the public API takes; a negative one is no Unix timestamp.
+    fails: (stripe) => stripe.testHelpers.testClocks.create({ frozen_time: -1 }),
     error: InvalidRequest,
   },
   GetTestHelpersTestClocksTestClock: {

@@ -236,13 +236,17 @@ export async function pendingItemLines(tx: Tx, accountId: string, subscriptionId
   }));
 }
 
-/** Invoices `lines` for a subscription and, when it collects automatically, charges it. */
+/**
+ * Invoices `lines` for a subscription and, when it collects automatically, charges it.
+ * `periodStart`/`periodEnd` are the invoice's own (what it looks back on); the discounts are those
+ * live at `discountsAt` (the start of the period billed; `periodStart` unless given).
+ */
 export async function billSubscription(
   scope: Scope,
   view: SubscriptionView,
   reason: string,
   lines: readonly DraftLine[],
-  options: { periodStart: number; periodEnd: number; prorationDate?: number; collect?: boolean; id?: string },
+  options: { periodStart: number; periodEnd: number; discountsAt?: number; prorationDate?: number; collect?: boolean; id?: string },
 ): Promise<{ invoice: MadeInvoice; charge: Charge | null }> {
   const { row } = view;
   const made = await createInvoice(scope, {
@@ -253,7 +257,7 @@ export async function billSubscription(
     periodStart: options.periodStart,
     periodEnd: options.periodEnd,
     lines,
-    discounts: await appliedDiscounts(scope.tx, await discountsBilled(scope.tx, row), options.periodStart),
+    discounts: await appliedDiscounts(scope.tx, await discountsBilled(scope.tx, row), options.discountsAt ?? options.periodStart),
     prorationDate: options.prorationDate,
     id: options.id,
   });
@@ -263,6 +267,9 @@ export async function billSubscription(
 
 export const jsonOf = (value: unknown): Prisma.InputJsonValue => value as Prisma.InputJsonValue;
 export const nullableJson = (value: unknown) => (value === null ? Prisma.DbNull : (value as Prisma.InputJsonValue));
+
+/** An invoice's own period as the public API shows it when a period starts at `at`: the one ending (its start to `at`). */
+export const lookBack = (row: Pick<SubscriptionRow, 'periodStart'>, at: number) => ({ periodStart: Math.min(row.periodStart, at), periodEnd: at });
 
 /** A period [start, end] and what its invoice bills: its lines, what is pending, the discounts then. */
 export async function periodOf(scope: Scope, view: SubscriptionView, start: number, end: number, anchor = view.row.billingCycleAnchor) {
@@ -276,7 +283,9 @@ export async function periodOf(scope: Scope, view: SubscriptionView, start: numb
 /**
  * Starts the period [start, end] (a renewal, or an update resetting the cycle at `start`): its
  * invoice made, finalized and charged (unless `collect` is false); answers the subscription
- * after it, not yet saved, and the charge.
+ * after it, not yet saved, and the charge. As in the public API, the invoice's own period looks
+ * back (from the period that ends to `start`), while its subscription lines bill [start, end] in
+ * advance and prorations keep their own periods.
  */
 export async function startPeriod(
   scope: Scope,
@@ -286,7 +295,7 @@ export async function startPeriod(
   const { row } = view;
   const { start, end } = period;
   const { next, lines, discounts } = await periodOf(scope, view, start, end, period.anchor);
-  const { invoice, charge } = await billSubscription(scope, next, period.reason, lines, { periodStart: start, periodEnd: end, collect: period.collect });
+  const { invoice, charge } = await billSubscription(scope, next, period.reason, lines, { ...lookBack(row, start), discountsAt: start, collect: period.collect });
   // Once-only discounts end with the invoice that applied them; repeating ones when their months are up.
   const used = new Set(invoice.row.discounts);
   const kept = (row.discounts as unknown as StoredDiscount[]).filter(

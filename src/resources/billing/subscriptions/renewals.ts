@@ -6,7 +6,7 @@ import { nextPeriodEnd } from '../invoices/amounts';
 import { draftInvoice, emitIn, lineRefs, lockInvoice, type Scope } from '../invoices/billing';
 import { serializeInvoice } from '../invoices/serializer';
 import type { InvoiceRow } from '../invoices/serializer';
-import { loadView, periodOf, startPeriod } from './billing';
+import { loadView, lookBack, periodOf, startPeriod } from './billing';
 import { serializeSubscription, type StoredPendingUpdate, type SubscriptionView } from './serializer';
 import { applyPendingUpdate, endSubscription, INCOMPLETE_SECONDS, saveSubscriptionRow, TRIAL_WILL_END_SECONDS, UPCOMING_SECONDS, upcomingDue } from './service';
 import { scheduleSubscriptions } from './jobs';
@@ -109,14 +109,14 @@ const renewalPeriod = ({ row }: SubscriptionView) => ({ start: row.periodEnd, en
 
 /**
  * `invoice.upcoming`: the invoice the coming renewal will make (the next period's lines and what
- * is pending), as a draft nothing stores. Like the public API's, it has no id.
+ * is pending; its own period the one ending), as a draft nothing stores. Like the public API's, it has no id.
  */
 async function emitUpcoming(scope: Scope, view: SubscriptionView): Promise<void> {
   const { row } = view;
   const { start, end } = renewalPeriod(view);
   const { lines, discounts } = await periodOf(scope, view, start, end);
   const customer = await scope.tx.customer.findUniqueOrThrow({ where: { id: row.customerId } });
-  const spec = { customerId: row.customerId, subscription: row, currency: row.currency, billingReason: 'upcoming', periodStart: start, periodEnd: end, lines, discounts };
+  const spec = { customerId: row.customerId, subscription: row, currency: row.currency, billingReason: 'upcoming', ...lookBack(row, start), lines, discounts };
   const { row: draft, lines: drafted } = draftInvoice(spec, customer, scope.now, '');
   const invoice = serializeInvoice(draft, drafted, [], await lineRefs(scope.tx, scope.accountId, drafted, [draft], scope.now));
   const { id: _none, ...preview } = invoice;

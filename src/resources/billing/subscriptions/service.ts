@@ -378,7 +378,8 @@ export async function createSubscription(ctx: RequestContext) {
     const finalView = await viewOf(tx, final, billed, ctx.caller.accountId);
     await emitIn(scope, 'customer.subscription.created', serializeSubscription(finalView));
     // The invoice bills the discounts the subscription started with (a once-only one included).
-    await billSubscription(scope, { ...finalView, row }, 'subscription_create', draftLines, { periodStart: now, periodEnd, collect, id: invoiceId });
+    // The first invoice's own period is its creation time, as the public API's; its lines bill the first period.
+    await billSubscription(scope, { ...finalView, row }, 'subscription_create', draftLines, { periodStart: now, periodEnd: now, collect, id: invoiceId });
     await endCustomerOnce(tx, row, discounts);
     return { subscription: serializeSubscription(finalView), events: scope.events };
   });

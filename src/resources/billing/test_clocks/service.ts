@@ -16,8 +16,15 @@ const NAME = 'test clock';
 /** A test clock is deleted 30 days after its creation, as the public API's are. */
 const LIFETIME_SECONDS = 30 * 86_400;
 
-/** The public API's frozen times: within about five years around now. */
-const SPAN_SECONDS = 5 * 366 * 86_400;
+/**
+ * The latest frozen time: times are stored in 32-bit seconds (up to 2038-01-19T03:14:07Z) and a
+ * clock's subscriptions bill up to three years (the longest billing period) past it. The public
+ * API takes any time before that too, in the past (the Stripe CLI's fixtures use 2020) or ahead.
+ */
+export const MAX_FROZEN_TIME = 2_147_483_647 - 3 * 366 * 86_400;
+
+/** With no subscription on the clock, the public API advances it at most two years at once. */
+const NO_SUBSCRIPTION_YEARS = 2;
 
 const strip = <T extends { seq: bigint; accountId: string }>({ seq: _s, accountId: _a, ...row }: T) => row;
 
@@ -28,14 +35,21 @@ async function lockClock(tx: Tx, ctx: RequestContext, id: string): Promise<TestC
   return strip(await tx.testClock.findUniqueOrThrow({ where: { id } }));
 }
 
-function checkFrozenTime(value: number, now: number): void {
-  if (Math.abs(value - now) > SPAN_SECONDS) throw invalidRequest('`frozen_time` must be within five years of the current time.', 'parameter_invalid', 'frozen_time');
+function checkFrozenTime(value: number): void {
+  if (value < 0) throw invalidRequest('Invalid timestamp: `frozen_time` must be a Unix timestamp (seconds since 1970-01-01T00:00:00Z), not negative.', 'parameter_invalid', 'frozen_time');
+  if (value > MAX_FROZEN_TIME) {
+    throw invalidRequest(
+      `\`frozen_time\` must be at most ${MAX_FROZEN_TIME} (${new Date(MAX_FROZEN_TIME * 1000).toISOString()}): the sandbox stores times up to 2038-01-19, and a clock's subscriptions bill up to three years past it.`,
+      'parameter_invalid',
+      'frozen_time',
+    );
+  }
 }
 
 export async function createTestClock(ctx: RequestContext) {
   const { params, deps } = ctx;
   const now = unixSeconds(deps.clock);
-  checkFrozenTime(params.frozen_time, now);
+  checkFrozenTime(params.frozen_time);
   const { row, eventId } = await deps.prisma.$transaction(async (tx) => {
     const row: TestClockRow = {
       id: newId('clock'),
@@ -95,8 +109,9 @@ export async function deleteTestClock(ctx: RequestContext) {
 }
 
 /**
- * `advance`: the clock goes `advancing` towards `frozen_time`, at most two billing intervals of
- * its shortest live subscription ahead, and the worker moves it there renewal by renewal.
+ * `advance`: the clock goes `advancing` towards `frozen_time`, and the worker moves it there
+ * renewal by renewal. As the public API limits it: after the current frozen time, at most two
+ * billing intervals of the clock's shortest live subscription ahead, or two years without one.
  */
 export async function advanceTestClock(ctx: RequestContext) {
   const { params, deps } = ctx;
@@ -109,12 +124,15 @@ export async function advanceTestClock(ctx: RequestContext) {
     if (target <= row.frozenTime) {
       throw invalidRequest(`Cannot advance to ${target}: the new frozen_time must be after the current one (${row.frozenTime}).`, 'parameter_invalid', 'frozen_time');
     }
-    checkFrozenTime(target, now);
+    checkFrozenTime(target);
     const subs = await tx.subscription.findMany({ where: { testClockId: id, status: { notIn: ['canceled', 'incomplete_expired'] } }, select: { interval: true, intervalCount: true } });
-    const limit = Math.min(...subs.map((s) => addInterval(row.frozenTime, s.interval, s.intervalCount, 2)));
+    const limit =
+      subs.length === 0 ? addInterval(row.frozenTime, 'year', NO_SUBSCRIPTION_YEARS) : Math.min(...subs.map((s) => addInterval(row.frozenTime, s.interval, s.intervalCount, 2)));
     if (target > limit) {
+      const shortest = subs.length === 0 ? null : subs.reduce((a, b) => (addInterval(0, a.interval, a.intervalCount) <= addInterval(0, b.interval, b.intervalCount) ? a : b));
+      const what = shortest === null ? 'two years when it has no subscriptions' : `two intervals of its shortest subscription (${shortest.intervalCount} ${shortest.interval}${shortest.intervalCount === 1 ? '' : 's'})`;
       throw invalidRequest(
-        `Cannot advance the test clock more than two intervals of its shortest subscription at once: advance to ${limit} at most, then again.`,
+        `Cannot advance the test clock to ${target}: it can be advanced at most ${what} at once, to ${limit}. Advance it in steps.`,
         'parameter_invalid',
         'frozen_time',
       );

@@ -73,7 +73,9 @@ test('a trial added to an active subscription (unused time credited), extended, 
   await advance(key, clock, longer + 60);
   const invoices = await invoicesOf(key, sub.id);
   expect(invoices.map((i: any) => i.billing_reason)).toEqual(['subscription_create', 'subscription_cycle']);
-  expect(invoices[1]).toMatchObject({ status: 'paid', amount_paid: 3100 - 2100, created: longer, period_start: longer });
+  // The invoice looks back on the trial that ended; its line bills the month ahead.
+  expect(invoices[1]).toMatchObject({ status: 'paid', amount_paid: 3100 - 2100, created: longer, period_start: START + 10 * DAY, period_end: longer });
+  expect(invoices[1].lines.data.find((l: any) => !l.parent.subscription_item_details.proration).period).toEqual({ start: longer, end: addInterval(longer, 'month', 1) });
   const renewed = (await get(key, `/v1/subscriptions/${sub.id}`)).body;
   expect(renewed).toMatchObject({ status: 'active', latest_invoice: invoices[1].id });
   expect(renewed.items.data[0]).toMatchObject({ current_period_start: longer, current_period_end: addInterval(longer, 'month', 1) });
@@ -88,7 +90,7 @@ test('trial_end=now ends a running trial: a period starts now, its invoice paid 
   expect(ended).toMatchObject({ status: 'active', trial_start: START, trial_end: START, billing_cycle_anchor: START });
   expect(ended.items.data[0]).toMatchObject({ current_period_start: START, current_period_end: addInterval(START, 'month', 1) });
   const invoice = (await get(key, `/v1/invoices/${ended.latest_invoice}`)).body;
-  expect(invoice).toMatchObject({ status: 'paid', billing_reason: 'subscription_update', amount_paid: 3100, period_start: START, parent: { subscription_details: { subscription: sub.id } } });
+  expect(invoice).toMatchObject({ status: 'paid', billing_reason: 'subscription_update', amount_paid: 3100, period_start: START, period_end: START, parent: { subscription_details: { subscription: sub.id } } });
   expect((await lastUpdate(key)).data.previous_attributes).toMatchObject({ status: 'trialing', trial_end: START + 14 * DAY, latest_invoice: sub.latest_invoice });
   const types = (await get(key, '/v1/events?limit=10')).body.data.map((ev: any) => ev.type);
   expect(types).toEqual(expect.arrayContaining(['invoice.paid', 'invoice.finalized', 'customer.subscription.updated']));
@@ -134,7 +136,8 @@ test('billing_cycle_anchor=now: a period starts now, invoiced at once with the u
   expect(res.body.items.data[0]).toMatchObject({ current_period_start: now, current_period_end: addInterval(now, 'month', 1) });
   const invoice = (await get(key, `/v1/invoices/${res.body.latest_invoice}`)).body;
   // The new period (3100) less 21 unused days of the old one (2100).
-  expect(invoice).toMatchObject({ status: 'paid', billing_reason: 'subscription_update', amount_paid: 1000, period_start: now });
+  // Its own period looks back on the part of the old period that ran (START to now).
+  expect(invoice).toMatchObject({ status: 'paid', billing_reason: 'subscription_update', amount_paid: 1000, period_start: START, period_end: now });
   expect(invoice.lines.data.map((l: any) => [l.amount, l.parent.subscription_item_details.proration])).toEqual(expect.arrayContaining([[3100, false], [-2100, true]]));
   expect((await get(key, '/v1/invoiceitems?pending=true')).body.data).toHaveLength(0);
   expect((await lastUpdate(key)).data.previous_attributes).toMatchObject({ billing_cycle_anchor: START, latest_invoice: sub.latest_invoice });

@@ -67,7 +67,7 @@ test('a year of monthly renewals on a test clock, two months per advance: 12 ren
   const upcoming = (await get(key, '/v1/events?type=invoice.upcoming&limit=100')).body.data.reverse();
   expect(upcoming).toHaveLength(12);
   expect(upcoming[0].data.object).not.toHaveProperty('id');
-  expect(upcoming[0].data.object).toMatchObject({ object: 'invoice', billing_reason: 'upcoming', status: 'draft', amount_due: 1000, period_start: addInterval(START, 'month', 1) });
+  expect(upcoming[0].data.object).toMatchObject({ object: 'invoice', billing_reason: 'upcoming', status: 'draft', amount_due: 1000, period_start: START, period_end: addInterval(START, 'month', 1) });
   expect(upcoming[0].data.object.created).toBe(addInterval(START, 'month', 1) - 3 * 86400);
   // Everything else the worker emitted is what the SDK's types describe.
   for (const event of (await get(key, '/v1/events?limit=100')).body.data) if (event.type !== 'invoice.upcoming') expectMatchesSdkTypes(event, event.type);
