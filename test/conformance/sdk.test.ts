@@ -333,6 +333,14 @@ const CASES: Record<string, OperationCase> = {
     error: InvalidRequest,
   },  GetProducts: { ok: (stripe) => stripe.products.list({ active: true }), fails: (stripe) => stripe.products.list({ limit: 0 }), error: InvalidRequest },
   PostProducts: { ok: (stripe) => stripe.products.create({ name: 'Gold' }), fails: (stripe) => stripe.products.create({} as Stripe.ProductCreateParams), error: InvalidRequest },
+  GetProductsSearch: {
+    ok: async (stripe) => {
+      await product(stripe);
+      return stripe.products.search({ query: 'active:"true"' });
+    },
+    fails: (stripe) => stripe.products.search({ query: 'created>0' }),
+    error: InvalidRequest,
+  },
   GetProductsProduct: { ok: async (stripe) => stripe.products.retrieve(await product(stripe)), fails: (stripe) => stripe.products.retrieve('prod_nope'), error: InvalidRequest },
   PostProductsProduct: {
     ok: async (stripe) => stripe.products.update(await product(stripe), { name: 'Silver' }),
@@ -349,6 +357,14 @@ const CASES: Record<string, OperationCase> = {
   PostPrices: {
     ok: (stripe) => stripe.prices.create({ product_data: { name: 'Gold' }, currency: 'usd', unit_amount: 1000, recurring: { interval: 'month' } }),
     fails: (stripe) => stripe.prices.create({ product: 'prod_nope', currency: 'usd', unit_amount: 1000 }),
+    error: InvalidRequest,
+  },
+  GetPricesSearch: {
+    ok: async (stripe) => {
+      await price(stripe);
+      return stripe.prices.search({ query: 'type:"one_time"' });
+    },
+    fails: (stripe) => stripe.prices.search({ query: 'lookup_key~"ab"' }),
     error: InvalidRequest,
   },
   GetPricesPrice: { ok: async (stripe) => stripe.prices.retrieve((await price(stripe)).id), fails: (stripe) => stripe.prices.retrieve('price_nope'), error: InvalidRequest },
@@ -645,6 +661,14 @@ const CASES: Record<string, OperationCase> = {
     fails: async (stripe) => subscription(stripe, { card: 'pm_card_chargeCustomerFail', behavior: 'error_if_incomplete' }),
     error: Stripe.errors.StripeCardError,
   },
+  GetSubscriptionsSearch: {
+    ok: async (stripe) => {
+      await subscription(stripe);
+      return stripe.subscriptions.search({ query: 'status:"active"' });
+    },
+    fails: (stripe) => stripe.subscriptions.search({ query: 'customer:"cus_1"' }),
+    error: InvalidRequest,
+  },
   GetSubscriptionsSubscriptionExposedId: {
     ok: async (stripe) => stripe.subscriptions.retrieve((await subscription(stripe)).id, { expand: ['latest_invoice', 'customer'] }),
     fails: (stripe) => stripe.subscriptions.retrieve('sub_nope'),
@@ -690,6 +714,14 @@ const CASES: Record<string, OperationCase> = {
     error: InvalidRequest,
   },
   GetInvoices: { ok: (stripe) => stripe.invoices.list({ limit: 3 }), fails: (stripe) => stripe.invoices.list({ limit: 0 }), error: InvalidRequest },
+  GetInvoicesSearch: {
+    ok: async (stripe) => {
+      await subscription(stripe);
+      return stripe.invoices.search({ query: 'status:"paid" AND total>0' });
+    },
+    fails: (stripe) => stripe.invoices.search({ query: 'status~"pai"' }),
+    error: InvalidRequest,
+  },
   GetInvoicesInvoice: {
     ok: async (stripe) => stripe.invoices.retrieve((await subscription(stripe)).latest_invoice as string),
     fails: (stripe) => stripe.invoices.retrieve('in_nope'),

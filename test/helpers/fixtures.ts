@@ -218,6 +218,10 @@ export const validParams: Record<string, Record<string, unknown>> = {
   GetPaymentIntentsSearch: { query: 'status:"succeeded"' },
   GetChargesSearch: { query: 'status:"succeeded"' },
   GetCustomersSearch: { query: 'email:"jenny@example.com"' },
+  GetSubscriptionsSearch: { query: 'status:"active"' },
+  GetInvoicesSearch: { query: 'status:"paid"' },
+  GetPricesSearch: { query: 'active:"true"' },
+  GetProductsSearch: { query: 'name:"T-shirt"' },
   // Well-formed; no customer has this id, so an accepted body is a 400 resource_missing.
   PostPaymentMethodsPaymentMethodAttach: { customer: 'cus_00000000000000' },
   PostProducts: { name: 'T-shirt' },

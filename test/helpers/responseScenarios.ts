@@ -813,6 +813,18 @@ export const scenarios: Record<string, Scenario> = {
     out.push(answer('list', await get(key, PR)), answer('expanded default price', await get(key, `${PR}?expand[]=data.default_price`)));
     return out;
   },
+  GetProductsSearch: async (key) => {
+    await createProduct(t, key, { name: 'Gold Plan', description: 'd', shippable: true, metadata: { order: '6735' } });
+    const price = await createPrice(t, key, { product_data: { name: 'Silver Plan' } });
+    await post(key, `${PR}/${price.product}`, { default_price: price.id });
+    const search = (query: string, extra = '') => get(key, `${PR}/search?query=${encodeURIComponent(query)}${extra}`);
+    return [
+      answer('found', await search('name~"plan"')),
+      answer('none', await search('name:"nobody"')),
+      answer('a page with total_count', await search('active:"true"', '&limit=1&expand[]=total_count')),
+      answer('expanded', await search("metadata['order']:'6735' OR name:'Silver Plan'", '&expand[]=data.default_price')),
+    ];
+  },
   PostProducts: async (key) => [
     answer('minimal', await post(key, PR, { name: 'a' })),
     answer('everything', await post(key, PR, {
@@ -835,6 +847,17 @@ export const scenarios: Record<string, Scenario> = {
     await createPrice(t, key, { billing_scheme: 'tiered', tiers_mode: 'volume', tiers: [{ up_to: 'inf', unit_amount: 1 }], unit_amount: undefined });
     out.push(answer('list', await get(key, PC)), answer('expanded', await get(key, `${PC}?expand[]=data.product&expand[]=data.tiers`)));
     return out;
+  },
+  GetPricesSearch: async (key) => {
+    await createPrice(t, key, { recurring: { interval: 'month' }, lookup_key: 'gold_monthly', metadata: { order: '6735' } });
+    await createPrice(t, key, { currency: 'eur', tiers_mode: 'volume', billing_scheme: 'tiered', tiers: [{ up_to: 'inf', unit_amount: 1 }], unit_amount: undefined });
+    const search = (query: string, extra = '') => get(key, `${PC}/search?query=${encodeURIComponent(query)}${extra}`);
+    return [
+      answer('found', await search('type:"recurring" AND lookup_key~"gold"')),
+      answer('none', await search('currency:"jpy"')),
+      answer('a page with total_count', await search('active:"true"', '&limit=1&expand[]=total_count')),
+      answer('expanded', await search("metadata['order']:'6735' OR currency:'eur'", '&expand[]=data.product&expand[]=data.tiers')),
+    ];
   },
   PostPrices: async (key) => [
     answer('one time', await post(key, PC, { product_data: { name: 'p' }, currency: 'usd', unit_amount: 5 })),
@@ -912,6 +935,17 @@ export const scenarios: Record<string, Scenario> = {
     out.push(answer('list', await get(key, `${SU}?expand[]=data.customer&expand[]=data.latest_invoice&expand[]=data.default_payment_method`)));
     return out;
   },
+  GetSubscriptionsSearch: async (key) => {
+    await changedSubscription(key);
+    await createSubscription(t, key, 1, { metadata: { order: '6735' }, trial_period_days: 3 });
+    const search = (query: string, extra = '') => get(key, `${SU}/search?query=${encodeURIComponent(query)}${extra}`);
+    return [
+      answer('found', await search('status:"active" OR status:"trialing"')),
+      answer('none', await search('status:"canceled"')),
+      answer('a page with total_count', await search('created>0', '&limit=1&expand[]=total_count')),
+      answer('expanded', await search("metadata['order']:'6735'", '&expand[]=data.customer&expand[]=data.latest_invoice')),
+    ];
+  },
   PostSubscriptions: async (key) => {
     const sub = await createSubscription(t, key);
     const taxRate = (await createTaxRate(t, key)).id;
@@ -955,6 +989,17 @@ export const scenarios: Record<string, Scenario> = {
     await changedSubscription(key);
     out.push(answer('list', await get(key, `${IN}?expand[]=data.customer`)));
     return out;
+  },
+  GetInvoicesSearch: async (key) => {
+    await changedSubscription(key);
+    await createSubscription(t, key, 1, { payment_behavior: 'default_incomplete' });
+    const search = (query: string, extra = '') => get(key, `${IN}/search?query=${encodeURIComponent(query)}${extra}`);
+    return [
+      answer('found', await search('status:"paid" OR status:"open"')),
+      answer('none', await search('currency:"jpy"')),
+      answer('a page with total_count', await search('total>0', '&limit=1&expand[]=total_count')),
+      answer('expanded', await search('status:"open"', '&expand[]=data.customer&expand[]=data.default_payment_method')),
+    ];
   },
   GetInvoicesInvoice: async (key) => [answer('invoice', await get(key, `${IN}/${(await createSubscription(t, key, 2)).latest_invoice}?expand[]=default_payment_method`))],
   GetInvoicesInvoiceLines: async (key) => [answer('lines', await get(key, `${IN}/${(await createSubscription(t, key, 2)).latest_invoice}/lines`))],
@@ -1333,6 +1378,10 @@ export const errorScenarios: Record<string, Scenario> = {
     return [answer('not refreshed', await get(key, `${FC}/transactions?account=${account.id}`))];
   },
   GetFinancialConnectionsTransactionsTransaction: async (key) => [answer('unknown id', await get(key, `${FC}/transactions/fctxn_nope`))],
+  GetProductsSearch: async (key) => [
+    answer('unknown field', await get(key, `${PR}/search?query=${encodeURIComponent('created>0')}`)),
+    answer('substring on a token', await get(key, `${PR}/search?query=${encodeURIComponent('active~"tru"')}`)),
+  ],
   GetProducts: async (key) => [answer('bad active', await get(key, `${PR}?active=maybe`))],
   PostProducts: async (key) => [answer('missing name', await post(key, PR, ''))],
   GetProductsProduct: async (key) => [answer('unknown id', await get(key, `${PR}/prod_nope`))],
@@ -1341,6 +1390,10 @@ export const errorScenarios: Record<string, Scenario> = {
     const { product } = await createPrice(t, key);
     return [answer('unknown id', await del(key, `${PR}/prod_nope`)), answer('has prices', await del(key, `${PR}/${product}`))];
   },
+  GetPricesSearch: async (key) => [
+    answer('unparseable', await get(key, `${PC}/search?query=asdf`)),
+    answer('unknown field', await get(key, `${PC}/search?query=${encodeURIComponent('unit_amount>1')}`)),
+  ],
   GetPrices: async (key) => [answer('bad type', await get(key, `${PC}?type=bogus`))],
   PostPrices: async (key) => [
     answer('missing product', await post(key, PC, { currency: 'usd', unit_amount: 1 })),
@@ -1365,6 +1418,10 @@ export const errorScenarios: Record<string, Scenario> = {
     answer('no promotion', await post(key, PRC, '')),
     answer('unknown coupon', await post(key, PRC, { promotion: { type: 'coupon', coupon: 'NOPE' } })),
   ],
+  GetSubscriptionsSearch: async (key) => [
+    answer('unknown field', await get(key, `${SU}/search?query=${encodeURIComponent('customer:"cus_1"')}`)),
+    answer('bad page', await get(key, `${SU}/search?query=${encodeURIComponent('status:"active"')}&page=nope`)),
+  ],
   GetSubscriptions: async (key) => [answer('bad status', await get(key, `${SU}?status=bogus`))],
   PostSubscriptions: async (key) => [answer('no customer', await post(key, SU, { items: [{ price: 'price_nope' }] })), answer('one-time price', await post(key, SU, { customer: (await createCustomer(t, key)).id, items: [{ price: (await createPrice(t, key)).id }] }))],
   GetSubscriptionsSubscriptionExposedId: async (key) => [answer('unknown id', await get(key, `${SU}/sub_nope`))],
@@ -1375,6 +1432,10 @@ export const errorScenarios: Record<string, Scenario> = {
   GetSubscriptionItemsItem: async (key) => [answer('unknown id', await get(key, `${SI}/si_nope`))],
   PostSubscriptionItemsItem: async (key) => [answer('unknown id', await post(key, `${SI}/si_nope`, { quantity: 1 }))],
   DeleteSubscriptionItemsItem: async (key) => [answer('unknown id', await del(key, `${SI}/si_nope`))],
+  GetInvoicesSearch: async (key) => [
+    answer('unknown field', await get(key, `${IN}/search?query=${encodeURIComponent('amount_due>0')}`)),
+    answer('not a number', await get(key, `${IN}/search?query=${encodeURIComponent('total>"lots"')}`)),
+  ],
   GetInvoices: async (key) => [answer('bad status', await get(key, `${IN}?status=bogus`))],
   GetInvoicesInvoice: async (key) => [answer('unknown id', await get(key, `${IN}/in_nope`))],
   GetInvoicesInvoiceLines: async (key) => [answer('unknown id', await get(key, `${IN}/in_nope/lines`))],

@@ -192,6 +192,12 @@ const BASE: Calls = {
     return c.stripe.products.list({ active: true });
   },
   PostProducts: (c) => c.stripe.products.create({ name: 'Gold' }),
+  GetProductsSearch: async (c) => {
+    await c.stripe.products.create({ name: 'Searched', metadata: { searched: 'yes' } });
+    const found = await c.stripe.products.search({ query: "metadata['searched']:'yes'" });
+    if (found.data.length !== 1) throw new Error(`the search found ${found.data.length} products, not 1`);
+    return found;
+  },
   GetProductsProduct: async (c) => c.stripe.products.retrieve(await product(c)),
   PostProductsProduct: async (c) => c.stripe.products.update(await product(c), { name: 'Silver' }),
   DeleteProductsProduct: async (c) => c.stripe.products.del(await product(c)),
@@ -200,6 +206,12 @@ const BASE: Calls = {
     return c.stripe.prices.list({ expand: ['data.product'] });
   },
   PostPrices: (c) => c.stripe.prices.create({ product_data: { name: 'Gold' }, currency: 'usd', unit_amount: 1000, recurring: { interval: 'month' } }),
+  GetPricesSearch: async (c) => {
+    const made = await c.stripe.prices.create({ product_data: { name: 'Gold' }, currency: 'usd', unit_amount: 1000, metadata: { searched: 'yes' } });
+    const found = await c.stripe.prices.search({ query: "metadata['searched']:'yes'" });
+    if (!found.data.some((p: { id: string }) => p.id === made.id)) throw new Error('the search did not find the price');
+    return found;
+  },
   GetPricesPrice: async (c) => c.stripe.prices.retrieve((await price(c)).id, { expand: ['product'] }),
   PostPricesPrice: async (c) => c.stripe.prices.update((await price(c)).id, { active: false }),
   GetTaxRates: async (c) => {
@@ -332,6 +344,12 @@ const BASE: Calls = {
     return c.stripe.subscriptions.list({ limit: 3 });
   },
   PostSubscriptions: (c) => subscription(c),
+  GetSubscriptionsSearch: async (c) => {
+    const sub = await readSubscription(c);
+    const found = await c.stripe.subscriptions.search({ query: `status:"${sub.status}"` });
+    if (!found.data.some((s: { id: string }) => s.id === sub.id)) throw new Error('the search did not find the subscription');
+    return found;
+  },
   GetSubscriptionsSubscriptionExposedId: async (c) => c.stripe.subscriptions.retrieve((await readSubscription(c)).id, { expand: ['latest_invoice', 'customer'] }),
   PostSubscriptionsSubscriptionExposedId: async (c) => c.stripe.subscriptions.update((await subscription(c)).id, { metadata: { a: '1' } }),
   DeleteSubscriptionsSubscriptionExposedId: async (c) => c.stripe.subscriptions.cancel((await subscription(c)).id, { prorate: true }),
@@ -347,6 +365,12 @@ const BASE: Calls = {
   GetInvoices: async (c) => {
     await readSubscription(c);
     return c.stripe.invoices.list({ limit: 3 });
+  },
+  GetInvoicesSearch: async (c) => {
+    const { latest_invoice } = await readSubscription(c);
+    const found = await c.stripe.invoices.search({ query: 'total>0' });
+    if (!found.data.some((i: { id: string }) => i.id === latest_invoice)) throw new Error('the search did not find the invoice');
+    return found;
   },
   GetInvoicesInvoice: async (c) => c.stripe.invoices.retrieve((await readSubscription(c)).latest_invoice),
   GetInvoicesInvoiceLines: async (c) => c.stripe.invoices.listLineItems((await readSubscription(c)).latest_invoice),

@@ -4,10 +4,12 @@ import { hasIdShape } from '../../../lib/ids';
 import { ApiError, invalidRequest, resourceMissing } from '../../../kernel/errors';
 import { paginateItems, paginateRows, rangeWhere } from '../../../kernel/list';
 import type { Deps, RequestContext } from '../../../kernel/route';
+import { searchRequest } from '../../../kernel/search';
 import type { Tx } from '../../../events/emit';
 import { handOffEvents } from '../../../events/jobs';
 import { resolvePaymentMethod } from '../../payments';
 import { collectInvoice, lineRefs, lockInvoice, pricesById, requestScope, taxRatesById, type Scope } from './billing';
+import { SEARCH, searchedRows } from './queries';
 import { serializeInvoice, serializeInvoiceItem, serializeLine, type InvoiceItemRow, type InvoiceRow } from './serializer';
 import { prismaDb } from '../../../kernel/writes';
 // Paying an invoice moves its subscription on (active again, a parked change applied).
@@ -69,12 +71,25 @@ export async function listInvoices(ctx: RequestContext) {
     where: where as Record<string, unknown>,
     model: deps.prisma.invoice as any,
     objectName: NAME,
-    serializeAll: async (rows) => {
-      const lines = await linesByInvoice(deps.prisma, rows.map((row) => row.id));
-      const refs = await lineRefs(deps.prisma, caller.accountId, [...lines.values()].flat(), rows, unixSeconds(deps.clock));
-      return rows.map((row) => serializeInvoice(strip(row), lines.get(row.id) ?? [], [], refs));
-    },
+    serializeAll: (rows) => serializeInvoices(ctx, rows),
   });
+}
+
+/** A page of invoices as the list and the search render them: their lines and references read together. */
+async function serializeInvoices(ctx: RequestContext, rows: (InvoiceRow & { seq: bigint; accountId: string })[]) {
+  const { caller, deps } = ctx;
+  const lines = await linesByInvoice(deps.prisma, rows.map((row) => row.id));
+  const refs = await lineRefs(deps.prisma, caller.accountId, [...lines.values()].flat(), rows, unixSeconds(deps.clock));
+  return rows.map((row) => serializeInvoice(strip(row), lines.get(row.id) ?? [], [], refs));
+}
+
+/** `GET /v1/invoices/search`: the matching ids, then their rows read and rendered as the list's. */
+export async function searchInvoices(ctx: RequestContext) {
+  const { caller, deps } = ctx;
+  const result = await searchRequest<{ id: string; seq: bigint }>(ctx, SEARCH, searchedRows(caller.accountId), (row) => row.id);
+  const ids = result.data as string[];
+  const byId = new Map((await deps.prisma.invoice.findMany({ where: { id: { in: ids }, accountId: caller.accountId } })).map((row) => [row.id, row]));
+  return { ...result, data: await serializeInvoices(ctx, ids.flatMap((id) => (byId.has(id) ? [byId.get(id)!] : []))) };
 }
 
 export async function listInvoiceLines(ctx: RequestContext) {

@@ -1,5 +1,6 @@
 import { raw, sql, type Fragment } from '../../../lib/sql';
 import type { SqlRows } from '../../../kernel/list';
+import type { SearchResource } from '../../../kernel/search';
 
 // The hot statements of prices, on the `pg` pool (src/lib/sql.ts). Prisma serves the rest.
 
@@ -36,3 +37,21 @@ export function listedRows(accountId: string, f: PriceFilters): SqlRows {
   for (const [key, value] of Object.entries(f.recurring ?? {})) where.push(sql`recurring -> ${key}::text = to_jsonb(${value}::text)`);
   return { select: SELECT_ROW, where };
 }
+
+/** The account's prices a search looks through. */
+export const searchedRows = (accountId: string): SqlRows => ({ select: SELECT_ROW, where: [sql`account_id = ${accountId}`] });
+
+/** The public query fields of prices (https://docs.stripe.com/search#query-fields-for-prices). */
+export const SEARCH: SearchResource = {
+  name: 'prices',
+  fields: {
+    // Booleans as the public API compares them: `active:"true"`.
+    active: { type: 'token', sql: 'active::text' },
+    currency: { type: 'token', sql: 'currency' },
+    lookup_key: { type: 'string', sql: 'lookup_key' },
+    metadata: { type: 'metadata', sql: 'metadata' },
+    product: { type: 'token', sql: 'product_id' },
+    // `one_time` or `recurring`, kept in its column as the serializer shows it.
+    type: { type: 'token', sql: 'type' },
+  },
+};

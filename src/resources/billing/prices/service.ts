@@ -6,11 +6,12 @@ import { invalidRequest, parameterMissing, parametersExclusive, resourceMissing 
 import { paginateSql, rangeConditions } from '../../../kernel/list';
 import { applyMetadata, type Metadata, type MetadataParam } from '../../../kernel/metadata';
 import type { RequestContext } from '../../../kernel/route';
+import { searchRequest } from '../../../kernel/search';
 import { emit, previousAttributes, requestEventOptions, type Tx } from '../../../events/emit';
 import { handOffEvents } from '../../../events/jobs';
 import { findProduct, insertProduct, newProductData, type DefaultPrices } from '../products/service';
 import { TxSql, type SqlClient } from '../../../lib/sql';
-import { listedRows, selectOwned } from './queries';
+import { SEARCH, listedRows, searchedRows, selectOwned } from './queries';
 import { serializePrice, type PriceRow, type Tier } from './serializer';
 
 const NAME = 'price';
@@ -306,4 +307,9 @@ export async function listPrices(ctx: RequestContext) {
     objectName: NAME,
     serialize: serializePrice,
   });
+}
+
+/** `GET /v1/prices/search`: rendered as the list renders them. */
+export function searchPrices(ctx: RequestContext) {
+  return searchRequest<PriceRow & { seq: bigint }>(ctx, SEARCH, searchedRows(ctx.caller.accountId), serializePrice);
 }

@@ -1,5 +1,6 @@
 import { raw, sql, type Fragment } from '../../../lib/sql';
 import type { SqlRows } from '../../../kernel/list';
+import type { SearchResource } from '../../../kernel/search';
 
 // The hot statements of products, on the `pg` pool (src/lib/sql.ts). Prisma serves the rest.
 
@@ -30,3 +31,20 @@ export function listedRows(accountId: string, f: ProductFilters): SqlRows {
   if (f.ids !== undefined) where.push(sql`id = ANY(${f.ids}::text[])`);
   return { select: SELECT_ROW, where };
 }
+
+/** The account's products a search looks through (deleted ones are gone from the table). */
+export const searchedRows = (accountId: string): SqlRows => ({ select: SELECT_ROW, where: [sql`account_id = ${accountId}`] });
+
+/** The public query fields of products (https://docs.stripe.com/search#query-fields-for-products). */
+export const SEARCH: SearchResource = {
+  name: 'products',
+  fields: {
+    // Booleans as the public API compares them: `active:"true"`.
+    active: { type: 'token', sql: 'active::text' },
+    description: { type: 'string', sql: 'description' },
+    metadata: { type: 'metadata', sql: 'metadata' },
+    name: { type: 'string', sql: 'name' },
+    shippable: { type: 'token', sql: 'shippable::text' },
+    url: { type: 'string', sql: 'url' },
+  },
+};

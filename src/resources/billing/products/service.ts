@@ -5,10 +5,11 @@ import { invalidRequest, resourceMissing } from '../../../kernel/errors';
 import { paginateSql, rangeConditions } from '../../../kernel/list';
 import { applyMetadata, type Metadata, type MetadataParam } from '../../../kernel/metadata';
 import type { RequestContext } from '../../../kernel/route';
+import { searchRequest } from '../../../kernel/search';
 import { emit, previousAttributes, requestEventOptions, type Tx } from '../../../events/emit';
 import { handOffEvents } from '../../../events/jobs';
 import { TxSql, type SqlClient } from '../../../lib/sql';
-import { listedRows, selectOwned } from './queries';
+import { SEARCH, listedRows, searchedRows, selectOwned } from './queries';
 import { serializeDeletedProduct, serializeProduct, type ProductRow } from './serializer';
 
 const NAME = 'product';
@@ -186,4 +187,9 @@ export async function listProducts(ctx: RequestContext) {
     objectName: NAME,
     serialize: serializeProduct,
   });
+}
+
+/** `GET /v1/products/search`: rendered as the list renders them. */
+export function searchProducts(ctx: RequestContext) {
+  return searchRequest<ProductRow & { seq: bigint }>(ctx, SEARCH, searchedRows(ctx.caller.accountId), serializeProduct);
 }

@@ -9,6 +9,7 @@ import {
   listSubscriptions,
   retrieveItem,
   retrieveSubscription,
+  searchSubscriptions,
   updateItem,
   updateSubscription,
 } from './service';
@@ -19,6 +20,7 @@ const item = { object: ITEM_OBJECT };
 export const routes = [
   route('get', '/v1/subscriptions', 'GetSubscriptions', { ...sub, list: true }, listSubscriptions),
   route('post', '/v1/subscriptions', 'PostSubscriptions', sub, createSubscription),
+  route('get', '/v1/subscriptions/search', 'GetSubscriptionsSearch', { ...sub, search: true }, searchSubscriptions),
   route('get', '/v1/subscriptions/{subscription_exposed_id}', 'GetSubscriptionsSubscriptionExposedId', sub, retrieveSubscription),
   route('post', '/v1/subscriptions/{subscription_exposed_id}', 'PostSubscriptionsSubscriptionExposedId', sub, updateSubscription),
   route('delete', '/v1/subscriptions/{subscription_exposed_id}', 'DeleteSubscriptionsSubscriptionExposedId', sub, cancelSubscription),

@@ -5,6 +5,7 @@ import { ApiError, invalidRequest, parameterMissing, parametersExclusive, resour
 import { paginateItems, paginateRows, rangeWhere } from '../../../kernel/list';
 import { applyMetadata, type Metadata, type MetadataParam } from '../../../kernel/metadata';
 import type { RequestContext } from '../../../kernel/route';
+import { searchRequest } from '../../../kernel/search';
 import { previousAttributes, type Tx } from '../../../events/emit';
 import { handOffEvents } from '../../../events/jobs';
 import { insertPrice, newPriceData } from '../prices/service';
@@ -31,6 +32,7 @@ import {
   type ItemChange,
 } from './billing';
 import { scheduleSubscriptions } from './jobs';
+import { SEARCH, searchedRows } from './queries';
 import {
   serializeDeletedItem,
   serializeItem,
@@ -426,8 +428,21 @@ export async function listSubscriptions(ctx: RequestContext) {
     where: where as Record<string, unknown>,
     model: deps.prisma.subscription as any,
     objectName: NAME,
-    serializeAll: (rows) => Promise.all(rows.map(async (row) => serializeSubscription(await loadView(deps.prisma, row, caller.accountId)))),
+    serializeAll: (rows) => serializeSubscriptions(ctx, rows),
   });
+}
+
+/** Subscriptions as the list and the search render them. */
+const serializeSubscriptions = (ctx: RequestContext, rows: SubscriptionRow[]) =>
+  Promise.all(rows.map(async (row) => serializeSubscription(await loadView(ctx.deps.prisma, row, ctx.caller.accountId))));
+
+/** `GET /v1/subscriptions/search`: the matching ids, then their rows read and rendered as the list's. */
+export async function searchSubscriptions(ctx: RequestContext) {
+  const { caller, deps } = ctx;
+  const result = await searchRequest<{ id: string; seq: bigint }>(ctx, SEARCH, searchedRows(caller.accountId), (row) => row.id);
+  const ids = result.data as string[];
+  const byId = new Map((await deps.prisma.subscription.findMany({ where: { id: { in: ids }, accountId: caller.accountId } })).map((row) => [row.id, row]));
+  return { ...result, data: await serializeSubscriptions(ctx, ids.flatMap((id) => (byId.has(id) ? [byId.get(id)!] : []))) };
 }
 
 // ------------------------------------------------------------------------------------------
