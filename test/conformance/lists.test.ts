@@ -1,5 +1,5 @@
 import type Stripe from 'stripe';
-import { newTestKey, startTestApp, type TestApp } from '../helpers/app';
+import { bearer, newTestKey, startTestApp, type TestApp } from '../helpers/app';
 import { createForwardingRequest } from '../helpers/forwarding';
 import { accountOfKey, emitTestEvent } from '../helpers/events';
 import {
@@ -50,6 +50,8 @@ interface ListCase {
 }
 
 const ids = (items: { id: string }[]): string[] => items.map((o) => o.id);
+/** The last version with `GET /v1/invoices/upcoming` (removed at 2025-03-31.basil). */
+const UPCOMING_VERSION = '2025-02-24.acacia';
 const { post } = requestsOf(() => t);
 
 // Capability ids are names, the same in every account: each call takes the next names in turn,
@@ -432,6 +434,37 @@ const LISTS: Record<string, ListCase> = {
       return out;
     },
     sdkIds: async (stripe) => ids(await stripe.invoices.list({ limit: 2 }).autoPagingToArray({ limit: 1000 })),
+  },
+  GetInvoicesUpcomingLines: {
+    // Before 2025-03-31.basil only: the key's account is pinned there by its first request. The
+    // preview's lines are its subscription's items in order (ids `il_tmp_…`, the same for the same
+    // preview), answered last line first, as the list's "newest first".
+    path: '/v1/invoices/upcoming/lines',
+    objectName: 'line_item',
+    createdFilter: false,
+    timestampField: null,
+    maxObjects: 12,
+    createObjects: async (key, n) => {
+      await t.http().get('/v1/customers?limit=1').set(bearer(key)).set('Stripe-Version', UPCOMING_VERSION);
+      const sub = await createSubscription(t, key, Math.max(n, 1));
+      // No item, no line: the fresh account's empty list.
+      if (n === 0) await t.runtime.prisma.subscriptionItem.deleteMany({ where: { subscriptionId: sub.id } });
+      const ids = Array.from({ length: n }, (_, i) => `il_tmp_${sub.id.slice(4)}${String(i).padStart(3, '0')}`);
+      return { ids: ids.reverse(), query: { subscription: sub.id } };
+    },
+    // Not in the current SDK (removed at 2025-03-31.basil): its raw request at the version before, page by page.
+    sdkIds: async (stripe, query) => {
+      const out: string[] = [];
+      let cursor: string | undefined;
+      for (let i = 0; i < 50; i++) {
+        const path = `/v1/invoices/upcoming/lines?subscription=${query.subscription}&limit=2${cursor ? `&starting_after=${cursor}` : ''}`;
+        const page = (await stripe.rawRequest('GET', path, {}, { apiVersion: UPCOMING_VERSION })) as unknown as { data: { id: string }[]; has_more: boolean };
+        out.push(...ids(page.data));
+        if (!page.has_more) break;
+        cursor = page.data[page.data.length - 1].id;
+      }
+      return out;
+    },
   },
   GetInvoicesInvoiceLines: {
     // Lines are listed in invoice order: the ids are answered last line first, as the list's "newest first".

@@ -2,7 +2,10 @@ import { newTestKey, startTestApp, type TestApp } from '../helpers/app';
 import { createAccount, createWebhookEndpoint } from '../helpers/fixtures';
 import { documentedOperations, expectMatchesResponseSchema, responseSchema, responseSchemaErrors } from '../helpers/responseSchemas';
 import { AC, CUSTOM_INDIVIDUAL, EV, WE, errorScenarios, eventsOf, get, scenarios, useApp } from '../helpers/responseScenarios';
-import { sdkTypeProblems } from '../helpers/sdkTypes';
+import { sdkTypeProblems, sdkVersionProblems, type SdkPackage } from '../helpers/sdkTypes';
+
+/** Operations the public API removed (2025-03-31.basil): their scenarios run at 2025-02-24.acacia, stripe-node 17's version. */
+const REMOVED_LATER: Record<string, SdkPackage> = { GetInvoicesUpcoming: 'stripe-v17', GetInvoicesUpcomingLines: 'stripe-v17' };
 
 // Successful (and error) responses of every documented operation (the scenarios in
 // test/helpers/responseScenarios.ts), checked against the schemas openapi/ declares, so the
@@ -45,7 +48,9 @@ describe.each(operations.filter((o) => scenarios[o.operationId]).map((o) => [o.o
 
   test("successful responses have every member the stripe package's types declare", async () => {
     const answers = await scenarios[operationId](newTestKey());
-    const problems = answers.flatMap((a) => sdkTypeProblems(a.body).map((p) => `${a.label}: ${p}`));
+    // An operation a version removed answers at a version before: the types of the major pinned there.
+    const pkg = REMOVED_LATER[operationId];
+    const problems = answers.flatMap((a) => (pkg ? sdkVersionProblems(a.body, pkg) : sdkTypeProblems(a.body)).map((p) => `${a.label}: ${p}`));
     expect(problems).toEqual([]);
   });
 

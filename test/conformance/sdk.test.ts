@@ -28,6 +28,8 @@ interface OperationCase {
 }
 
 const InvalidRequest = Stripe.errors.StripeInvalidRequestError;
+/** The last version with `GET /v1/invoices/upcoming` (removed at 2025-03-31.basil). */
+const UPCOMING_VERSION = '2025-02-24.acacia';
 const SCOPE = { type: 'account' as const };
 
 const connectedAccount = async (stripe: Stripe) => (await stripe.accounts.create({ business_type: 'individual' })).id;
@@ -730,6 +732,25 @@ const CASES: Record<string, OperationCase> = {
   GetInvoicesInvoiceLines: {
     ok: async (stripe) => stripe.invoices.listLineItems((await subscription(stripe)).latest_invoice as string),
     fails: (stripe) => stripe.invoices.listLineItems('in_nope'),
+    error: InvalidRequest,
+  },
+  PostInvoicesCreatePreview: {
+    ok: async (stripe) => {
+      const sub = await subscription(stripe);
+      return stripe.invoices.createPreview({ subscription: sub.id, subscription_details: { items: [{ id: sub.items.data[0].id, quantity: 2 }] } });
+    },
+    fails: (stripe) => stripe.invoices.createPreview({ subscription: 'sub_nope' }),
+    error: InvalidRequest,
+  },
+  // Removed at 2025-03-31.basil, so not in this SDK: its raw request at a version before.
+  GetInvoicesUpcoming: {
+    ok: async (stripe) => stripe.rawRequest('GET', `/v1/invoices/upcoming?subscription=${(await subscription(stripe)).id}`, {}, { apiVersion: UPCOMING_VERSION }),
+    fails: (stripe) => stripe.rawRequest('GET', '/v1/invoices/upcoming?subscription=sub_nope', {}, { apiVersion: UPCOMING_VERSION }),
+    error: InvalidRequest,
+  },
+  GetInvoicesUpcomingLines: {
+    ok: async (stripe) => stripe.rawRequest('GET', `/v1/invoices/upcoming/lines?subscription=${(await subscription(stripe, { items: 2 })).id}`, {}, { apiVersion: UPCOMING_VERSION }),
+    fails: (stripe) => stripe.rawRequest('GET', '/v1/invoices/upcoming/lines?subscription=sub_nope', {}, { apiVersion: UPCOMING_VERSION }),
     error: InvalidRequest,
   },
   PostInvoicesInvoicePay: {

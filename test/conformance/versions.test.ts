@@ -1,6 +1,6 @@
 import { newTestKey, startTestApp, type TestApp } from '../helpers/app';
 import { documentedOperations } from '../helpers/responseSchemas';
-import { pinVersion, scenarios, useApp } from '../helpers/responseScenarios';
+import { pinVersion, REMOVED_AT, scenarios, useApp } from '../helpers/responseScenarios';
 import { releaseSdkTypes, sdkVersionProblems, type SdkPackage } from '../helpers/sdkTypes';
 
 // Every operation's successful responses at the version each older major of the stripe package
@@ -29,7 +29,9 @@ describe.each(MAJORS)('%s (%s)', (pkg, version) => {
   afterEach(() => pinVersion(undefined));
   // One major's types in memory at a time (each is a TypeScript program of a few hundred MB).
   afterAll(() => releaseSdkTypes(pkg));
-  test.each(operations.map((o) => [o.operationId]))(`%s: what it answers at ${version} has every member ${pkg}'s types declare`, async (operationId) => {
+  // An operation removed at or before the major's version has no answer there to check.
+  const live = operations.filter((o) => !(REMOVED_AT[o.operationId] && version.slice(0, 10) >= REMOVED_AT[o.operationId]));
+  test.each(live.map((o) => [o.operationId]))(`%s: what it answers at ${version} has every member ${pkg}'s types declare`, async (operationId) => {
     pinVersion(version);
     const answers = await scenarios[operationId](newTestKey());
     const problems = answers.flatMap((a) =>

@@ -196,6 +196,8 @@ export async function createEvent(app: TestApp, key: string): Promise<string> {
 
 /** A body or query that passes validation, for operations with required parameters. */
 export const validParams: Record<string, Record<string, unknown>> = {
+  // Well-formed; no subscription has this id, so an accepted body is a 400 resource_missing.
+  PostInvoicesCreatePreview: { subscription: 'sub_000000000000000000000000' },
   PostWebhookEndpoints: { url: WEBHOOK_URL, enabled_events: ['charge.succeeded'] },
   // Well-formed; no endpoint has this id, so an accepted resend is a 400 rather than a delivery.
   PostSandboxEventsIdResend: { webhook_endpoint: 'we_000000000000000000000000' },

@@ -114,6 +114,10 @@ const FR = '/v1/forwarding/requests';
 const SU = '/v1/subscriptions';
 const SI = '/v1/subscription_items';
 const IN = '/v1/invoices';
+/** Operations the public API removed, and the version that did: no major pinned there or after can call them. */
+export const REMOVED_AT: Readonly<Record<string, string>> = { GetInvoicesUpcoming: '2025-03-31', GetInvoicesUpcomingLines: '2025-03-31' };
+/** The version `GET /v1/invoices/upcoming` is asked at: the pinned one while it had it (before 2025-03-31.basil), else the last that did. */
+const upcomingVersion = () => (pinned !== undefined && pinned < '2025-03-31' ? pinned : '2025-02-24.acacia');
 const II = '/v1/invoiceitems';
 const TC = '/v1/test_helpers/test_clocks';
 /** A subscription with a pending proration, on a customer paying with `pm_card_visa`. */
@@ -1003,6 +1007,17 @@ export const scenarios: Record<string, Scenario> = {
   },
   GetInvoicesInvoice: async (key) => [answer('invoice', await get(key, `${IN}/${(await createSubscription(t, key, 2)).latest_invoice}?expand[]=default_payment_method`))],
   GetInvoicesInvoiceLines: async (key) => [answer('lines', await get(key, `${IN}/${(await createSubscription(t, key, 2)).latest_invoice}/lines`))],
+  PostInvoicesCreatePreview: async (key) => {
+    const sub = await changedSubscription(key);
+    const item = sub.items.data[0].id;
+    return [
+      answer('renewal', await post(key, `${IN}/create_preview`, { subscription: sub.id })),
+      answer('change', await post(key, `${IN}/create_preview`, { customer: sub.customer, subscription: sub.id, subscription_details: { items: [{ id: item, quantity: 3 }], proration_behavior: 'always_invoice' } })),
+    ];
+  },
+  // Only before 2025-03-31.basil, which removed them.
+  GetInvoicesUpcoming: async (key) => [answer('upcoming', await get(key, `${IN}/upcoming?subscription=${(await changedSubscription(key)).id}`).set('Stripe-Version', upcomingVersion()))],
+  GetInvoicesUpcomingLines: async (key) => [answer('lines', await get(key, `${IN}/upcoming/lines?subscription=${(await changedSubscription(key)).id}`).set('Stripe-Version', upcomingVersion()))],
   PostInvoicesInvoicePay: async (key) => [answer('paid', await post(key, `${IN}/${(await createSubscription(t, key, 1, { payment_behavior: 'default_incomplete' })).latest_invoice}/pay`, {}))],
   GetInvoiceitems: async (key) => {
     const out = [answer('empty list', await get(key, II))];
@@ -1439,6 +1454,12 @@ export const errorScenarios: Record<string, Scenario> = {
   GetInvoices: async (key) => [answer('bad status', await get(key, `${IN}?status=bogus`))],
   GetInvoicesInvoice: async (key) => [answer('unknown id', await get(key, `${IN}/in_nope`))],
   GetInvoicesInvoiceLines: async (key) => [answer('unknown id', await get(key, `${IN}/in_nope/lines`))],
+  PostInvoicesCreatePreview: async (key) => [answer('nothing to preview', await post(key, `${IN}/create_preview`, {})), answer('unknown subscription', await post(key, `${IN}/create_preview`, { subscription: 'sub_nope' }))],
+  GetInvoicesUpcoming: async (key) => [
+    answer('unknown subscription', await get(key, `${IN}/upcoming?subscription=sub_nope`).set('Stripe-Version', upcomingVersion())),
+    answer('removed', await get(key, `${IN}/upcoming?subscription=sub_nope`).set('Stripe-Version', LATEST_API_VERSION)),
+  ],
+  GetInvoicesUpcomingLines: async (key) => [answer('removed', await get(key, `${IN}/upcoming/lines`).set('Stripe-Version', LATEST_API_VERSION))],
   PostInvoicesInvoicePay: async (key) => [
     answer('declined', await post(key, `${IN}/${(await createSubscription(t, key, 1, { payment_behavior: 'default_incomplete' })).latest_invoice}/pay`, { payment_method: 'pm_card_chargeDeclined' })),
     answer('already paid', await post(key, `${IN}/${(await createSubscription(t, key)).latest_invoice}/pay`, {})),

@@ -212,6 +212,11 @@ export function expectMatchesSdkTypes(body: unknown, label = 'the body', pkg: Sd
  */
 export const SDK_TYPE_ERRATA: readonly { readonly pkgs: readonly SdkPackage[]; readonly problem: RegExp; readonly why: string }[] = [
   {
+    pkgs: ['stripe-v8', 'stripe-v11', 'stripe-v14', 'stripe-v15', 'stripe-v17'],
+    problem: /^\$<invoice>\.id is missing$/,
+    why: 'Invoice.id is typed required, yet its own comment says "always present unless the invoice is an upcoming invoice" (GET /v1/invoices/upcoming, before 2025-03-31.basil).',
+  },
+  {
     pkgs: ['stripe-v8', 'stripe-v11', 'stripe-v14'],
     problem: /(<identity\.verification_(report|session)>|<event>\.data\.object).*\.(document\.(dob|expiration_date|number)|id_number\.(dob|id_number)|verified_outputs(\.(dob|id_number))?) is missing$/,
     why:

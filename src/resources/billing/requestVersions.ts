@@ -33,6 +33,34 @@ function discountsOfCoupon(params: Params, names: ParamNames): Params {
   return { ...without(params, name), discounts: [{ [name]: params[name] }] };
 }
 
+/** The upcoming invoice's flat `subscription_…` parameters, as `subscription_details` names them. */
+const UPCOMING_FLAT = [
+  ['subscription_items', 'items'],
+  ['subscription_proration_date', 'proration_date'],
+  ['subscription_proration_behavior', 'proration_behavior'],
+  ['subscription_billing_cycle_anchor', 'billing_cycle_anchor'],
+  ['subscription_trial_end', 'trial_end'],
+] as const;
+
+/**
+ * `GET /v1/invoices/upcoming` took the change it previews as flat `subscription_…` parameters
+ * (`subscription_details` came later and says the same); it lived only before 2025-03-31.basil,
+ * so every request that reaches it is upgraded.
+ */
+function upcomingDetails(params: Params, names: ParamNames): Params {
+  const given = UPCOMING_FLAT.filter(([flat]) => params[flat] !== undefined);
+  if (given.length === 0) return params;
+  if (params.subscription_details !== undefined) throw parametersExclusive(given[0][0], 'subscription_details');
+  const details: Params = {};
+  for (const [flat, inner] of given) {
+    details[inner] = params[flat];
+    names.rename(`subscription_details[${inner}]`, flat);
+  }
+  return { ...without(params, ...given.map(([flat]) => flat)), subscription_details: details };
+}
+
+const UPCOMING_REMOVED = 'Removes `GET /v1/invoices/upcoming` and `GET /v1/invoices/upcoming/lines` in favor of `POST /v1/invoices/create_preview`.';
+
 const BASIL_DISCOUNTS = 'Removes the singular `coupon` and `promotion_code` parameters in favor of `discounts` (stackable discounts).';
 
 const MARKETING_FEATURES = 'Renames `features` to `marketing_features` on products.';
@@ -46,6 +74,8 @@ export const requestChanges: readonly RequestChange[] = [
     description: 'Promotion codes reference their coupon as `promotion[coupon]` (with `promotion[type]=coupon`) instead of `coupon`.',
     upgrade: promotionOfCoupon,
   },
+  { version: '2025-03-31.basil', operation: 'GetInvoicesUpcoming', description: UPCOMING_REMOVED, upgrade: upcomingDetails },
+  { version: '2025-03-31.basil', operation: 'GetInvoicesUpcomingLines', description: UPCOMING_REMOVED, upgrade: upcomingDetails },
   { version: '2025-03-31.basil', operation: 'PostSubscriptions', description: BASIL_DISCOUNTS, upgrade: discountsOfCoupon },
   { version: '2025-03-31.basil', operation: 'PostSubscriptionsSubscriptionExposedId', description: BASIL_DISCOUNTS, upgrade: discountsOfCoupon },
 ];

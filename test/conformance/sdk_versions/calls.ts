@@ -374,6 +374,19 @@ const BASE: Calls = {
   },
   GetInvoicesInvoice: async (c) => c.stripe.invoices.retrieve((await readSubscription(c)).latest_invoice),
   GetInvoicesInvoiceLines: async (c) => c.stripe.invoices.listLineItems((await readSubscription(c)).latest_invoice),
+  PostInvoicesCreatePreview: async (c) => preview(c, await subscription(c)),
+  // Removed at 2025-03-31.basil: majors pinned after it have no such endpoint, and call what the
+  // changelog names instead, the preview of the same change (its lines, for the lines).
+  GetInvoicesUpcoming: async (c) => {
+    const sub = await readSubscription(c);
+    return before(c, BASIL) ? c.stripe.invoices.retrieveUpcoming({ subscription: sub.id }) : preview(c, sub);
+  },
+  GetInvoicesUpcomingLines: async (c) => {
+    const sub = await readSubscription(c);
+    if (!before(c, BASIL)) return (await preview(c, sub)).lines;
+    // 8 names it `listUpcomingLineItems`.
+    return (c.stripe.invoices.listUpcomingLines ?? c.stripe.invoices.listUpcomingLineItems).call(c.stripe.invoices, { subscription: sub.id });
+  },
   PostInvoicesInvoicePay: async (c) => c.stripe.invoices.pay((await subscription(c, { behavior: 'default_incomplete' })).latest_invoice),
   GetInvoiceitems: async (c) => {
     await pendingItem(c);
@@ -415,6 +428,14 @@ const WITHOUT_LATER_METHODS: Calls = {
     return c.raw('GET', '/v1/financial_connections/transactions', { account: id, limit: 5 });
   },
   GetFinancialConnectionsTransactionsTransaction: async (c) => c.raw('GET', `/v1/financial_connections/transactions/${(await fcTransactions(c.t, c.key))[0]}`),
+};
+
+/** 2025-03-31 (basil) removed `GET /v1/invoices/upcoming` for `POST /v1/invoices/create_preview`. */
+const BASIL = '2025-03-31';
+/** The preview of a quantity change of `sub`'s first item (`createPreview` came with 15: before, its raw request). */
+const preview = (c: Client, sub: any) => {
+  const params = { subscription: sub.id, subscription_details: { items: [{ id: sub.items.data[0].id, quantity: 2 }] } };
+  return c.stripe.invoices.createPreview ? c.stripe.invoices.createPreview(params) : c.raw('POST', '/v1/invoices/create_preview', params);
 };
 
 /** 8 has no Apps secrets, no linked accounts' list nor their owners, and cancels a subscription with `del`. */

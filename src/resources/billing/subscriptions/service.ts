@@ -30,6 +30,7 @@ import {
   startPeriod,
   viewOf,
   type ItemChange,
+  type Proration,
 } from './billing';
 import { scheduleSubscriptions } from './jobs';
 import { SEARCH, searchedRows } from './queries';
@@ -449,9 +450,9 @@ export async function searchSubscriptions(ctx: RequestContext) {
 // Changes: a subscription update, and the item operations (each a change of one item).
 
 /** One item parameter of a change: `id` names an existing item; none adds one. */
-type ItemParam = Record<string, any>;
+export type ItemParam = Record<string, any>;
 
-interface ChangeOptions {
+export interface ChangeOptions {
   readonly prorationBehavior: string;
   readonly prorationDate: number | undefined;
   readonly paymentBehavior: string;
@@ -475,7 +476,7 @@ function checkPendingParams(params: Record<string, any>): void {
   }
 }
 
-interface PlannedItem {
+export interface PlannedItem {
   row: ItemRow;
   price: PriceRow;
   isNew: boolean;
@@ -485,7 +486,7 @@ interface PlannedItem {
 }
 
 /** What a change does to the items, worked out before anything is written. */
-async function planItems(scope: Scope, ctx: RequestContext, view: SubscriptionView, items: readonly ItemParam[], options: ChangeOptions): Promise<PlannedItem[]> {
+export async function planItems(scope: Scope, ctx: RequestContext, view: SubscriptionView, items: readonly ItemParam[], options: ChangeOptions): Promise<PlannedItem[]> {
   const planned: PlannedItem[] = view.items.map((i) => ({ row: { ...i.row }, price: i.price, isNew: false, deleted: false, billingChanged: false }));
   for (const [index, param] of items.entries()) {
     const at = (name: string) => options.at(index, name);
@@ -543,6 +544,40 @@ interface ChangeResult {
 }
 
 /**
+ * The prorations a change of items makes at `proration_date` (or now), written nowhere: what an
+ * update inserts and what a preview shows. `defaultTaxRates`: the update's, when it sets them.
+ */
+export async function changeProrations(
+  tx: Tx,
+  accountId: string,
+  view: SubscriptionView,
+  planned: readonly PlannedItem[],
+  options: Pick<ChangeOptions, 'prorationBehavior' | 'prorationDate'>,
+  defaultTaxRates: readonly string[] | undefined,
+  now: number,
+): Promise<{ t: number; prorating: boolean; prorations: Proration[] }> {
+  const sub = view.row;
+  const t = options.prorationDate ?? now;
+  if (options.prorationDate !== undefined && (t < sub.periodStart || t > sub.periodEnd)) {
+    throw invalidRequest('`proration_date` must be within the current billing period.', 'parameter_invalid', 'proration_date');
+  }
+  const prorating = options.prorationBehavior !== 'none' && sub.status !== 'trialing' && planned.some((p) => p.billingChanged);
+  if (!prorating) return { t, prorating, prorations: [] };
+  const defaultRates = defaultTaxRates === undefined ? view.defaultTaxRates : (await viewOf(tx, { ...sub, defaultTaxRates: [...defaultTaxRates] }, [], accountId)).defaultTaxRates;
+  const billedPrices = await tx.price.findMany({ where: { id: { in: planned.flatMap((p) => (p.row.billedPriceId ? [p.row.billedPriceId] : [])) } } });
+  const byId = new Map(billedPrices.map(({ seq: _s, accountId: _a, ...p }) => [p.id, p]));
+  const changes: ItemChange[] = planned
+    .filter((p) => p.billingChanged)
+    .map((p) => {
+      const billed = p.isNew || !p.row.billedPriceId ? null : { price: byId.get(p.row.billedPriceId)!, quantity: p.row.billedQuantity };
+      const rates = p.row.taxRatesSet ? (view.items.find((i) => i.row.id === p.row.id)?.taxRates ?? null) : null;
+      return { itemId: p.row.id, before: billed, after: p.deleted ? null : { price: p.price, quantity: p.row.quantity }, taxRates: rates ?? defaultRates };
+    });
+  const discounts = await appliedDiscounts(tx, await discountsBilled(tx, sub), sub.periodStart);
+  return { t, prorating, prorations: await prorationsOf(tx, changes, discounts, t, sub.periodStart, sub.periodEnd) };
+}
+
+/**
  * Applies a change: item changes (with their prorations, per `proration_behavior`, and an
  * invoice charged at once with `always_invoice`, per `payment_behavior`) and the subscription's
  * own fields. Emits what happened; `customer.subscription.updated` when the object changed.
@@ -563,26 +598,7 @@ async function applyChange(
     throw invalidRequest(`A canceled subscription can only update its cancellation_details and metadata.`, undefined, undefined);
   }
   const planned = await planItems(scope, ctx, view, items, options);
-  const t = options.prorationDate ?? scope.now;
-  if (options.prorationDate !== undefined && (t < sub.periodStart || t > sub.periodEnd)) {
-    throw invalidRequest('`proration_date` must be within the current billing period.', 'parameter_invalid', 'proration_date');
-  }
-  const prorating = options.prorationBehavior !== 'none' && sub.status !== 'trialing' && planned.some((p) => p.billingChanged);
-  const defaultRates = fields.defaultTaxRates === undefined ? view.defaultTaxRates : (await viewOf(tx, { ...sub, defaultTaxRates: fields.defaultTaxRates }, [], scope.accountId)).defaultTaxRates;
-  let changes: ItemChange[] = [];
-  if (prorating) {
-    const billedPrices = await tx.price.findMany({ where: { id: { in: planned.flatMap((p) => (p.row.billedPriceId ? [p.row.billedPriceId] : [])) } } });
-    const byId = new Map(billedPrices.map(({ seq: _s, accountId: _a, ...p }) => [p.id, p]));
-    changes = planned
-      .filter((p) => p.billingChanged)
-      .map((p) => {
-        const billed = p.isNew || !p.row.billedPriceId ? null : { price: byId.get(p.row.billedPriceId)!, quantity: p.row.billedQuantity };
-        const rates = p.row.taxRatesSet ? (view.items.find((i) => i.row.id === p.row.id)?.taxRates ?? null) : null;
-        return { itemId: p.row.id, before: billed, after: p.deleted ? null : { price: p.price, quantity: p.row.quantity }, taxRates: rates ?? defaultRates };
-      });
-  }
-  const discounts = await appliedDiscounts(tx, await discountsBilled(tx, sub), sub.periodStart);
-  const prorations = prorating ? await prorationsOf(tx, changes, discounts, t, sub.periodStart, sub.periodEnd) : [];
+  const { t, prorating, prorations } = await changeProrations(tx, scope.accountId, view, planned, options, fields.defaultTaxRates, scope.now);
   const invoicing = options.prorationBehavior === 'always_invoice' && prorations.length > 0;
   let charge: Charge = { kind: 'paid' };
   if (invoicing && sub.collectionMethod === 'charge_automatically') {
@@ -624,7 +640,7 @@ async function applyChange(
 }
 
 /** A proration as the invoice line it becomes, for working out what an invoice would ask. */
-const proLine = (p: Awaited<ReturnType<typeof prorationsOf>>[number], t: number, end: number) => ({
+export const proLine = (p: Awaited<ReturnType<typeof prorationsOf>>[number], t: number, end: number) => ({
   invoiceItemId: null,
   subscriptionItemId: p.itemId,
   price: p.price,
@@ -691,7 +707,7 @@ function cancellationDetailsOf(sub: SubscriptionRow, param: { comment?: string; 
   return { ...current, comment: value(param.comment, current.comment), feedback: value(param.feedback, current.feedback) } as Prisma.JsonValue;
 }
 
-const changeOptionsOf = (params: Record<string, any>, at: ChangeOptions['at']): ChangeOptions => ({
+export const changeOptionsOf = (params: Record<string, any>, at: ChangeOptions['at']): ChangeOptions => ({
   prorationBehavior: params.proration_behavior ?? 'create_prorations',
   prorationDate: params.proration_date,
   paymentBehavior: params.payment_behavior ?? 'allow_incomplete',
@@ -733,7 +749,7 @@ async function fieldsOf(scope: Scope, ctx: RequestContext, view: SubscriptionVie
 }
 
 /** `trial_end` and `billing_cycle_anchor` of an update, checked before anything is written. */
-function checkPeriodParams(scope: Scope, sub: SubscriptionRow, params: Record<string, any>): void {
+export function checkPeriodParams(scope: Scope, sub: SubscriptionRow, params: Record<string, any>): void {
   const { trial_end: trialEnd, billing_cycle_anchor: anchor } = params;
   if (trialEnd === undefined && (anchor === undefined || anchor === 'unchanged')) return;
   if (sub.status === 'incomplete') {
@@ -846,18 +862,23 @@ export async function cancelSubscription(ctx: RequestContext) {
   return result.subscription;
 }
 
-/** Credits the unused time, from `t` to the period's end, of what each item was last billed (pending invoice items). */
-async function creditUnused(scope: Scope, view: SubscriptionView, t: number): Promise<void> {
+/** The credits of the unused time, from `t` to the period's end, of what each item was last billed; written nowhere. */
+export async function unusedCredits(tx: Tx, view: SubscriptionView, t: number): Promise<Proration[]> {
   const sub = view.row;
   const changes: ItemChange[] = [];
-  const billedPrices = await scope.tx.price.findMany({ where: { id: { in: view.items.flatMap((i) => (i.row.billedPriceId ? [i.row.billedPriceId] : [])) } } });
+  const billedPrices = await tx.price.findMany({ where: { id: { in: view.items.flatMap((i) => (i.row.billedPriceId ? [i.row.billedPriceId] : [])) } } });
   const byId = new Map(billedPrices.map(({ seq: _s, accountId: _a, ...p }) => [p.id, p]));
   for (const item of view.items) {
     if (!item.row.billedPriceId) continue;
     changes.push({ itemId: item.row.id, before: { price: byId.get(item.row.billedPriceId)!, quantity: item.row.billedQuantity }, after: null, taxRates: ratesOf(item, view) });
   }
-  const discounts = await appliedDiscounts(scope.tx, await discountsBilled(scope.tx, sub), sub.periodStart);
-  await insertProrations(scope, sub, await prorationsOf(scope.tx, changes, discounts, t, sub.periodStart, sub.periodEnd), t);
+  const discounts = await appliedDiscounts(tx, await discountsBilled(tx, sub), sub.periodStart);
+  return prorationsOf(tx, changes, discounts, t, sub.periodStart, sub.periodEnd);
+}
+
+/** Credits the unused time as pending invoice items. */
+async function creditUnused(scope: Scope, view: SubscriptionView, t: number): Promise<void> {
+  await insertProrations(scope, view.row, await unusedCredits(scope.tx, view, t), t);
 }
 
 /** Ends a subscription now (a cancel, or its time to end came): `customer.subscription.deleted`. */
