@@ -1,7 +1,7 @@
 import Stripe from 'stripe';
 import { pay, insertPendingRefund } from '../helpers/payments';
 import { bearer, newTestKey, startTestApp, type TestApp } from '../helpers/app';
-import { CLOSED_ORIGIN, COMPLETE_EXPRESS, createEvent, createVerificationReport, fcTransactions, refreshFcAccount } from '../helpers/fixtures';
+import { CLOSED_ORIGIN, COMPLETE_EXPRESS, createEvent, createVerificationReport, fcTransactions, pausedSubscription, refreshFcAccount } from '../helpers/fixtures';
 import { routes as registeredRoutes } from '../../src/resources';
 import { createForwardingRequest, forwardingHarness } from '../helpers/forwarding';
 
@@ -679,6 +679,11 @@ const CASES: Record<string, OperationCase> = {
   PostSubscriptionsSubscriptionExposedId: {
     ok: async (stripe) => stripe.subscriptions.update((await subscription(stripe)).id, { metadata: { a: '1' } }),
     fails: (stripe) => stripe.subscriptions.update('sub_nope', { metadata: { a: '1' } }),
+    error: InvalidRequest,
+  },
+  PostSubscriptionsSubscriptionResume: {
+    ok: async (stripe, key) => stripe.subscriptions.resume(await pausedSubscription(t, key), { billing_cycle_anchor: { type: 'now' } }),
+    fails: async (stripe) => stripe.subscriptions.resume((await subscription(stripe)).id),
     error: InvalidRequest,
   },
   DeleteSubscriptionsSubscriptionExposedId: {

@@ -4,6 +4,7 @@ import { accountOfKey, emitTestEvent } from './events';
 import { createRefunds } from './payments';
 import { finishProcessing } from '../../src/resources/identity/verification/pipeline';
 import { finishRefresh } from '../../src/resources/financial_connections/accounts/pipeline';
+import { runTestClockJob } from '../../src/resources/billing/test_clocks/service';
 
 // Objects the conformance tests need, per area. When an area adds an operation with a path
 // parameter, add a factory for that parameter here; when its create operation has required
@@ -92,6 +93,8 @@ export const pathFixtures: Record<string, FixtureFactory> = {
   /** A transaction of a linked account (`/v1/financial_connections/transactions/{fc_transaction}`). */
   fc_transaction: async (app, key) => (await fcTransactions(app, key))[0],
   subscription_exposed_id: async (app, key) => (await createSubscription(app, key)).id,
+  /** A subscription paused at its trial's end (`/v1/subscriptions/{subscription}/resume`). */
+  subscription: (app, key) => pausedSubscription(app, key),
   test_clock: async (app, key) => (await expectOk(app, key, '/v1/test_helpers/test_clocks', { frozen_time: Math.floor(Date.now() / 1000) })).id,
   /** A metered subscription item (`clear_usage` applies) with a sibling, so it can be deleted. */
   item: async (app, key) => {
@@ -137,6 +140,30 @@ export async function createSubscription(
   const prices: string[] = [];
   for (let i = 0; i < items; i++) prices.push((await createPrice(app, key, { recurring: { interval: 'month' }, product_data: { name: `Plan ${i}` }, ...(i === 0 ? firstPrice : {}) })).id);
   return expectOk(app, key, '/v1/subscriptions', { customer: customer.id, items: prices.map((price) => ({ price })), ...params });
+}
+
+/**
+ * A subscription paused at its trial's end (`trial_settings[end_behavior][missing_payment_method]=pause`,
+ * the customer without a card then), on a test clock advanced past it: the advance runs here,
+ * as the billing worker runs it, so apps without workers have one too. Its customer then gets
+ * `pm_card_visa` as default, so resuming it is paid. Answers its id.
+ */
+export async function pausedSubscription(app: TestApp, key: string): Promise<string> {
+  const start = Math.floor(Date.now() / 1000);
+  const clock = await expectOk(app, key, '/v1/test_helpers/test_clocks', { frozen_time: start });
+  const customer = await createCustomer(app, key, { test_clock: clock.id });
+  const price = await createPrice(app, key, { recurring: { interval: 'month' } });
+  const sub = await expectOk(app, key, '/v1/subscriptions', {
+    customer: customer.id,
+    items: [{ price: price.id }],
+    trial_period_days: 1,
+    trial_settings: { end_behavior: { missing_payment_method: 'pause' } },
+  });
+  await expectOk(app, key, `/v1/test_helpers/test_clocks/${clock.id}/advance`, { frozen_time: start + 86_400 + 60 });
+  await runTestClockJob(app.runtime, clock.id);
+  const pm = (await expectOk(app, key, '/v1/payment_methods/pm_card_visa/attach', { customer: customer.id })).id;
+  await expectOk(app, key, `/v1/customers/${customer.id}`, { invoice_settings: { default_payment_method: pm } });
+  return sub.id;
 }
 
 /** Creates a customer over HTTP and returns the response body. */

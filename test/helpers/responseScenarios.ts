@@ -27,6 +27,7 @@ import {
   linkFcAccounts,
   refreshFcAccount,
   createSubscription,
+  pausedSubscription,
 } from './fixtures';
 import { pay, insertPendingRefund } from './payments';
 import { createForwardingRequest, forwardingHarness } from './forwarding';
@@ -975,6 +976,10 @@ export const scenarios: Record<string, Scenario> = {
     ];
   },
   DeleteSubscriptionsSubscriptionExposedId: async (key) => [answer('canceled', await del(key, `${SU}/${(await createSubscription(t, key)).id}?prorate=true&invoice_now=true`))],
+  PostSubscriptionsSubscriptionResume: async (key) => [
+    answer('resumed now', await post(key, `${SU}/${await pausedSubscription(t, key)}/resume`, { expand: ['latest_invoice'] })),
+    answer('unchanged, invoiced', await post(key, `${SU}/${await pausedSubscription(t, key)}/resume`, { billing_cycle_anchor: 'unchanged', proration_behavior: 'always_invoice' })),
+  ],
   GetSubscriptionItems: async (key) => [answer('list', await get(key, `${SI}?subscription=${(await createSubscription(t, key, 2)).id}`))],
   PostSubscriptionItems: async (key) => {
     const sub = await createSubscription(t, key);
@@ -1442,6 +1447,10 @@ export const errorScenarios: Record<string, Scenario> = {
   GetSubscriptionsSubscriptionExposedId: async (key) => [answer('unknown id', await get(key, `${SU}/sub_nope`))],
   PostSubscriptionsSubscriptionExposedId: async (key) => [answer('unknown id', await post(key, `${SU}/sub_nope`, { metadata: { a: '1' } }))],
   DeleteSubscriptionsSubscriptionExposedId: async (key) => [answer('unknown id', await del(key, `${SU}/sub_nope`))],
+  PostSubscriptionsSubscriptionResume: async (key) => [
+    answer('unknown id', await post(key, `${SU}/sub_nope/resume`, '')),
+    answer('not paused', await post(key, `${SU}/${(await createSubscription(t, key)).id}/resume`, '')),
+  ],
   GetSubscriptionItems: async (key) => [answer('no subscription', await get(key, SI)), answer('unknown subscription', await get(key, `${SI}?subscription=sub_nope`))],
   PostSubscriptionItems: async (key) => [answer('unknown subscription', await post(key, SI, { subscription: 'sub_nope', price: 'price_nope' }))],
   GetSubscriptionItemsItem: async (key) => [answer('unknown id', await get(key, `${SI}/si_nope`))],

@@ -1,4 +1,4 @@
-import { createVerificationReport, fcTransactions, refreshFcAccount, CLOSED_ORIGIN, COMPLETE_EXPRESS } from '../../helpers/fixtures';
+import { createVerificationReport, fcTransactions, pausedSubscription, refreshFcAccount, CLOSED_ORIGIN, COMPLETE_EXPRESS } from '../../helpers/fixtures';
 import { forwardingHarness } from '../../helpers/forwarding';
 import { insertPendingRefund } from '../../helpers/payments';
 import type { SdkPackage } from '../../helpers/sdkTypes';
@@ -353,6 +353,7 @@ const BASE: Calls = {
   GetSubscriptionsSubscriptionExposedId: async (c) => c.stripe.subscriptions.retrieve((await readSubscription(c)).id, { expand: ['latest_invoice', 'customer'] }),
   PostSubscriptionsSubscriptionExposedId: async (c) => c.stripe.subscriptions.update((await subscription(c)).id, { metadata: { a: '1' } }),
   DeleteSubscriptionsSubscriptionExposedId: async (c) => c.stripe.subscriptions.cancel((await subscription(c)).id, { prorate: true }),
+  PostSubscriptionsSubscriptionResume: async (c) => c.stripe.subscriptions.resume(await pausedSubscription(c.t, c.key)),
   GetSubscriptionItems: async (c) => c.stripe.subscriptionItems.list({ subscription: (await readSubscription(c)).id }),
   PostSubscriptionItems: async (c) => {
     const sub = await subscription(c);
@@ -461,6 +462,8 @@ const V8: Calls = {
     return c.raw('GET', `/v1/financial_connections/accounts/${id}/owners`, { ownership });
   },
   DeleteSubscriptionsSubscriptionExposedId: async (c) => c.stripe.subscriptions.del((await subscription(c)).id, { prorate: true }),
+  // 8 has no `resume` (it came in 11).
+  PostSubscriptionsSubscriptionResume: async (c) => c.raw('POST', `/v1/subscriptions/${await pausedSubscription(c.t, c.key)}/resume`, {}),
 };
 
 const OVERRIDES: Record<SdkPackage, Calls> = {

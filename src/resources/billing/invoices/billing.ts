@@ -168,6 +168,8 @@ export interface InvoiceSpec {
   readonly prorationDate?: number;
   /** The new invoice's id, when the caller must name it first (in an event before the invoice's). */
   readonly id?: string;
+  /** Left a draft, not finalized (a subscription's `pause_collection[behavior]=keep_as_draft`). */
+  readonly draft?: boolean;
 }
 
 /** What an invoice made for `spec` would ask for (amount_due), without writing anything. */
@@ -285,6 +287,7 @@ export async function createInvoice(scope: Scope, spec: InvoiceSpec): Promise<Ma
   const defaultRates: TaxRateRow[] = [];
   const refs = await draftRefs(tx, spec.lines, draft, scope.now);
   await emitIn(scope, 'invoice.created', serializeInvoice(draft, lines, defaultRates, refs));
+  if (spec.draft) return { row: draft, lines };
   const row: InvoiceRow = {
     ...draft,
     status: 'open',

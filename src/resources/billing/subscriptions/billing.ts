@@ -10,7 +10,9 @@ import { serializeInvoiceItem, type InvoiceItemRow } from '../invoices/serialize
 import {
   type ItemRow,
   type ItemView,
+  type PauseCollection,
   type StoredDiscount,
+  type SubscriptionSettings,
   type SubscriptionRow,
   type SubscriptionView,
 } from './serializer';
@@ -18,16 +20,40 @@ import {
 // What subscriptions bill: their periods' lines, the prorations a change makes, and the
 // invoices of both; used by requests and by the renewal worker alike.
 
+/** A stored subscription as the generated client reads it (without the columns `settingsOf` reads). */
+export type StoredRow = Omit<SubscriptionRow, keyof SubscriptionSettings> & Partial<SubscriptionSettings> & { seq?: bigint; accountId?: string };
+
 /** A subscription with its items, prices and tax rates, for serializing and billing. */
-export async function loadView(tx: Tx, row: SubscriptionRow & { accountId?: string }, accountId: string): Promise<SubscriptionView> {
+export async function loadView(tx: Tx, row: StoredRow, accountId: string): Promise<SubscriptionView> {
   const items = (await tx.subscriptionItem.findMany({ where: { subscriptionId: row.id }, orderBy: { seq: 'asc' } })).map(({ seq: _s, accountId: _a, ...r }) => r);
-  return viewOf(tx, stripRow(row), items, accountId);
+  const settings = row.trialMissingPaymentMethod === undefined || row.pauseCollection === undefined ? await settingsOf(tx, row.id) : (row as SubscriptionSettings);
+  return viewOf(tx, { ...stripRow(row), ...settings }, items, accountId);
 }
 
-const stripRow = (row: SubscriptionRow & { seq?: bigint; accountId?: string }): SubscriptionRow => {
+const stripRow = (row: StoredRow) => {
   const { seq: _s, accountId: _a, ...rest } = row;
   return rest;
 };
+
+/** The subscription's columns newer than the generated client, by SQL. */
+async function settingsOf(tx: Tx, id: string): Promise<SubscriptionSettings> {
+  const [found] = await tx.$queryRaw<{ trial_missing_payment_method: string; pause_collection: PauseCollection | null }[]>`
+    SELECT trial_missing_payment_method, pause_collection FROM subscriptions WHERE id = ${id}`;
+  return { trialMissingPaymentMethod: found?.trial_missing_payment_method ?? 'create_invoice', pauseCollection: found?.pause_collection ?? null };
+}
+
+/** Writes those columns when they differ from `before` (all of them when there is no `before`). */
+export async function saveSettings(tx: Tx, after: SubscriptionRow, before?: SubscriptionSettings): Promise<void> {
+  if (before && before.trialMissingPaymentMethod === after.trialMissingPaymentMethod && JSON.stringify(before.pauseCollection) === JSON.stringify(after.pauseCollection)) return;
+  const pause = after.pauseCollection === null ? null : JSON.stringify(after.pauseCollection);
+  await tx.$executeRaw`UPDATE subscriptions SET trial_missing_payment_method = ${after.trialMissingPaymentMethod}, pause_collection = ${pause}::jsonb WHERE id = ${after.id}`;
+}
+
+/** A row without those columns, for the generated client's writes. */
+export function clientColumns<T extends SubscriptionSettings>(row: T): Omit<T, keyof SubscriptionSettings> {
+  const { trialMissingPaymentMethod: _t, pauseCollection: _p, ...rest } = row;
+  return rest;
+}
 
 /** The view of a subscription whose item rows are known. */
 export async function viewOf(tx: Tx, row: SubscriptionRow, items: readonly ItemRow[], accountId: string): Promise<SubscriptionView> {
@@ -246,7 +272,7 @@ export async function billSubscription(
   view: SubscriptionView,
   reason: string,
   lines: readonly DraftLine[],
-  options: { periodStart: number; periodEnd: number; discountsAt?: number; prorationDate?: number; collect?: boolean; id?: string },
+  options: { periodStart: number; periodEnd: number; discountsAt?: number; prorationDate?: number; collect?: boolean; id?: string; draft?: boolean },
 ): Promise<{ invoice: MadeInvoice; charge: Charge | null }> {
   const { row } = view;
   const made = await createInvoice(scope, {
@@ -260,8 +286,9 @@ export async function billSubscription(
     discounts: await appliedDiscounts(scope.tx, await discountsBilled(scope.tx, row), options.discountsAt ?? options.periodStart),
     prorationDate: options.prorationDate,
     id: options.id,
+    draft: options.draft,
   });
-  if (row.collectionMethod !== 'charge_automatically' || options.collect === false) return { invoice: made, charge: null };
+  if (row.collectionMethod !== 'charge_automatically' || options.collect === false || options.draft) return { invoice: made, charge: null };
   return collectInvoice(scope, made);
 }
 
@@ -290,12 +317,12 @@ export async function periodOf(scope: Scope, view: SubscriptionView, start: numb
 export async function startPeriod(
   scope: Scope,
   view: SubscriptionView,
-  period: { start: number; end: number; anchor?: number; reason: string; collect?: boolean },
+  period: { start: number; end: number; anchor?: number; reason: string; collect?: boolean; draft?: boolean },
 ): Promise<{ after: SubscriptionView; invoice: MadeInvoice; charge: Charge | null }> {
   const { row } = view;
   const { start, end } = period;
   const { next, lines, discounts } = await periodOf(scope, view, start, end, period.anchor);
-  const { invoice, charge } = await billSubscription(scope, next, period.reason, lines, { ...lookBack(row, start), discountsAt: start, collect: period.collect });
+  const { invoice, charge } = await billSubscription(scope, next, period.reason, lines, { ...lookBack(row, start), discountsAt: start, collect: period.collect, draft: period.draft });
   // Once-only discounts end with the invoice that applied them; repeating ones when their months are up.
   const used = new Set(invoice.row.discounts);
   const kept = (row.discounts as unknown as StoredDiscount[]).filter(

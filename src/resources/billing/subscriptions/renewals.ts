@@ -3,11 +3,11 @@ import type { Deps } from '../../../kernel/route';
 import { unixSeconds } from '../../../lib/clock';
 import { embed, embeddedOf } from '../../../kernel/versions';
 import { nextPeriodEnd } from '../invoices/amounts';
-import { draftInvoice, emitIn, lineRefs, lockInvoice, type Scope } from '../invoices/billing';
+import { draftInvoice, emitIn, lineRefs, lockInvoice, paymentMethodFor, type MadeInvoice, type Scope } from '../invoices/billing';
 import { serializeInvoice } from '../invoices/serializer';
 import type { InvoiceRow } from '../invoices/serializer';
 import { loadView, lookBack, periodOf, startPeriod } from './billing';
-import { serializeSubscription, type StoredPendingUpdate, type SubscriptionView } from './serializer';
+import { serializeSubscription, type PauseCollection, type StoredPendingUpdate, type SubscriptionView } from './serializer';
 import { applyPendingUpdate, endSubscription, INCOMPLETE_SECONDS, saveSubscriptionRow, TRIAL_WILL_END_SECONDS, UPCOMING_SECONDS, upcomingDue } from './service';
 import { scheduleSubscriptions } from './jobs';
 
@@ -30,6 +30,12 @@ export async function invoicePaid(scope: Scope, invoice: InvoiceRow): Promise<vo
   if (pending?.invoice === invoice.id) view = await applyPendingUpdate(scope, view);
   if ((view.row.status === 'incomplete' || view.row.status === 'past_due') && view.row.latestInvoice === invoice.id) {
     await saveSubscriptionRow(scope, view, { ...view, row: { ...view.row, status: 'active' } });
+  }
+  // A resumption invoice paid later (`resume_on_payment_success`): the paused subscription resumes then.
+  if (view.row.status === 'paused' && view.row.latestInvoice === invoice.id && invoice.billingReason === 'subscription_update') {
+    const after = { ...view, row: { ...view.row, status: 'active' } };
+    await saveSubscriptionRow(scope, view, after);
+    await emitIn(scope, 'customer.subscription.resumed', serializeSubscription(after));
   }
 }
 
@@ -97,11 +103,51 @@ async function runDueAction(scope: Scope, view: SubscriptionView, at: number): P
     await saveSubscriptionRow(scope, view, { ...view, row: { ...row, upcomingSentFor: row.periodEnd } });
     return;
   }
+  if (row.pauseCollection?.resumes_at != null && at >= row.pauseCollection.resumes_at) {
+    // `pause_collection[resumes_at]` reached: invoices are collected again from now on.
+    await saveSubscriptionRow(scope, view, { ...view, row: { ...row, pauseCollection: null } });
+    return;
+  }
   if ((row.cancelAt !== null && at >= row.cancelAt) || (row.cancelAtPeriodEnd && at >= row.periodEnd)) {
     await endSubscription(scope, view, { prorate: false, invoiceNow: false, details: { comment: null, feedback: null, reason: 'cancellation_requested' } });
     return;
   }
+  if (at >= row.periodEnd && (await trialEndsWithoutPaymentMethod(scope, view))) return;
   if (at >= row.periodEnd) await renew(scope, view);
+}
+
+/**
+ * A trial ending while the customer has no payment method (neither the subscription's default
+ * nor the customer's `invoice_settings.default_payment_method`), as its
+ * `trial_settings[end_behavior][missing_payment_method]` says: `cancel` ends it, `pause` pauses
+ * it (`customer.subscription.paused`), both without an invoice; `create_invoice` renews as usual
+ * (answers false).
+ */
+async function trialEndsWithoutPaymentMethod(scope: Scope, view: SubscriptionView): Promise<boolean> {
+  const { row } = view;
+  if (row.status !== 'trialing' || row.trialMissingPaymentMethod === 'create_invoice' || row.collectionMethod !== 'charge_automatically') return false;
+  if ((await paymentMethodFor(scope.tx, { defaultPaymentMethod: row.defaultPaymentMethod, customerId: row.customerId })) !== null) return false;
+  if (row.trialMissingPaymentMethod === 'cancel') {
+    await endSubscription(scope, view, { prorate: false, invoiceNow: false, details: { comment: null, feedback: null, reason: 'cancellation_requested' } });
+    return true;
+  }
+  const after = { ...view, row: { ...row, status: 'paused', trialWillEndSent: true } };
+  await saveSubscriptionRow(scope, view, after);
+  await emitIn(scope, 'customer.subscription.paused', serializeSubscription(after));
+  return true;
+}
+
+/**
+ * A renewal invoice while `pause_collection` is set was made without being collected (a
+ * `keep_as_draft` one stays a draft); `mark_uncollectible` and `void` then close it.
+ */
+async function holdCollection(scope: Scope, invoice: MadeInvoice, pause: PauseCollection): Promise<void> {
+  if (pause.behavior === 'keep_as_draft') return;
+  const status = pause.behavior === 'void' ? 'void' : 'uncollectible';
+  const row: InvoiceRow = { ...invoice.row, status, voidedAt: status === 'void' ? scope.now : invoice.row.voidedAt };
+  await scope.tx.invoice.update({ where: { id: row.id }, data: { status: row.status, voidedAt: row.voidedAt }, select: { id: true } });
+  const object = serializeInvoice(row, invoice.lines, [], await lineRefs(scope.tx, scope.accountId, invoice.lines, [row], scope.now));
+  await emitIn(scope, status === 'void' ? 'invoice.voided' : 'invoice.marked_uncollectible', object);
 }
 
 /** The period after the current one (a renewal's). */
@@ -129,7 +175,9 @@ async function emitUpcoming(scope: Scope, view: SubscriptionView): Promise<void>
  */
 async function renew(scope: Scope, view: SubscriptionView): Promise<void> {
   const { start, end } = renewalPeriod(view);
-  const { after } = await startPeriod(scope, view, { start, end, reason: 'subscription_cycle' });
+  const pause = view.row.pauseCollection;
+  const { after, invoice } = await startPeriod(scope, view, { start, end, reason: 'subscription_cycle', ...(pause ? { collect: false, draft: pause.behavior === 'keep_as_draft' } : {}) });
+  if (pause) await holdCollection(scope, invoice, pause);
   await saveSubscriptionRow(scope, view, after);
 }
 

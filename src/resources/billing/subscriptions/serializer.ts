@@ -9,7 +9,22 @@ import { serializeTaxRate, type TaxRateRow } from '../tax_rates/serializer';
 export const SUBSCRIPTION_OBJECT = 'subscription';
 export const ITEM_OBJECT = 'subscription_item';
 
-export type SubscriptionRow = Omit<Subscription, 'seq' | 'accountId'>;
+/** `pause_collection` as stored and shown. */
+export interface PauseCollection {
+  behavior: 'keep_as_draft' | 'mark_uncollectible' | 'void';
+  resumes_at: number | null;
+}
+
+/**
+ * Columns newer than the generated client (read and written by SQL, see subscriptions/billing.ts):
+ * `trial_settings[end_behavior][missing_payment_method]` and `pause_collection`.
+ */
+export interface SubscriptionSettings {
+  trialMissingPaymentMethod: string;
+  pauseCollection: PauseCollection | null;
+}
+
+export type SubscriptionRow = Omit<Subscription, 'seq' | 'accountId'> & SubscriptionSettings;
 export type ItemRow = Omit<SubscriptionItem, 'seq' | 'accountId'>;
 
 /** A discount a subscription (or an item) carries, as stored: the shape customers store theirs in. */
@@ -136,7 +151,7 @@ export function serializeSubscription(view: SubscriptionView) {
     metadata: row.metadata as Metadata,
     next_pending_invoice_item_invoice: null,
     on_behalf_of: null,
-    pause_collection: null,
+    pause_collection: row.pauseCollection === null ? null : { behavior: row.pauseCollection.behavior, resumes_at: row.pauseCollection.resumes_at },
     payment_settings: { payment_method_options: null, payment_method_types: null, save_default_payment_method: 'off' },
     pending_invoice_item_interval: null,
     pending_setup_intent: null,
@@ -160,7 +175,7 @@ export function serializeSubscription(view: SubscriptionView) {
     test_clock: row.testClockId as string | Record<string, unknown> | null,
     transfer_data: null,
     trial_end: row.trialEnd,
-    trial_settings: { end_behavior: { billing_cycle_anchor: null, missing_payment_method: 'create_invoice' } },
+    trial_settings: { end_behavior: { billing_cycle_anchor: null, missing_payment_method: row.trialMissingPaymentMethod } },
     trial_start: row.trialStart,
   };
   return embed(subscription, view.discounts ?? {});

@@ -12,13 +12,14 @@ import { insertPrice, newPriceData } from '../prices/service';
 import type { PriceRow } from '../prices/serializer';
 import { resolvePaymentMethod } from '../../payments';
 import { isCouponValid } from '../coupons/serializer';
-import { addInterval, isMetered, priceAmount, prorate } from '../invoices/amounts';
+import { addInterval, isMetered, nextPeriodEnd, priceAmount, prorate } from '../invoices/amounts';
 import { chargeOutcome, emitIn, requestScope, amountDueOf, paymentMethodFor, type Charge, type Scope } from '../invoices/billing';
 import {
   appliedDiscounts,
   billSubscription,
   discountsBilled,
   endCustomerOnce,
+  clientColumns,
   insertProrations,
   jsonOf,
   loadView,
@@ -27,10 +28,12 @@ import {
   periodLines,
   prorationsOf,
   ratesOf,
+  saveSettings,
   startPeriod,
   viewOf,
   type ItemChange,
   type Proration,
+  type StoredRow,
 } from './billing';
 import { scheduleSubscriptions } from './jobs';
 import { SEARCH, searchedRows } from './queries';
@@ -39,6 +42,7 @@ import {
   serializeItem,
   serializeSubscription,
   type ItemRow,
+  type PauseCollection,
   type StoredDiscount,
   type StoredPendingUpdate,
   type SubscriptionRow,
@@ -63,7 +67,10 @@ export const TRIAL_WILL_END_SECONDS = 3 * 86_400;
 export function nextActionOf(row: SubscriptionRow): number | null {
   if (row.status === 'canceled' || row.status === 'incomplete_expired') return null;
   if (row.status === 'incomplete') return row.created + INCOMPLETE_SECONDS;
+  // A paused subscription bills nothing until it is resumed.
+  if (row.status === 'paused') return null;
   const times = [row.periodEnd];
+  if (row.pauseCollection?.resumes_at != null) times.push(row.pauseCollection.resumes_at);
   if (row.cancelAt !== null) times.push(row.cancelAt);
   const pending = row.pendingUpdate as StoredPendingUpdate | null;
   if (pending) times.push(pending.expires_at);
@@ -335,6 +342,8 @@ export async function createSubscription(ctx: RequestContext) {
       latestInvoice: null,
       pendingUpdate: null,
       nextActionAt: null,
+      trialMissingPaymentMethod: trialMissingPaymentMethodOf(params) ?? 'create_invoice',
+      pauseCollection: null,
     };
     const items: ItemRow[] = [];
     for (const [i, item] of (params.items as Record<string, any>[]).entries()) {
@@ -365,7 +374,7 @@ export async function createSubscription(ctx: RequestContext) {
     };
     await tx.subscription.create({
       data: {
-        ...final,
+        ...clientColumns(final),
         nextActionAt: nextActionOf(final),
         accountId: ctx.caller.accountId,
         discounts: jsonOf(final.discounts),
@@ -375,6 +384,7 @@ export async function createSubscription(ctx: RequestContext) {
       },
       select: { id: true },
     });
+    if (final.trialMissingPaymentMethod !== 'create_invoice') await saveSettings(tx, final);
     // A trial bills nothing, so there is nothing to credit until its end.
     const billed = items.map((i) => ({ ...i, billedPriceId: trialEnd === null ? i.priceId : null, billedQuantity: trialEnd === null ? i.quantity : null }));
     for (const item of billed) await insertItem(tx, ctx.caller.accountId, item);
@@ -434,7 +444,7 @@ export async function listSubscriptions(ctx: RequestContext) {
 }
 
 /** Subscriptions as the list and the search render them. */
-const serializeSubscriptions = (ctx: RequestContext, rows: SubscriptionRow[]) =>
+const serializeSubscriptions = (ctx: RequestContext, rows: StoredRow[]) =>
   Promise.all(rows.map(async (row) => serializeSubscription(await loadView(ctx.deps.prisma, row, ctx.caller.accountId))));
 
 /** `GET /v1/subscriptions/search`: the matching ids, then their rows read and rendered as the list's. */
@@ -682,7 +692,8 @@ async function writeItems(scope: Scope, planned: readonly PlannedItem[], prorate
 
 /** Writes the subscription's own columns and emits `customer.subscription.updated` if its object changed. */
 export async function saveSubscriptionRow(scope: Scope, before: SubscriptionView, after: SubscriptionView, type: 'customer.subscription.updated' | 'customer.subscription.deleted' = 'customer.subscription.updated'): Promise<void> {
-  const { id, customerId: _c, created: _cr, ...data } = after.row;
+  const { id, customerId: _c, created: _cr, ...data } = clientColumns(after.row);
+  await saveSettings(scope.tx, after.row, before.row);
   await scope.tx.subscription.update({
     where: { id },
     data: {
@@ -745,7 +756,22 @@ async function fieldsOf(scope: Scope, ctx: RequestContext, view: SubscriptionVie
     throw parameterMissing('days_until_due');
   }
   if (collection === 'charge_automatically') fields.daysUntilDue = null;
+  const trialBehavior = trialMissingPaymentMethodOf(params);
+  if (trialBehavior !== undefined) fields.trialMissingPaymentMethod = trialBehavior;
+  const pause = pauseCollectionOf(scope, params.pause_collection);
+  if (pause !== undefined) fields.pauseCollection = pause;
   return fields;
+}
+
+/** `trial_settings[end_behavior][missing_payment_method]` (the schema checks its values). */
+const trialMissingPaymentMethodOf = (params: Record<string, any>): string | undefined => params.trial_settings?.end_behavior?.missing_payment_method;
+
+/** `pause_collection` of an update: `''` clears it; `resumes_at` must be ahead (billing time). */
+function pauseCollectionOf(scope: Scope, param: { behavior: PauseCollection['behavior']; resumes_at?: number } | '' | undefined): PauseCollection | null | undefined {
+  if (param === undefined) return undefined;
+  if (param === '') return null;
+  if (param.resumes_at !== undefined && param.resumes_at <= scope.now) throw invalidRequest(PAST_TIMESTAMP, 'parameter_invalid', 'pause_collection[resumes_at]');
+  return { behavior: param.behavior, resumes_at: param.resumes_at ?? null };
 }
 
 /** `trial_end` and `billing_cycle_anchor` of an update, checked before anything is written. */
@@ -830,6 +856,76 @@ export async function updateSubscription(ctx: RequestContext) {
     const options = changeOptionsOf(params, (i, name) => `items[${i}][${name}]`);
     checkPeriodParams(scope, view.row, params);
     const { view: after } = await applyChange(scope, ctx, view, params.items ?? [], fields, options, (changed) => changePeriod(scope, changed, params, options));
+    return { subscription: serializeSubscription(after), events: scope.events };
+  });
+  await handOffEvents(deps.queues, result.events);
+  await scheduleSubscriptions(deps, [result.subscription.id]);
+  return result.subscription;
+}
+
+/**
+ * `POST /v1/subscriptions/{id}/resume`: a `paused` subscription bills again. With
+ * `billing_cycle_anchor=now` (the default) a period starts now and its invoice is made, finalized
+ * and charged; with `unchanged` the period around now (on the old anchor) is the current one,
+ * its remaining time prorated per `proration_behavior`. `customer.subscription.resumed`: `active`,
+ * or `past_due` when the invoice's charge fails; with `payment_behavior=resume_on_payment_success`
+ * a failed charge leaves it `paused` until the invoice is paid.
+ */
+export async function resumeSubscription(ctx: RequestContext) {
+  const { params, deps } = ctx;
+  const eventTime = unixSeconds(deps.clock);
+  const result = await deps.prisma.$transaction(async (tx) => {
+    const view = await lockSubscription(tx, ctx, ctx.pathParams.subscription);
+    const scope = requestScope(ctx, tx, await billingNow(tx, view.row.testClockId, eventTime), eventTime);
+    const { row } = view;
+    if (row.status !== 'paused') {
+      throw invalidRequest(`Only a subscription whose \`status\` is \`paused\` can be resumed; this subscription is \`${row.status}\`.`, undefined, 'subscription');
+    }
+    if (row.collectionMethod !== 'charge_automatically') {
+      throw invalidRequest('Only subscriptions with `collection_method=charge_automatically` can be resumed.', undefined, 'subscription');
+    }
+    const behavior: string = params.proration_behavior ?? 'create_prorations';
+    // `now` or `unchanged`; newer versions send it as `{type}`.
+    const anchor: string = typeof params.billing_cycle_anchor === 'object' ? params.billing_cycle_anchor.type : (params.billing_cycle_anchor ?? 'now');
+    let resumed: SubscriptionView;
+    let charge: Charge | null = null;
+    if (anchor === 'now') {
+      if (params.proration_date !== undefined) throw invalidRequest('`proration_date` can only be used with `billing_cycle_anchor=unchanged`.', 'parameter_invalid', 'proration_date');
+      const started = await startPeriod(scope, view, { start: scope.now, end: addInterval(scope.now, row.interval, row.intervalCount), anchor: scope.now, reason: 'subscription_update' });
+      resumed = started.after;
+      charge = started.charge;
+    } else {
+      // The period of the old cycle that surrounds now.
+      const end = nextPeriodEnd(row.billingCycleAnchor, row.interval, row.intervalCount, scope.now);
+      const start = Math.max(row.periodEnd, addInterval(end, row.interval, -row.intervalCount));
+      const t: number = params.proration_date ?? scope.now;
+      if (t < start || t > end) throw invalidRequest('`proration_date` must be within the current billing period.', 'parameter_invalid', 'proration_date');
+      const current: SubscriptionView = { ...view, row: { ...row, periodStart: start, periodEnd: end } };
+      let items = view.items;
+      let latestInvoice = row.latestInvoice;
+      if (behavior !== 'none') {
+        // The rest of the period is charged (nothing was billed while paused, so nothing is credited).
+        const changes: ItemChange[] = view.items.map((i) => ({ itemId: i.row.id, before: null, after: { price: i.price, quantity: i.row.quantity }, taxRates: ratesOf(i, view) }));
+        const discounts = await appliedDiscounts(tx, await discountsBilled(tx, row), start);
+        await insertProrations(scope, current.row, await prorationsOf(tx, changes, discounts, t, start, end), t);
+        await tx.$executeRaw`UPDATE subscription_items SET billed_price_id = price_id, billed_quantity = quantity WHERE subscription_id = ${row.id}`;
+        items = view.items.map((i) => ({ ...i, row: { ...i.row, billedPriceId: i.row.priceId, billedQuantity: i.row.quantity } }));
+        if (behavior === 'always_invoice') {
+          const lines = await pendingItemLines(tx, scope.accountId, row.id);
+          const billed = await billSubscription(scope, current, 'subscription_update', lines, { periodStart: t, periodEnd: end, prorationDate: params.proration_date });
+          latestInvoice = billed.invoice.row.id;
+          charge = billed.charge;
+        }
+      }
+      resumed = { ...current, items, row: { ...current.row, latestInvoice } };
+    }
+    const paid = charge === null || charge.kind === 'paid';
+    // `resume_on_payment_attempt` (the default) resumes whatever the charge did (`past_due` on a
+    // decline); `resume_on_payment_success` waits, paused, for the invoice to be paid.
+    const waits = !paid && params.payment_behavior === 'resume_on_payment_success';
+    const after: SubscriptionView = { ...resumed, row: { ...resumed.row, status: paid ? 'active' : waits ? 'paused' : 'past_due' } };
+    await saveSubscriptionRow(scope, view, after);
+    if (!waits) await emitIn(scope, 'customer.subscription.resumed', serializeSubscription(after));
     return { subscription: serializeSubscription(after), events: scope.events };
   });
   await handOffEvents(deps.queues, result.events);
