@@ -33,6 +33,17 @@ function discountsOfCoupon(params: Params, names: ParamNames): Params {
   return { ...without(params, name), discounts: [{ [name]: params[name] }] };
 }
 
+/**
+ * Before 2022-08-01 a manual invoice took the customer's pending invoice items unless told not to
+ * (`include_and_require`, the default then, also refused an invoice of nothing: taken here as
+ * `include`).
+ */
+function pendingItemsIncluded(params: Params): Params {
+  const behavior = params.pending_invoice_items_behavior;
+  if (behavior !== undefined && behavior !== 'include_and_require') return params;
+  return { ...params, pending_invoice_items_behavior: 'include' };
+}
+
 const BASIL_DISCOUNTS = 'Removes the singular `coupon` and `promotion_code` parameters in favor of `discounts` (stackable discounts).';
 
 const MARKETING_FEATURES = 'Renames `features` to `marketing_features` on products.';
@@ -45,6 +56,12 @@ export const requestChanges: readonly RequestChange[] = [
     operation: 'PostPromotionCodes',
     description: 'Promotion codes reference their coupon as `promotion[coupon]` (with `promotion[type]=coupon`) instead of `coupon`.',
     upgrade: promotionOfCoupon,
+  },
+  {
+    version: '2022-08-01',
+    operation: 'PostInvoices',
+    description: 'The default `pending_invoice_items_behavior` of an invoice changes from `include_and_require` to `exclude`.',
+    upgrade: pendingItemsIncluded,
   },
   { version: '2025-03-31.basil', operation: 'PostSubscriptions', description: BASIL_DISCOUNTS, upgrade: discountsOfCoupon },
   { version: '2025-03-31.basil', operation: 'PostSubscriptionsSubscriptionExposedId', description: BASIL_DISCOUNTS, upgrade: discountsOfCoupon },
