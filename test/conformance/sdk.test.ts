@@ -66,6 +66,13 @@ const subscription = async (stripe: Stripe, options: { card?: string; items?: nu
   return stripe.subscriptions.create({ customer: pm.customer as string, items, payment_behavior: options.behavior });
 };
 /** A Custom account (its bank accounts can be updated) with a second, non-default bank account. */
+/** A manual draft invoice with one pending item (12.50) on it. */
+const manualDraft = async (stripe: Stripe, params: Partial<Stripe.InvoiceCreateParams> = {}) => {
+  const id = await customer(stripe);
+  await stripe.invoiceItems.create({ customer: id, amount: 1250, currency: 'usd' });
+  return stripe.invoices.create({ customer: id, pending_invoice_items_behavior: 'include', ...params });
+};
+const manualOpen = async (stripe: Stripe, params: Partial<Stripe.InvoiceCreateParams> = {}) => stripe.invoices.finalizeInvoice((await manualDraft(stripe, params)).id!);
 const externalAccount = async (stripe: Stripe) => {
   const account = (
     await stripe.accounts.create({ controller: { stripe_dashboard: { type: 'none' }, requirement_collection: 'application' }, capabilities: { transfers: { requested: true } } })
@@ -763,7 +770,57 @@ const CASES: Record<string, OperationCase> = {
     fails: async (stripe) => stripe.invoices.pay((await subscription(stripe, { card: 'pm_card_chargeCustomerFail' })).latest_invoice as string),
     error: Stripe.errors.StripeCardError,
   },
+  PostInvoices: {
+    ok: async (stripe) => stripe.invoices.create({ customer: await customer(stripe), description: 'SDK' }),
+    fails: (stripe) => stripe.invoices.create({ customer: 'cus_nope' }),
+    error: InvalidRequest,
+  },
+  PostInvoicesInvoice: {
+    ok: async (stripe) => stripe.invoices.update((await manualDraft(stripe)).id!, { footer: 'SDK' }),
+    fails: async (stripe) => stripe.invoices.update((await manualOpen(stripe)).id!, { collection_method: 'send_invoice' }),
+    error: InvalidRequest,
+  },
+  DeleteInvoicesInvoice: {
+    ok: async (stripe) => stripe.invoices.del((await manualDraft(stripe)).id!),
+    fails: async (stripe) => stripe.invoices.del((await manualOpen(stripe)).id!),
+    error: InvalidRequest,
+  },
+  PostInvoicesInvoiceFinalize: {
+    ok: async (stripe) => stripe.invoices.finalizeInvoice((await manualDraft(stripe)).id!),
+    fails: async (stripe) => stripe.invoices.finalizeInvoice((await manualOpen(stripe)).id!),
+    error: InvalidRequest,
+  },
+  PostInvoicesInvoiceVoid: {
+    ok: async (stripe) => stripe.invoices.voidInvoice((await manualOpen(stripe)).id!),
+    fails: async (stripe) => stripe.invoices.voidInvoice((await manualDraft(stripe)).id!),
+    error: InvalidRequest,
+  },
+  PostInvoicesInvoiceMarkUncollectible: {
+    ok: async (stripe) => stripe.invoices.markUncollectible((await manualOpen(stripe)).id!),
+    fails: async (stripe) => stripe.invoices.markUncollectible((await manualDraft(stripe)).id!),
+    error: InvalidRequest,
+  },
+  PostInvoicesInvoiceSend: {
+    ok: async (stripe) => stripe.invoices.sendInvoice((await manualOpen(stripe, { collection_method: 'send_invoice' })).id!),
+    fails: async (stripe) => stripe.invoices.sendInvoice((await manualOpen(stripe)).id!),
+    error: InvalidRequest,
+  },
   GetInvoiceitems: { ok: (stripe) => stripe.invoiceItems.list({ pending: true }), fails: (stripe) => stripe.invoiceItems.list({ limit: 0 }), error: InvalidRequest },
+  PostInvoiceitems: {
+    ok: async (stripe) => stripe.invoiceItems.create({ customer: await customer(stripe), amount: 500, currency: 'usd' }),
+    fails: async (stripe) => stripe.invoiceItems.create({ customer: await customer(stripe), amount: 500 }),
+    error: InvalidRequest,
+  },
+  PostInvoiceitemsInvoiceitem: {
+    ok: async (stripe) => stripe.invoiceItems.update((await stripe.invoiceItems.create({ customer: await customer(stripe), amount: 500, currency: 'usd' })).id, { amount: 700 }),
+    fails: (stripe) => stripe.invoiceItems.update('ii_nope', { amount: 700 }),
+    error: InvalidRequest,
+  },
+  DeleteInvoiceitemsInvoiceitem: {
+    ok: async (stripe) => stripe.invoiceItems.del((await stripe.invoiceItems.create({ customer: await customer(stripe), amount: 500, currency: 'usd' })).id),
+    fails: (stripe) => stripe.invoiceItems.del('ii_nope'),
+    error: InvalidRequest,
+  },
   GetInvoiceitemsInvoiceitem: {
     ok: async (stripe) => {
       const sub = await subscription(stripe);

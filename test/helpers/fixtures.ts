@@ -273,6 +273,10 @@ export const validParams: Record<string, Record<string, unknown>> = {
   PostForwardingRequests: { payment_method: 'pm_000000000000000000000000', url: `${CLOSED_ORIGIN}/vault`, replacements: ['card_number'], request: { body: '{}' } },
   // Well-formed; no customer, subscription or price has these ids, so an accepted body is a 400 resource_missing.
   PostSubscriptions: { customer: 'cus_00000000000000', items: [{ price: 'price_000000000000000000000000' }] },
+  // Well-formed; no customer has this id, so an accepted body is a 400 resource_missing.
+  PostInvoiceitems: { customer: 'cus_00000000000000', amount: 100, currency: 'usd' },
+  // Well-formed; no customer has this id, so an accepted body is a 400 resource_missing.
+  PostInvoices: { customer: 'cus_00000000000000' },
   PostSubscriptionItems: { subscription: 'sub_000000000000000000000000', price: 'price_000000000000000000000000' },
   GetSubscriptionItems: { subscription: 'sub_000000000000000000000000' },
   PostTestHelpersTestClocks: { frozen_time: 1800000000 },

@@ -127,6 +127,20 @@ async function changedSubscription(key: string): Promise<Record<string, any>> {
   await post(key, `${SI}/${sub.items.data[0].id}`, { quantity: 2 });
   return sub;
 }
+/** A manual draft invoice with one pending item (12.50) on it; its id. */
+async function manualDraft(key: string, params: Record<string, unknown> = {}): Promise<string> {
+  const customer = (await createCustomer(t, key)).id;
+  await post(key, II, { customer, amount: 1250, currency: 'usd' });
+  return (await post(key, IN, { customer, pending_invoice_items_behavior: 'include', ...params })).body.id;
+}
+
+/** The same, finalized (open). */
+async function manualOpen(key: string, params: Record<string, unknown> = {}): Promise<string> {
+  const id = await manualDraft(key, params);
+  await post(key, `${IN}/${id}/finalize`, {});
+  return id;
+}
+
 export const CUSTOM_INDIVIDUAL = {
   controller: { stripe_dashboard: { type: 'none' }, requirement_collection: 'application' },
   capabilities: { card_payments: { requested: true }, transfers: { requested: true } },
@@ -1024,6 +1038,23 @@ export const scenarios: Record<string, Scenario> = {
   GetInvoicesUpcoming: async (key) => [answer('upcoming', await get(key, `${IN}/upcoming?subscription=${(await changedSubscription(key)).id}`).set('Stripe-Version', upcomingVersion()))],
   GetInvoicesUpcomingLines: async (key) => [answer('lines', await get(key, `${IN}/upcoming/lines?subscription=${(await changedSubscription(key)).id}`).set('Stripe-Version', upcomingVersion()))],
   PostInvoicesInvoicePay: async (key) => [answer('paid', await post(key, `${IN}/${(await createSubscription(t, key, 1, { payment_behavior: 'default_incomplete' })).latest_invoice}/pay`, {}))],
+  PostInvoices: async (key) => {
+    const customer = (await createCustomer(t, key)).id;
+    await post(key, II, { customer, amount: 1250, currency: 'usd' });
+    return [
+      answer('empty draft', await post(key, IN, { customer, description: 'd', footer: 'f', metadata: { a: '1' } })),
+      answer('with pending items', await post(key, IN, { customer, pending_invoice_items_behavior: 'include', collection_method: 'send_invoice', days_until_due: 5, expand: ['customer'] })),
+    ];
+  },
+  PostInvoicesInvoice: async (key) => {
+    const draft = await manualDraft(key);
+    return [answer('no change', await post(key, `${IN}/${draft}`, '')), answer('changed', await post(key, `${IN}/${draft}`, { description: 'x', auto_advance: true }))];
+  },
+  DeleteInvoicesInvoice: async (key) => [answer('deleted', await del(key, `${IN}/${await manualDraft(key)}`))],
+  PostInvoicesInvoiceFinalize: async (key) => [answer('finalized', await post(key, `${IN}/${await manualDraft(key)}/finalize`, {}))],
+  PostInvoicesInvoiceVoid: async (key) => [answer('voided', await post(key, `${IN}/${await manualOpen(key)}/void`, {}))],
+  PostInvoicesInvoiceMarkUncollectible: async (key) => [answer('uncollectible', await post(key, `${IN}/${await manualOpen(key)}/mark_uncollectible`, {}))],
+  PostInvoicesInvoiceSend: async (key) => [answer('sent', await post(key, `${IN}/${await manualOpen(key, { collection_method: 'send_invoice' })}/send`, {}))],
   GetInvoiceitems: async (key) => {
     const out = [answer('empty list', await get(key, II))];
     await changedSubscription(key);
@@ -1033,6 +1064,22 @@ export const scenarios: Record<string, Scenario> = {
   GetInvoiceitemsInvoiceitem: async (key) => {
     await changedSubscription(key);
     return [answer('item', await get(key, `${II}/${(await get(key, II)).body.data[0].id}`))];
+  },
+  PostInvoiceitems: async (key) => {
+    const customer = (await createCustomer(t, key)).id;
+    const price = (await createPrice(t, key)).id;
+    return [
+      answer('amount', await post(key, II, { customer, amount: 1250, currency: 'usd', description: 'Setup', metadata: { a: '1' } })),
+      answer('price × quantity', await post(key, II, { customer, pricing: { price }, quantity: 3, expand: ['customer'] })),
+    ];
+  },
+  PostInvoiceitemsInvoiceitem: async (key) => {
+    const made = await post(key, II, { customer: (await createCustomer(t, key)).id, amount: 100, currency: 'usd' });
+    return [answer('no change', await post(key, `${II}/${made.body.id}`, '')), answer('amount', await post(key, `${II}/${made.body.id}`, { amount: 250, description: 'x' }))];
+  },
+  DeleteInvoiceitemsInvoiceitem: async (key) => {
+    const made = await post(key, II, { customer: (await createCustomer(t, key)).id, amount: 100, currency: 'usd' });
+    return [answer('deleted', await del(key, `${II}/${made.body.id}`))];
   },
   GetTestHelpersTestClocks: async (key) => {
     const out = [answer('empty list', await get(key, TC))];
@@ -1473,8 +1520,21 @@ export const errorScenarios: Record<string, Scenario> = {
     answer('declined', await post(key, `${IN}/${(await createSubscription(t, key, 1, { payment_behavior: 'default_incomplete' })).latest_invoice}/pay`, { payment_method: 'pm_card_chargeDeclined' })),
     answer('already paid', await post(key, `${IN}/${(await createSubscription(t, key)).latest_invoice}/pay`, {})),
   ],
+  PostInvoices: async (key) => [answer('no customer', await post(key, IN, {})), answer('days without send_invoice', await post(key, IN, { customer: (await createCustomer(t, key)).id, days_until_due: 3 }))],
+  PostInvoicesInvoice: async (key) => [answer('terms of a finalized invoice', await post(key, `${IN}/${await manualOpen(key)}`, { collection_method: 'send_invoice' }))],
+  DeleteInvoicesInvoice: async (key) => [answer('not a draft', await del(key, `${IN}/${await manualOpen(key)}`))],
+  PostInvoicesInvoiceFinalize: async (key) => [answer('already finalized', await post(key, `${IN}/${await manualOpen(key)}/finalize`, {}))],
+  PostInvoicesInvoiceVoid: async (key) => [answer('a draft', await post(key, `${IN}/${await manualDraft(key)}/void`, {}))],
+  PostInvoicesInvoiceMarkUncollectible: async (key) => [answer('a draft', await post(key, `${IN}/${await manualDraft(key)}/mark_uncollectible`, {}))],
+  PostInvoicesInvoiceSend: async (key) => [answer('charged automatically', await post(key, `${IN}/${await manualOpen(key)}/send`, {}))],
   GetInvoiceitems: async (key) => [answer('bad pending', await get(key, `${II}?pending=maybe`))],
   GetInvoiceitemsInvoiceitem: async (key) => [answer('unknown id', await get(key, `${II}/ii_nope`))],
+  PostInvoiceitems: async (key) => [
+    answer('no customer', await post(key, II, { amount: 1, currency: 'usd' })),
+    answer('no currency', await post(key, II, { customer: (await createCustomer(t, key)).id, amount: 1 })),
+  ],
+  PostInvoiceitemsInvoiceitem: async (key) => [answer('unknown id', await post(key, `${II}/ii_nope`, { description: 'x' }))],
+  DeleteInvoiceitemsInvoiceitem: async (key) => [answer('unknown id', await del(key, `${II}/ii_nope`))],
   GetTestHelpersTestClocks: async (key) => [answer('bad limit', await get(key, `${TC}?limit=0`))],
   PostTestHelpersTestClocks: async (key) => [answer('no frozen_time', await post(key, TC, '')), answer('negative', await post(key, TC, { frozen_time: -1 })), answer('too late', await post(key, TC, { frozen_time: 2147483647 }))],
   GetTestHelpersTestClocksTestClock: async (key) => [answer('unknown id', await get(key, `${TC}/clock_nope`))],

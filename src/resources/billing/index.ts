@@ -17,10 +17,13 @@ import { retrieveSubscriptionObject } from './subscriptions/service';
 import * as invoices from './invoices/routes';
 import * as invoiceSerializer from './invoices/serializer';
 import { retrieveInvoiceObject } from './invoices/service';
+import * as invoiceItems from './invoice_items/routes';
+import * as invoiceItemSerializer from './invoice_items/serializer';
 import * as testClocks from './test_clocks/routes';
 import * as testClockSerializer from './test_clocks/serializer';
 import { retrieveTestClockObject } from './test_clocks/service';
 import { billingWorker, reconcileBilling } from './subscriptions/pipeline';
+import { invoicesWorker, reconcileInvoices } from './invoices/pipeline';
 import { versionChanges } from './versions';
 import { requestChanges } from './requestVersions';
 
@@ -32,7 +35,8 @@ import { requestChanges } from './requestVersions';
 // The other directions go through interfaces the lower one declares, filled in by its route:
 // a product's `default_price_data` (`DefaultPrices`, products/service.ts) and an invoice paid
 // through its own operation (`InvoicePaid`, invoices/service.ts). The billing worker
-// (subscriptions/pipeline.ts) runs subscription renewals and test clock advances.
+// (subscriptions/pipeline.ts) runs subscription renewals and test clock advances; the invoices
+// worker (invoices/pipeline.ts) finalizes drafts with auto_advance.
 // Across areas: billing → payments (a customer's card, a test card's outcome), through its index.
 
 export const area: Area = {
@@ -46,6 +50,7 @@ export const area: Area = {
     ...subscriptions.routes,
     ...testClocks.routes,
     ...invoices.routes,
+    ...invoiceItems.routes,
   ],
   objects: {
     [productSerializer.OBJECT]: { expandable: productSerializer.expandable, retrieve: retrieveProductObject },
@@ -59,10 +64,10 @@ export const area: Area = {
     [testClockSerializer.OBJECT]: { expandable: testClockSerializer.expandable, retrieve: retrieveTestClockObject },
     [invoiceSerializer.INVOICE_OBJECT]: { expandable: invoiceSerializer.invoiceExpandable, retrieve: retrieveInvoiceObject },
     [invoiceSerializer.LINE_OBJECT]: { expandable: invoiceSerializer.lineExpandable },
-    [invoiceSerializer.INVOICE_ITEM_OBJECT]: { expandable: invoiceSerializer.invoiceItemExpandable },
+    [invoiceItemSerializer.INVOICE_ITEM_OBJECT]: { expandable: invoiceItemSerializer.invoiceItemExpandable },
   },
-  workers: [billingWorker],
-  reconcilers: [reconcileBilling],
+  workers: [billingWorker, invoicesWorker],
+  reconcilers: [reconcileBilling, reconcileInvoices],
   versionChanges,
   requestChanges,
 };

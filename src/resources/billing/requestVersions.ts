@@ -61,6 +61,17 @@ function upcomingDetails(params: Params, names: ParamNames): Params {
 
 const UPCOMING_REMOVED = 'Removes `GET /v1/invoices/upcoming` and `GET /v1/invoices/upcoming/lines` in favor of `POST /v1/invoices/create_preview`.';
 
+/**
+ * Before 2022-08-01 a manual invoice took the customer's pending invoice items unless told not to
+ * (`include_and_require`, the default then, also refused an invoice of nothing: taken here as
+ * `include`).
+ */
+function pendingItemsIncluded(params: Params): Params {
+  const behavior = params.pending_invoice_items_behavior;
+  if (behavior !== undefined && behavior !== 'include_and_require') return params;
+  return { ...params, pending_invoice_items_behavior: 'include' };
+}
+
 const BASIL_DISCOUNTS = 'Removes the singular `coupon` and `promotion_code` parameters in favor of `discounts` (stackable discounts).';
 
 const MARKETING_FEATURES = 'Renames `features` to `marketing_features` on products.';
@@ -76,6 +87,12 @@ export const requestChanges: readonly RequestChange[] = [
   },
   { version: '2025-03-31.basil', operation: 'GetInvoicesUpcoming', description: UPCOMING_REMOVED, upgrade: upcomingDetails },
   { version: '2025-03-31.basil', operation: 'GetInvoicesUpcomingLines', description: UPCOMING_REMOVED, upgrade: upcomingDetails },
+  {
+    version: '2022-08-01',
+    operation: 'PostInvoices',
+    description: 'The default `pending_invoice_items_behavior` of an invoice changes from `include_and_require` to `exclude`.',
+    upgrade: pendingItemsIncluded,
+  },
   { version: '2025-03-31.basil', operation: 'PostSubscriptions', description: BASIL_DISCOUNTS, upgrade: discountsOfCoupon },
   { version: '2025-03-31.basil', operation: 'PostSubscriptionsSubscriptionExposedId', description: BASIL_DISCOUNTS, upgrade: discountsOfCoupon },
 ];

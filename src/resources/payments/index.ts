@@ -63,7 +63,7 @@ export const area: Area = {
 useAuthenticationTarget('payment_intent', paymentIntentAuthentication);
 
 /** For other areas: a payment method by id (a public test id makes one), a card's CVC, a test card's charge outcome. */
-export { resolvePaymentMethod, takeCvc } from './payment_methods/service';
+export { lockCustomer, resolvePaymentMethod, takeCvc } from './payment_methods/service';
 export { paymentResult, type CardOutcome } from './payment_methods/testCards';
 
 /** Customers' discounts, which billing gives (coupons live there): the registry hands them over. */

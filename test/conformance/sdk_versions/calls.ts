@@ -90,6 +90,13 @@ const pendingItem = (c: Client) =>
     const sub = await subscription(c);
     await c.stripe.subscriptionItems.update(sub.items.data[0].id, { quantity: 2 });
   });
+/** A manual draft invoice with one pending item (12.50) on it, and the same finalized. */
+const manualDraft = async (c: Client, params: Record<string, unknown> = {}) => {
+  const id = await customer(c);
+  await c.stripe.invoiceItems.create({ customer: id, amount: 1250, currency: 'usd' });
+  return c.stripe.invoices.create({ customer: id, pending_invoice_items_behavior: 'include', ...params });
+};
+const manualOpen = async (c: Client, params: Record<string, unknown> = {}) => c.stripe.invoices.finalizeInvoice((await manualDraft(c, params)).id);
 const readFcAccount = (c: Client) => shared(c, 'fcAccount', () => fcAccount(c));
 const report = (c: Client) => shared(c, 'report', () => createVerificationReport(c.t, c.key));
 const person = async (c: Client) => {
@@ -397,6 +404,16 @@ const BASE: Calls = {
     await pendingItem(c);
     return c.stripe.invoiceItems.retrieve((await c.stripe.invoiceItems.list({ pending: true })).data[0].id);
   },
+  PostInvoices: async (c) => c.stripe.invoices.create({ customer: await customer(c), description: 'SDK' }),
+  PostInvoicesInvoice: async (c) => c.stripe.invoices.update((await manualDraft(c)).id, { footer: 'SDK' }),
+  DeleteInvoicesInvoice: async (c) => c.stripe.invoices.del((await manualDraft(c)).id),
+  PostInvoicesInvoiceFinalize: async (c) => c.stripe.invoices.finalizeInvoice((await manualDraft(c)).id),
+  PostInvoicesInvoiceVoid: async (c) => c.stripe.invoices.voidInvoice((await manualOpen(c)).id),
+  PostInvoicesInvoiceMarkUncollectible: async (c) => c.stripe.invoices.markUncollectible((await manualOpen(c)).id),
+  PostInvoicesInvoiceSend: async (c) => c.stripe.invoices.sendInvoice((await manualOpen(c, { collection_method: 'send_invoice' })).id),
+  PostInvoiceitems: async (c) => c.stripe.invoiceItems.create({ customer: await customer(c), amount: 500, currency: 'usd' }),
+  PostInvoiceitemsInvoiceitem: async (c) => c.stripe.invoiceItems.update((await c.stripe.invoiceItems.create({ customer: await customer(c), amount: 500, currency: 'usd' })).id, { amount: 700 }),
+  DeleteInvoiceitemsInvoiceitem: async (c) => c.stripe.invoiceItems.del((await c.stripe.invoiceItems.create({ customer: await customer(c), amount: 500, currency: 'usd' })).id),
   GetTestHelpersTestClocks: async (c) => {
     await c.stripe.testHelpers.testClocks.create({ frozen_time: 1800000000 });
     return c.stripe.testHelpers.testClocks.list();

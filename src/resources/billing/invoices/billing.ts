@@ -9,8 +9,9 @@ import type { TaxRateRow } from '../tax_rates/serializer';
 import { discountObjects, type DiscountRecord } from '../coupons/serializer';
 import type { Embedded } from '../../../kernel/versions';
 import { paymentResult, type CardOutcome } from '../../payments';
-import { computeInvoice, type AppliedDiscount, type LineInput, type LineTax } from './amounts';
+import { computeInvoice, type AppliedDiscount, type DiscountAmount, type LineInput, type LineTax } from './amounts';
 import { serializeInvoice, type InvoiceLineRow, type InvoiceRow, type LineRefs, type StoredTotals } from './serializer';
+import { detailsByInvoice, detailsOfInvoice, NO_DETAILS } from './queries';
 
 // Making and charging invoices, for whoever bills: a request (a subscription's creation or
 // change, an invoice's payment) or the renewal worker. Everything happens in the caller's
@@ -256,6 +257,17 @@ export function draftInvoice(spec: InvoiceSpec, customer: CustomerDetails, now: 
 }
 
 /**
+ * The number a customer's next finalized invoice takes: its invoice prefix (as the customer
+ * object shows it) and a sequence, `ABCD1234-0001`. Numbers follow each other per customer: the
+ * customer's lock keeps two invoices from sharing one.
+ */
+export async function nextInvoiceNumber(tx: Tx, customerId: string): Promise<string> {
+  await tx.$queryRaw`SELECT id FROM customers WHERE id = ${customerId} FOR UPDATE`;
+  const numbered = await tx.invoice.count({ where: { customerId, number: { not: null } } });
+  return `${customerId.slice(4, 12).toUpperCase()}-${String(numbered + 1).padStart(4, '0')}`;
+}
+
+/**
  * Makes an invoice for `spec` and finalizes it at once (`invoice.created`, `invoice.finalized`):
  * its lines and totals are fixed, the invoice items it bills are no longer pending, and it is
  * `open` with a number. Subscriptions' renewal invoices are finalized at once too, where the
@@ -264,9 +276,7 @@ export function draftInvoice(spec: InvoiceSpec, customer: CustomerDetails, now: 
 export async function createInvoice(scope: Scope, spec: InvoiceSpec): Promise<MadeInvoice> {
   const { tx } = scope;
   const customer = await tx.customer.findUniqueOrThrow({ where: { id: spec.customerId } });
-  // Numbers follow each other per customer: the customer's lock keeps two invoices from sharing one.
-  await tx.$queryRaw`SELECT id FROM customers WHERE id = ${customer.id} FOR UPDATE`;
-  const numbered = await tx.invoice.count({ where: { customerId: customer.id, number: { not: null } } });
+  const number = await nextInvoiceNumber(tx, customer.id);
   const { row: draft, lines } = draftInvoice(spec, customer, scope.now, spec.id ?? newId('in'));
   const id = draft.id;
   await tx.invoice.create({
@@ -292,7 +302,7 @@ export async function createInvoice(scope: Scope, spec: InvoiceSpec): Promise<Ma
     ...draft,
     status: 'open',
     finalizedAt: scope.now,
-    number: `${customer.id.slice(4, 12).toUpperCase()}-${String(numbered + 1).padStart(4, '0')}`,
+    number,
   };
   await tx.invoice.update({ where: { id }, data: { status: row.status, finalizedAt: row.finalizedAt, number: row.number }, select: { id: true } });
   await emitIn(scope, 'invoice.finalized', serializeInvoice(row, lines, defaultRates, refs));
@@ -372,7 +382,7 @@ export async function collectInvoice(scope: Scope, made: MadeInvoice, paymentMet
     },
     select: { id: true },
   });
-  const object = serializeInvoice(row, made.lines, [], await lineRefs(tx, scope.accountId, made.lines, [row], scope.now));
+  const object = await invoiceObject(tx, scope.accountId, { row, lines: made.lines }, scope.now);
   if (charge.kind === 'paid') {
     await emitIn(scope, 'invoice.paid', object);
     await emitIn(scope, 'invoice.payment_succeeded', object);
@@ -391,4 +401,97 @@ export async function lockInvoice(tx: Tx, accountId: string, id: string): Promis
   const { seq: _seq, accountId: _a, ...row } = await tx.invoice.findUniqueOrThrow({ where: { id } });
   const lines = await tx.invoiceLine.findMany({ where: { invoiceId: id }, orderBy: { seq: 'asc' } });
   return { row, lines: lines.map(({ seq: _s, ...l }) => l) };
+}
+
+type StoredItem = Omit<Prisma.InvoiceItemGetPayload<object>, 'seq' | 'accountId'>;
+
+/** Invoice items as the lines of an invoice, in their order (`items` as stored). */
+export async function itemLines(tx: Tx, accountId: string, items: readonly StoredItem[]): Promise<DraftLine[]> {
+  const [prices, rates] = await Promise.all([pricesById(tx, accountId, items.map((i) => i.priceId)), taxRatesById(tx, accountId, items.flatMap((i) => i.taxRates))]);
+  return items.map((i) => ({
+    invoiceItemId: i.id,
+    subscriptionItemId: i.subscriptionItemId,
+    price: prices.get(i.priceId)!,
+    quantity: i.quantity,
+    amount: Number(i.amount),
+    description: i.description ?? '',
+    proration: i.proration,
+    discountable: i.discountable,
+    periodStart: i.periodStart,
+    periodEnd: i.periodEnd,
+    taxRates: i.taxRates.flatMap((id) => (rates.has(id) ? [rates.get(id)!] : [])),
+    discountAmounts: i.discountAmounts as unknown as DiscountAmount[],
+  }));
+}
+
+/**
+ * Works a draft's lines and totals out again from the invoice items on it, rewriting its lines;
+ * nothing is emitted. The customer's details are read again:
+ * a draft shows them as they are until it is finalized.
+ */
+export async function refreshDraft(scope: Scope, row: InvoiceRow): Promise<MadeInvoice> {
+  const { tx } = scope;
+  const items = await tx.invoiceItem.findMany({ where: { invoiceId: row.id }, orderBy: { seq: 'asc' } });
+  const lines = await itemLines(tx, scope.accountId, items);
+  const customer = await tx.customer.findUniqueOrThrow({ where: { id: row.customerId } });
+  const discounts = await appliedOf(tx, (await detailsOfInvoice(tx, row.id)).discountRecords);
+  const spec: InvoiceSpec = {
+    customerId: row.customerId,
+    subscription: null,
+    currency: row.currency,
+    billingReason: row.billingReason,
+    periodStart: row.periodStart,
+    periodEnd: row.periodEnd,
+    lines,
+    discounts,
+  };
+  const drafted = draftInvoice(spec, customer, row.created, row.id);
+  const next: InvoiceRow = { ...row, totals: drafted.row.totals, amountDue: drafted.row.amountDue, discounts: discounts.map((d) => d.id) };
+  await tx.invoiceLine.deleteMany({ where: { invoiceId: row.id } });
+  if (drafted.lines.length > 0) {
+    await tx.invoiceLine.createMany({ data: drafted.lines.map((l) => ({ ...l, discountAmounts: l.discountAmounts as Prisma.InputJsonValue, taxes: l.taxes as Prisma.InputJsonValue, metadata: {} })) });
+  }
+  await tx.invoice.update({ where: { id: row.id }, data: { totals: next.totals as Prisma.InputJsonValue, amountDue: next.amountDue, discounts: next.discounts }, select: { id: true } });
+  return { row: next, lines: drafted.lines };
+}
+
+/** Stored discount records as the discounts an invoice applies (their coupons read by row key). */
+export async function appliedOf(tx: Tx, records: readonly DiscountRecord[]): Promise<AppliedDiscount[]> {
+  if (records.length === 0) return [];
+  const coupons = await tx.coupon.findMany({ where: { seq: { in: records.map((r) => BigInt(r.coupon_seq)) } } });
+  const bySeq = new Map(coupons.map(({ seq, accountId: _a, ...c }) => [String(seq), { ...c, seq }]));
+  return records.flatMap((r) => {
+    const coupon = bySeq.get(r.coupon_seq);
+    return coupon ? [{ id: r.id, coupon: coupon as unknown as AppliedDiscount['coupon'] }] : [];
+  });
+}
+
+/**
+ * An invoice's public object with what it refers to: its lines' prices and tax rates, its
+ * subscription's discounts or its own, and its details (a manual invoice's).
+ */
+export async function invoiceObject(tx: Tx, accountId: string, made: MadeInvoice, now: number) {
+  return (await invoiceObjects(tx, accountId, [made], now))[0];
+}
+
+/** The same for several invoices (a list page), with one query per kind of reference. */
+export async function invoiceObjects(tx: Tx, accountId: string, invoices: readonly MadeInvoice[], now: number) {
+  const [refs, details] = await Promise.all([
+    lineRefs(
+      tx,
+      accountId,
+      invoices.flatMap((i) => i.lines),
+      invoices.map((i) => i.row),
+      now,
+    ),
+    detailsByInvoice(
+      tx,
+      invoices.map((i) => i.row.id),
+    ),
+  ]);
+  const owned = invoices.flatMap(({ row }) =>
+    (details.get(row.id)?.discountRecords ?? []).map((record) => ({ record, customer: row.customerId, subscription: null, subscriptionItem: null })),
+  );
+  const withOwn: LineRefs = owned.length === 0 ? refs : { ...refs, discounts: { ...refs.discounts, ...(await discountRefs(tx, owned, now)) } };
+  return invoices.map(({ row, lines }) => serializeInvoice(row, lines, [], withOwn, details.get(row.id) ?? NO_DETAILS));
 }

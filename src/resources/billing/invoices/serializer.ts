@@ -1,18 +1,17 @@
-import type { Invoice, InvoiceItem, InvoiceLine } from '../../../generated/prisma/client';
+import type { Invoice, InvoiceLine } from '../../../generated/prisma/client';
 import { ref, type ExpandableFields } from '../../../kernel/expand';
 import type { Metadata } from '../../../kernel/metadata';
 import { embed, type Embedded } from '../../../kernel/versions';
 import { serializePrice, type PriceRow } from '../prices/serializer';
 import { serializeTaxRate, type TaxRateRow } from '../tax_rates/serializer';
 import type { InvoiceTotals, LineTax, DiscountAmount } from './amounts';
+import { NO_DETAILS, type InvoiceDetails } from './queries';
 
 export const INVOICE_OBJECT = 'invoice';
 export const LINE_OBJECT = 'line_item';
-export const INVOICE_ITEM_OBJECT = 'invoiceitem';
 
 export type InvoiceRow = Omit<Invoice, 'seq' | 'accountId'>;
 export type InvoiceLineRow = Omit<InvoiceLine, 'seq'>;
-export type InvoiceItemRow = Omit<InvoiceItem, 'seq' | 'accountId'>;
 
 /** What an invoice fixed when it was made: its totals and the customer's details then. */
 export interface StoredTotals extends InvoiceTotals {
@@ -110,7 +109,11 @@ export function serializeLine(row: InvoiceLineRow, refs: LineRefs = NO_REFS) {
   return embed(line, embeddedRefs(refs, [row.priceId], taxRateIdsOf(row)));
 }
 
-export function serializeInvoice(row: InvoiceRow, lines: readonly InvoiceLineRow[], defaultTaxRates: readonly TaxRateRow[] = [], refs: LineRefs = NO_REFS) {
+/**
+ * `details`: what a manual invoice carries beyond the row (`invoice_details`); a subscription's
+ * invoice has none, and advances (`auto_advance`) while it is open.
+ */
+export function serializeInvoice(row: InvoiceRow, lines: readonly InvoiceLineRow[], defaultTaxRates: readonly TaxRateRow[] = [], refs: LineRefs = NO_REFS, details: InvoiceDetails = NO_DETAILS) {
   const inline = lines.slice(0, INLINE_LINES);
   // On the invoice too: an event keeps only its object's (see src/events/emit.ts).
   const embedded = { ...embeddedRefs(refs, inline.map((l) => l.priceId), inline.flatMap(taxRateIdsOf)), ...discountsOf(refs, row.discounts) };
@@ -133,9 +136,9 @@ export function serializeInvoice(row: InvoiceRow, lines: readonly InvoiceLineRow
     application: null,
     attempt_count: row.attemptCount,
     attempted: row.attemptCount > 0,
-    auto_advance: open,
+    auto_advance: details.autoAdvance ?? open,
     automatic_tax: { disabled_reason: null, enabled: false, liability: null, provider: null, status: null },
-    automatically_finalizes_at: null,
+    automatically_finalizes_at: row.status === 'draft' ? details.finalizeAt : null,
     billing_reason: row.billingReason,
     collection_method: row.collectionMethod,
     created: row.created,
@@ -152,12 +155,12 @@ export function serializeInvoice(row: InvoiceRow, lines: readonly InvoiceLineRow
     default_payment_method: row.defaultPaymentMethod as string | Record<string, unknown> | null,
     default_source: null,
     default_tax_rates: defaultTaxRates.map(serializeTaxRate),
-    description: null,
+    description: details.description,
     discounts: row.discounts,
     due_date: row.dueDate,
     effective_at: row.finalizedAt,
     ending_balance: row.finalizedAt === null ? null : 0,
-    footer: null,
+    footer: details.footer,
     from_invoice: null,
     hosted_invoice_url: null,
     invoice_pdf: null,
@@ -205,7 +208,7 @@ export function serializeInvoice(row: InvoiceRow, lines: readonly InvoiceLineRow
     status: row.status,
     status_transitions: {
       finalized_at: row.finalizedAt,
-      marked_uncollectible_at: null,
+      marked_uncollectible_at: details.markedUncollectibleAt,
       paid_at: row.paidAt,
       voided_at: row.voidedAt,
     },
@@ -222,43 +225,5 @@ export function serializeInvoice(row: InvoiceRow, lines: readonly InvoiceLineRow
   return embed(invoice, embedded);
 }
 
-/** `price`: the item's price, which versions before 2025-03-31.basil showed whole (`embed`). */
-export function serializeInvoiceItem(row: InvoiceItemRow, taxRates: readonly TaxRateRow[], price?: PriceRow) {
-  const discountAmounts = row.discountAmounts as unknown as DiscountAmount[];
-  const item = {
-    id: row.id,
-    object: INVOICE_ITEM_OBJECT,
-    amount: Number(row.amount),
-    currency: row.currency,
-    customer: row.customerId as string | Record<string, unknown>,
-    customer_account: null,
-    date: row.date,
-    description: row.description,
-    discountable: row.discountable,
-    discounts: row.discounts,
-    invoice: row.invoiceId as string | Record<string, unknown> | null,
-    livemode: false,
-    metadata: row.metadata as Metadata,
-    net_amount: Number(row.amount) - discountAmounts.reduce((sum, d) => sum + d.amount, 0),
-    parent:
-      row.subscriptionId === null
-        ? null
-        : {
-            type: 'subscription_details' as const,
-            subscription_details: { subscription: row.subscriptionId, ...(row.subscriptionItemId === null ? {} : { subscription_item: row.subscriptionItemId }) },
-          },
-    period: { end: row.periodEnd, start: row.periodStart },
-    pricing: { type: 'price_details' as const, price_details: { price: row.priceId, product: row.productId }, unit_amount_decimal: row.unitAmountDecimal },
-    proration: row.proration,
-    proration_details: { credited_items: null, discount_amounts: discountAmounts },
-    quantity: row.quantity,
-    quantity_decimal: String(row.quantity),
-    tax_rates: taxRates.length === 0 ? null : taxRates.map(serializeTaxRate),
-    test_clock: row.testClockId as string | Record<string, unknown> | null,
-  };
-  return embed(item, price ? embeddedRefs({ prices: new Map([[price.id, price]]), taxRates: new Map() }, [price.id], []) : {});
-}
-
 export const invoiceExpandable: ExpandableFields = { customer: ref('customer'), default_payment_method: ref('payment_method') };
 export const lineExpandable: ExpandableFields = {};
-export const invoiceItemExpandable: ExpandableFields = { customer: ref('customer') };

@@ -8,14 +8,13 @@ import { searchRequest } from '../../../kernel/search';
 import type { Tx } from '../../../events/emit';
 import { handOffEvents } from '../../../events/jobs';
 import { resolvePaymentMethod } from '../../payments';
-import { collectInvoice, lineRefs, lockInvoice, pricesById, requestScope, taxRatesById, type Scope } from './billing';
+import { collectInvoice, invoiceObject, invoiceObjects, lineRefs, lockInvoice, requestScope, type Scope } from './billing';
 import { SEARCH, searchedRows } from './queries';
-import { serializeInvoice, serializeInvoiceItem, serializeLine, type InvoiceItemRow, type InvoiceRow } from './serializer';
+import { serializeLine, type InvoiceRow } from './serializer';
 import { prismaDb } from '../../../kernel/writes';
 // Paying an invoice moves its subscription on (active again, a parked change applied).
 
 const NAME = 'invoice';
-const ITEM_NAME = 'invoice item';
 
 async function linesOf(tx: Tx, invoiceId: string) {
   return (await linesByInvoice(tx, [invoiceId])).get(invoiceId) ?? [];
@@ -43,7 +42,7 @@ async function findInvoice(ctx: RequestContext, id: string): Promise<InvoiceRow>
 export async function retrieveInvoice(ctx: RequestContext) {
   const row = await findInvoice(ctx, ctx.pathParams.invoice);
   const lines = await linesOf(ctx.deps.prisma, row.id);
-  return serializeInvoice(row, lines, [], await lineRefs(ctx.deps.prisma, ctx.caller.accountId, lines, [row], unixSeconds(ctx.deps.clock)));
+  return invoiceObject(ctx.deps.prisma, ctx.caller.accountId, { row, lines }, unixSeconds(ctx.deps.clock));
 }
 
 /** The public object of one of the caller's invoices (for expansion), or null. */
@@ -51,7 +50,7 @@ export async function retrieveInvoiceObject(ctx: RequestContext, id: string) {
   const row = await ctx.deps.prisma.invoice.findUnique({ where: { id, accountId: ctx.caller.accountId } });
   if (!row) return null;
   const lines = await linesOf(ctx.deps.prisma, id);
-  return serializeInvoice(strip(row), lines, [], await lineRefs(ctx.deps.prisma, ctx.caller.accountId, lines, [row], unixSeconds(ctx.deps.clock)));
+  return invoiceObject(ctx.deps.prisma, ctx.caller.accountId, { row: strip(row), lines }, unixSeconds(ctx.deps.clock));
 }
 
 export async function listInvoices(ctx: RequestContext) {
@@ -79,8 +78,7 @@ export async function listInvoices(ctx: RequestContext) {
 async function serializeInvoices(ctx: RequestContext, rows: (InvoiceRow & { seq: bigint; accountId: string })[]) {
   const { caller, deps } = ctx;
   const lines = await linesByInvoice(deps.prisma, rows.map((row) => row.id));
-  const refs = await lineRefs(deps.prisma, caller.accountId, [...lines.values()].flat(), rows, unixSeconds(deps.clock));
-  return rows.map((row) => serializeInvoice(strip(row), lines.get(row.id) ?? [], [], refs));
+  return invoiceObjects(deps.prisma, caller.accountId, rows.map((row) => ({ row: strip(row), lines: lines.get(row.id) ?? [] })), unixSeconds(deps.clock));
 }
 
 /** `GET /v1/invoices/search`: the matching ids, then their rows read and rendered as the list's. */
@@ -130,7 +128,7 @@ export async function payInvoice(ctx: RequestContext, subscriptions: InvoicePaid
     if (params.payment_method !== undefined) paymentMethod = (await resolvePaymentMethod(prismaDb(tx), ctx, params.payment_method, 'payment_method')).id;
     const { invoice, charge } = await collectInvoice(scope, made, paymentMethod);
     if (charge.kind === 'paid') await subscriptions.paid(scope, invoice.row);
-    return { invoice: serializeInvoice(invoice.row, invoice.lines, [], await lineRefs(tx, ctx.caller.accountId, invoice.lines, [invoice.row], scope.now)), charge, events: scope.events, subscription: invoice.row.subscriptionId };
+    return { invoice: await invoiceObject(tx, ctx.caller.accountId, invoice, scope.now), charge, events: scope.events, subscription: invoice.row.subscriptionId };
   });
   await handOffEvents(deps.queues, result.events);
   if (result.subscription) await subscriptions.schedule(deps, [result.subscription]);
@@ -140,49 +138,4 @@ export async function payInvoice(ctx: RequestContext, subscriptions: InvoicePaid
     throw new ApiError({ status: e.status, type: e.type, code: e.code, message: e.message, extra: e.extra, keepsWrites: true });
   }
   return result.invoice;
-}
-
-/** The tax rates and prices invoice items name (older versions show the price whole). */
-async function itemRefs(tx: Tx, accountId: string, rows: readonly InvoiceItemRow[]) {
-  const [rates, prices] = await Promise.all([taxRatesById(tx, accountId, rows.flatMap((r) => r.taxRates)), pricesById(tx, accountId, rows.map((r) => r.priceId))]);
-  return { rates, prices };
-}
-
-const serializeItemWith =
-  ({ rates, prices }: Awaited<ReturnType<typeof itemRefs>>) =>
-  (row: InvoiceItemRow) =>
-    serializeInvoiceItem(
-      row,
-      row.taxRates.flatMap((id) => (rates.has(id) ? [rates.get(id)!] : [])),
-      prices.get(row.priceId),
-    );
-
-export async function retrieveInvoiceItem(ctx: RequestContext) {
-  const id = ctx.pathParams.invoiceitem;
-  const found = hasIdShape('ii', id) ? await ctx.deps.prisma.invoiceItem.findUnique({ where: { id, accountId: ctx.caller.accountId } }) : null;
-  if (!found) throw resourceMissing(ITEM_NAME, id);
-  const row = strip(found);
-  return serializeItemWith(await itemRefs(ctx.deps.prisma, ctx.caller.accountId, [row]))(row);
-}
-
-export async function listInvoiceItems(ctx: RequestContext) {
-  const { params, caller, deps } = ctx;
-  const where: Prisma.InvoiceItemWhereInput = {
-    accountId: caller.accountId,
-    customerId: params.customer,
-    date: rangeWhere(params.created),
-    ...(params.invoice !== undefined ? { invoiceId: params.invoice } : {}),
-    ...(params.pending === true ? { invoiceId: null } : params.pending === false ? { invoiceId: { not: null } } : {}),
-  };
-  return paginateRows<InvoiceItemRow & { seq: bigint; accountId: string }>({
-    params,
-    url: '/v1/invoiceitems',
-    where: where as Record<string, unknown>,
-    model: deps.prisma.invoiceItem as any,
-    objectName: ITEM_NAME,
-    serializeAll: async (stored) => {
-      const rows = stored.map(strip);
-      return rows.map(serializeItemWith(await itemRefs(deps.prisma, caller.accountId, rows)));
-    },
-  });
 }

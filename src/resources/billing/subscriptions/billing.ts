@@ -6,7 +6,7 @@ import type { TaxRateRow } from '../tax_rates/serializer';
 import type { CouponRow } from '../coupons/serializer';
 import { formatDate, formatMoney, percentDiscount, priceAmount, prorate, type AppliedDiscount, type DiscountAmount } from '../invoices/amounts';
 import { collectInvoice, createInvoice, discountRefs, emitIn, pricesById, taxRatesById, type Charge, type DraftLine, type MadeInvoice, type Scope } from '../invoices/billing';
-import { serializeInvoiceItem, type InvoiceItemRow } from '../invoices/serializer';
+import { serializeInvoiceItem, type InvoiceItemRow } from '../invoice_items/serializer';
 import {
   type ItemRow,
   type ItemView,

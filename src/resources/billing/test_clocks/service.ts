@@ -8,6 +8,7 @@ import { handOffEvents } from '../../../events/jobs';
 import { addInterval } from '../invoices/amounts';
 import { scheduleBilling, testClockJob } from '../subscriptions/jobs';
 import { stepSubscription, systemScope } from '../subscriptions/renewals';
+import { finalizeDueDraft, nextDueDraftOnClock } from '../invoices/pipeline';
 import { emitIn } from '../invoices/billing';
 import { serializeDeletedTestClock, serializeTestClock, type TestClockRow } from './serializer';
 
@@ -169,6 +170,13 @@ export async function runTestClockJob(deps: Deps, id: string): Promise<string[]>
         orderBy: [{ nextActionAt: 'asc' }, { id: 'asc' }],
         select: { id: true, nextActionAt: true, accountId: true },
       });
+      // A draft's auto-advance comes in time order with the subscriptions' actions.
+      const draft = await nextDueDraftOnClock(tx, id, due?.nextActionAt ?? target);
+      if (draft && (!due || draft.at <= due.nextActionAt!)) {
+        const at = Math.max(clock.frozenTime, draft.at);
+        await tx.testClock.update({ where: { id }, data: { frozenTime: at }, select: { id: true } });
+        return { done: false, events: (await finalizeDueDraft(tx, deps, draft.id, at, at)) ?? [] };
+      }
       if (!due) {
         const ready: TestClockRow = { ...clock, frozenTime: target, status: 'ready', targetFrozenTime: null };
         await tx.testClock.update({ where: { id }, data: { frozenTime: target, status: 'ready', targetFrozenTime: null }, select: { id: true } });

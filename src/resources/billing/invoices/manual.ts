@@ -1,0 +1,359 @@
+import { Prisma } from '../../../generated/prisma/client';
+import { unixSeconds } from '../../../lib/clock';
+import { currencyOf } from '../../../lib/currencies';
+import { hasIdShape, newId } from '../../../lib/ids';
+import { ApiError, invalidRequest, parameterMissing, parametersExclusive, resourceMissing } from '../../../kernel/errors';
+import { applyMetadata, type Metadata, type MetadataParam } from '../../../kernel/metadata';
+import type { RequestContext } from '../../../kernel/route';
+import { prismaDb } from '../../../kernel/writes';
+import { previousAttributes, type Tx } from '../../../events/emit';
+import { handOffEvents } from '../../../events/jobs';
+import { lockCustomer, resolvePaymentMethod } from '../../payments';
+import { TxSql } from '../../../lib/sql';
+import { isCouponValid, type DiscountRecord } from '../coupons/serializer';
+import { addInterval } from './amounts';
+import { collectInvoice, draftInvoice, emitIn, invoiceObject, lockInvoice, nextInvoiceNumber, refreshDraft, requestScope, type MadeInvoice, type Scope } from './billing';
+import { customerDiscountRecords, detailsOfInvoice, saveDetails, type InvoiceDetails } from './queries';
+import { INVOICE_OBJECT, type InvoiceRow } from './serializer';
+import { scheduleFinalization } from './jobs';
+
+// Invoices made through the API (`billing_reason: manual`): a draft, changed or deleted while it
+// is one, then finalized (numbered, its lines and totals fixed), and voided, marked uncollectible
+// or sent. A draft with `auto_advance` finalizes by itself an hour after it was made
+// (`invoice_details.finalize_at`, run by the billing worker: jobs.ts, pipeline.ts).
+
+const NAME = 'invoice';
+const DAY = 86_400;
+/** How long after its creation a draft with auto_advance finalizes, as the public API waits. */
+export const AUTO_FINALIZE_DELAY = 3_600;
+const DEFAULT_DAYS_UNTIL_DUE = 30;
+
+/** Billing time for a customer's objects: its test clock's frozen time, else now. */
+async function billingNow(tx: Tx, testClockId: string | null, now: number): Promise<number> {
+  if (testClockId === null) return now;
+  const clock = await tx.testClock.findUnique({ where: { id: testClockId }, select: { frozenTime: true } });
+  return clock?.frozenTime ?? now;
+}
+
+/** One of the caller's invoices, locked, with its details and a scope at its billing time. */
+async function lockOwned(ctx: RequestContext, tx: Tx) {
+  const id = ctx.pathParams.invoice;
+  const made = hasIdShape('in', id) ? await lockInvoice(tx, ctx.caller.accountId, id) : null;
+  if (!made) throw resourceMissing(NAME, id);
+  const eventTime = unixSeconds(ctx.deps.clock);
+  const scope = requestScope(ctx, tx, await billingNow(tx, made.row.testClockId, eventTime), eventTime);
+  return { made, details: await detailsOfInvoice(tx, id), scope };
+}
+
+/** Each of `list` redeemed (a coupon, or the coupon behind an active promotion code) at `scope.now`. */
+async function redeemDiscounts(scope: Scope, list: Record<string, string>[]): Promise<DiscountRecord[]> {
+  const out: DiscountRecord[] = [];
+  for (const [i, d] of list.entries()) {
+    const at = (n: string) => `discounts[${i}][${n}]`;
+    if (d.discount !== undefined) throw invalidRequest('Only `coupon` and `promotion_code` discounts can be given here.', 'parameter_invalid', at('discount'));
+    if ((d.coupon === undefined) === (d.promotion_code === undefined)) throw invalidRequest('Each discount needs exactly one of `coupon` or `promotion_code`.', 'parameter_invalid', at('coupon'));
+    let coupon;
+    let promotionCode: string | null = null;
+    if (d.promotion_code !== undefined) {
+      const code = hasIdShape('promo', d.promotion_code) ? await scope.tx.promotionCode.findFirst({ where: { id: d.promotion_code, accountId: scope.accountId }, include: { coupon: true } }) : null;
+      if (!code || !code.active) throw resourceMissing('promotion code', d.promotion_code, at('promotion_code'), 400);
+      coupon = code.coupon;
+      promotionCode = code.id;
+    } else {
+      coupon = await scope.tx.coupon.findFirst({ where: { id: d.coupon, accountId: scope.accountId, deleted: false } });
+      if (!coupon) throw resourceMissing('coupon', d.coupon ?? '', at('coupon'), 400);
+    }
+    if (!isCouponValid(coupon, scope.now)) throw invalidRequest(`Coupon ${coupon.id} is no longer valid.`, 'coupon_expired', at('coupon'));
+    await scope.tx.coupon.update({ where: { seq: coupon.seq }, data: { timesRedeemed: { increment: 1 } }, select: { seq: true } });
+    const end = coupon.duration === 'repeating' ? addInterval(scope.now, 'month', coupon.durationInMonths ?? 1) : null;
+    out.push({ id: newId('di'), coupon_seq: String(coupon.seq), promotion_code: promotionCode, start: scope.now, end });
+  }
+  return out;
+}
+
+/** The default payment method parameter: one attached to the customer; `''` clears. */
+async function paymentMethodParam(scope: Scope, ctx: RequestContext, id: string | undefined, customerId: string): Promise<string | null | undefined> {
+  if (id === undefined) return undefined;
+  if (id === '') return null;
+  const pm = await resolvePaymentMethod(prismaDb(scope.tx), ctx, id, 'default_payment_method');
+  if (pm.customerId !== customerId) {
+    throw new ApiError({
+      status: 400,
+      code: 'resource_missing',
+      param: 'default_payment_method',
+      message: `The customer does not have a payment method with the ID ${id}. The payment method must be attached to the customer.`,
+    });
+  }
+  return pm.id;
+}
+
+interface Terms {
+  collectionMethod: string;
+  daysUntilDue: number | null;
+  dueDate: number | null;
+}
+
+/** `collection_method`, `days_until_due` and `due_date` over what an invoice had (`was`). */
+function termsOf(params: Record<string, any>, was: Terms, now: number): Terms {
+  if (params.days_until_due !== undefined && params.due_date !== undefined) throw parametersExclusive('days_until_due', 'due_date');
+  const collectionMethod: string = params.collection_method ?? was.collectionMethod;
+  if (collectionMethod === 'charge_automatically') {
+    for (const name of ['days_until_due', 'due_date']) {
+      if (params[name] !== undefined && params[name] !== '') {
+        throw invalidRequest(`\`${name}\` can only be set on invoices with \`collection_method=send_invoice\`.`, 'parameter_invalid', name);
+      }
+    }
+    return { collectionMethod, daysUntilDue: null, dueDate: null };
+  }
+  if (params.due_date !== undefined) {
+    if (params.due_date <= now) throw invalidRequest('The `due_date` must be in the future.', 'parameter_invalid', 'due_date');
+    return { collectionMethod, daysUntilDue: null, dueDate: params.due_date };
+  }
+  // A due date given before stays unless days replace it.
+  if (params.days_until_due === undefined && was.collectionMethod === 'send_invoice' && was.dueDate !== null) return { collectionMethod, daysUntilDue: null, dueDate: was.dueDate };
+  return { collectionMethod, daysUntilDue: params.days_until_due ?? was.daysUntilDue ?? DEFAULT_DAYS_UNTIL_DUE, dueDate: null };
+}
+
+/** A draft's due date: the one given, else its days from `from` (finalization fixes it from then). */
+const dueDateOf = (terms: Terms, from: number): number | null =>
+  terms.collectionMethod !== 'send_invoice' ? null : (terms.dueDate ?? from + DAY * (terms.daysUntilDue ?? DEFAULT_DAYS_UNTIL_DUE));
+
+const writeRow = (tx: Tx, row: InvoiceRow) =>
+  tx.invoice.update({
+    where: { id: row.id },
+    data: {
+      status: row.status,
+      collectionMethod: row.collectionMethod,
+      dueDate: row.dueDate,
+      defaultPaymentMethod: row.defaultPaymentMethod,
+      metadata: row.metadata as Prisma.InputJsonValue,
+      number: row.number,
+      finalizedAt: row.finalizedAt,
+      voidedAt: row.voidedAt,
+      totals: row.totals as Prisma.InputJsonValue,
+      amountDue: row.amountDue,
+      discounts: row.discounts,
+    },
+    select: { id: true },
+  });
+
+export async function createManualInvoice(ctx: RequestContext) {
+  const { params, deps } = ctx;
+  const accountId = ctx.caller.accountId;
+  if (params.customer === undefined) throw parameterMissing('customer');
+  const eventTime = unixSeconds(deps.clock);
+  const result = await deps.prisma.$transaction(async (tx) => {
+    const customerId: string = params.customer;
+    await lockCustomer(new TxSql(tx), accountId, customerId, 'customer');
+    const customer = await tx.customer.findUniqueOrThrow({ where: { id: customerId } });
+    const now = await billingNow(tx, customer.testClockId, eventTime);
+    const scope = requestScope(ctx, tx, now, eventTime);
+    const terms = termsOf(params, { collectionMethod: 'charge_automatically', daysUntilDue: null, dueDate: null }, now);
+    const include = params.pending_invoice_items_behavior === 'include';
+    // Pending items a subscription will bill stay its own.
+    const pending = include ? await tx.invoiceItem.findMany({ where: { accountId, customerId, invoiceId: null, subscriptionId: null }, orderBy: { seq: 'asc' }, select: { id: true, currency: true } }) : [];
+    const currency = params.currency !== undefined ? currencyOf(params.currency) : (pending[0]?.currency ?? 'usd');
+    const records = params.discounts === undefined ? await customerDiscountRecords(tx, customerId) : params.discounts === '' ? [] : await redeemDiscounts(scope, params.discounts);
+    const defaultPaymentMethod = await paymentMethodParam(scope, ctx, params.default_payment_method, customerId);
+    const id = newId('in');
+    const drafted = draftInvoice({ customerId, subscription: null, currency, billingReason: 'manual', periodStart: now, periodEnd: now, lines: [], discounts: [] }, customer, now, id);
+    const row: InvoiceRow = {
+      ...drafted.row,
+      collectionMethod: terms.collectionMethod,
+      dueDate: dueDateOf(terms, now),
+      defaultPaymentMethod: defaultPaymentMethod ?? null,
+      metadata: applyMetadata({}, params.metadata as MetadataParam | undefined),
+    };
+    await tx.invoice.create({
+      data: {
+        ...row,
+        accountId,
+        totals: row.totals as Prisma.InputJsonValue,
+        metadata: row.metadata as Prisma.InputJsonValue,
+        subscriptionMetadata: Prisma.DbNull,
+        lastPaymentError: Prisma.DbNull,
+      },
+      select: { id: true },
+    });
+    const autoAdvance: boolean = params.auto_advance ?? false;
+    const details: InvoiceDetails = {
+      description: params.description || null,
+      footer: params.footer || null,
+      autoAdvance,
+      daysUntilDue: terms.daysUntilDue,
+      discountRecords: records,
+      markedUncollectibleAt: null,
+      sentAt: null,
+      finalizeAt: autoAdvance ? now + AUTO_FINALIZE_DELAY : null,
+    };
+    await saveDetails(tx, accountId, id, details);
+    const taken = pending.filter((p) => p.currency === currency).map((p) => p.id);
+    if (taken.length > 0) await tx.invoiceItem.updateMany({ where: { id: { in: taken } }, data: { invoiceId: id } });
+    const made = await refreshDraft(scope, row);
+    const object = await invoiceObject(tx, accountId, made, now);
+    await emitIn(scope, 'invoice.created', object);
+    return { object, events: scope.events, finalizeAt: details.finalizeAt };
+  });
+  await handOffEvents(deps.queues, result.events);
+  if (result.finalizeAt !== null) await scheduleFinalization(deps, [result.object.id as string]);
+  return result.object;
+}
+
+/** Parameters only a draft takes. */
+const DRAFT_ONLY = ['collection_method', 'days_until_due', 'due_date', 'discounts', 'currency'];
+
+export async function updateManualInvoice(ctx: RequestContext) {
+  const { params, deps } = ctx;
+  const accountId = ctx.caller.accountId;
+  const result = await deps.prisma.$transaction(async (tx) => {
+    const { made, details, scope } = await lockOwned(ctx, tx);
+    const before = made.row;
+    const draft = before.status === 'draft';
+    if (!draft) {
+      const named = DRAFT_ONLY.find((name) => params[name] !== undefined);
+      if (named) throw invalidRequest(`\`${named}\` can't be changed once an invoice is finalized; this invoice is ${before.status}.`, 'invoice_already_finalized', named);
+      if (params.default_payment_method !== undefined && before.status !== 'open') {
+        throw invalidRequest(`The default payment method of a ${before.status} invoice can't change.`, 'invoice_not_editable', 'default_payment_method');
+      }
+    }
+    const terms = draft
+      ? termsOf(params, { collectionMethod: before.collectionMethod, daysUntilDue: details.daysUntilDue, dueDate: details.daysUntilDue === null ? before.dueDate : null }, scope.now)
+      : { collectionMethod: before.collectionMethod, daysUntilDue: details.daysUntilDue, dueDate: before.dueDate };
+    const pm = await paymentMethodParam(scope, ctx, params.default_payment_method, before.customerId);
+    const records = params.discounts === undefined ? details.discountRecords : params.discounts === '' ? [] : await redeemDiscounts(scope, params.discounts);
+    const autoAdvance: boolean | null = params.auto_advance ?? details.autoAdvance;
+    const nextDetails: InvoiceDetails = {
+      ...details,
+      description: params.description === undefined ? details.description : params.description || null,
+      footer: params.footer === undefined ? details.footer : params.footer || null,
+      autoAdvance,
+      daysUntilDue: terms.daysUntilDue,
+      discountRecords: records,
+      finalizeAt: draft && autoAdvance ? (details.finalizeAt ?? before.created + AUTO_FINALIZE_DELAY) : null,
+    };
+    const row: InvoiceRow = {
+      ...before,
+      collectionMethod: terms.collectionMethod,
+      dueDate: draft ? dueDateOf(terms, before.created) : before.dueDate,
+      defaultPaymentMethod: pm === undefined ? before.defaultPaymentMethod : pm,
+      metadata: applyMetadata(before.metadata as Metadata, params.metadata as MetadataParam | undefined),
+    };
+    const was = await invoiceObject(tx, accountId, made, scope.now);
+    await writeRow(tx, row);
+    await saveDetails(tx, accountId, row.id, nextDetails);
+    const after = draft && params.discounts !== undefined ? await refreshDraft(scope, row) : { row, lines: made.lines };
+    const object = await invoiceObject(tx, accountId, after, scope.now);
+    const previous = previousAttributes(was, object);
+    if (Object.keys(previous).length > 0) await emitIn(scope, 'invoice.updated', object, previous);
+    return { object, events: scope.events, finalizeAt: nextDetails.finalizeAt };
+  });
+  await handOffEvents(deps.queues, result.events);
+  if (result.finalizeAt !== null) await scheduleFinalization(deps, [result.object.id as string]);
+  return result.object;
+}
+
+export async function deleteManualInvoice(ctx: RequestContext) {
+  const { deps } = ctx;
+  const result = await deps.prisma.$transaction(async (tx) => {
+    const { made, scope } = await lockOwned(ctx, tx);
+    if (made.row.status !== 'draft') throw invalidRequest(`You can only delete draft invoices; this invoice is ${made.row.status}. You may void it instead.`, 'invoice_not_editable', 'invoice');
+    const object = await invoiceObject(tx, ctx.caller.accountId, made, scope.now);
+    // Its items are pending again, for another invoice.
+    await tx.invoiceItem.updateMany({ where: { invoiceId: made.row.id }, data: { invoiceId: null } });
+    await tx.invoice.delete({ where: { id: made.row.id }, select: { id: true } });
+    await emitIn(scope, 'invoice.deleted', object);
+    return { id: made.row.id, events: scope.events };
+  });
+  await handOffEvents(deps.queues, result.events);
+  return { id: result.id, object: INVOICE_OBJECT, deleted: true as const };
+}
+
+/**
+ * Finalizes a draft (a request or its auto-advance): its lines and totals worked out once more and
+ * fixed, numbered, `open` (`invoice.finalized`); one that asks for nothing is paid at once
+ * (`invoice.paid`), as the public API does.
+ */
+export async function finalizeDraft(scope: Scope, made: MadeInvoice, details: InvoiceDetails, autoAdvance?: boolean): Promise<MadeInvoice> {
+  const { tx } = scope;
+  const fresh = await refreshDraft(scope, made.row);
+  const row: InvoiceRow = {
+    ...fresh.row,
+    status: 'open',
+    finalizedAt: scope.now,
+    number: await nextInvoiceNumber(tx, made.row.customerId),
+    dueDate: made.row.collectionMethod === 'send_invoice' && details.daysUntilDue !== null ? scope.now + DAY * details.daysUntilDue : made.row.dueDate,
+  };
+  await writeRow(tx, row);
+  await saveDetails(tx, scope.accountId, row.id, { ...details, autoAdvance: autoAdvance ?? details.autoAdvance, finalizeAt: null });
+  const finalized = { row, lines: fresh.lines };
+  await emitIn(scope, 'invoice.finalized', await invoiceObject(tx, scope.accountId, finalized, scope.now));
+  if (row.amountDue > 0n) return finalized;
+  return (await collectInvoice(scope, finalized, null)).invoice;
+}
+
+export async function finalizeManualInvoice(ctx: RequestContext) {
+  const { params, deps } = ctx;
+  const result = await deps.prisma.$transaction(async (tx) => {
+    const { made, details, scope } = await lockOwned(ctx, tx);
+    if (made.row.status !== 'draft') throw invalidRequest("This invoice is already finalized, you can't re-finalize a non-draft invoice.", 'invoice_already_finalized', 'invoice');
+    const done = await finalizeDraft(scope, made, details, params.auto_advance);
+    return { object: await invoiceObject(tx, ctx.caller.accountId, done, scope.now), events: scope.events };
+  });
+  await handOffEvents(deps.queues, result.events);
+  return result.object;
+}
+
+export async function voidManualInvoice(ctx: RequestContext) {
+  const { deps } = ctx;
+  const result = await deps.prisma.$transaction(async (tx) => {
+    const { made, details, scope } = await lockOwned(ctx, tx);
+    const status = made.row.status;
+    if (status === 'draft') throw invalidRequest("You can't void a draft invoice; delete it instead.", 'invoice_not_editable', 'invoice');
+    if (status !== 'open' && status !== 'uncollectible') throw invalidRequest(`You can only void an open or uncollectible invoice; this invoice is ${status}.`, 'invoice_not_editable', 'invoice');
+    const row: InvoiceRow = { ...made.row, status: 'void', voidedAt: scope.now };
+    await writeRow(tx, row);
+    if (details.autoAdvance !== null) await saveDetails(tx, scope.accountId, row.id, { ...details, autoAdvance: false });
+    const object = await invoiceObject(tx, ctx.caller.accountId, { row, lines: made.lines }, scope.now);
+    await emitIn(scope, 'invoice.voided', object);
+    return { object, events: scope.events };
+  });
+  await handOffEvents(deps.queues, result.events);
+  return result.object;
+}
+
+export async function markManualInvoiceUncollectible(ctx: RequestContext) {
+  const { deps } = ctx;
+  const result = await deps.prisma.$transaction(async (tx) => {
+    const { made, details, scope } = await lockOwned(ctx, tx);
+    if (made.row.status !== 'open') {
+      throw invalidRequest(`You can only mark an open invoice as uncollectible; this invoice is ${made.row.status}.`, 'invoice_not_editable', 'invoice');
+    }
+    const row: InvoiceRow = { ...made.row, status: 'uncollectible' };
+    await writeRow(tx, row);
+    await saveDetails(tx, scope.accountId, row.id, { ...details, markedUncollectibleAt: scope.now });
+    const object = await invoiceObject(tx, ctx.caller.accountId, { row, lines: made.lines }, scope.now);
+    await emitIn(scope, 'invoice.marked_uncollectible', object);
+    return { object, events: scope.events };
+  });
+  await handOffEvents(deps.queues, result.events);
+  return result.object;
+}
+
+/** Sending is recorded (`invoice.sent`) and no email goes out, as in the public API's test mode; the status stays. */
+export async function sendManualInvoice(ctx: RequestContext) {
+  const { deps } = ctx;
+  const result = await deps.prisma.$transaction(async (tx) => {
+    const { made, details, scope } = await lockOwned(ctx, tx);
+    const { status, collectionMethod } = made.row;
+    if (collectionMethod !== 'send_invoice') {
+      throw invalidRequest("You can only manually send an invoice if its collection method is 'send_invoice'.", 'invoice_not_editable', 'invoice');
+    }
+    if (status === 'draft' || status === 'void') throw invalidRequest(`You can't send a ${status} invoice; only finalized invoices can be sent.`, 'invoice_not_editable', 'invoice');
+    await saveDetails(tx, scope.accountId, made.row.id, { ...details, sentAt: scope.now });
+    const object = await invoiceObject(tx, ctx.caller.accountId, made, scope.now);
+    await emitIn(scope, 'invoice.sent', object);
+    return { object, events: scope.events };
+  });
+  await handOffEvents(deps.queues, result.events);
+  return result.object;
+}
