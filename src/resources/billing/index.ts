@@ -16,7 +16,10 @@ import * as subscriptionSerializer from './subscriptions/serializer';
 import { retrieveSubscriptionObject } from './subscriptions/service';
 import * as invoices from './invoices/routes';
 import * as invoiceSerializer from './invoices/serializer';
-import { retrieveInvoiceObject } from './invoices/service';
+import { invoiceIntentSettled, retrieveInvoiceObject } from './invoices/service';
+import { invoicePaid } from './subscriptions/renewals';
+import { scheduleSubscriptions } from './subscriptions/jobs';
+import { useInvoicePayments } from '../payments';
 import * as testClocks from './test_clocks/routes';
 import * as testClockSerializer from './test_clocks/serializer';
 import { retrieveTestClockObject } from './test_clocks/service';
@@ -34,6 +37,9 @@ import { requestChanges } from './requestVersions';
 // through its own operation (`InvoicePaid`, invoices/service.ts). The billing worker
 // (subscriptions/pipeline.ts) runs subscription renewals and test clock advances.
 // Across areas: billing → payments (a customer's card, a test card's outcome), through its index.
+
+// An invoice's PaymentIntent confirmed by its customer (or its challenge answered) pays the invoice here.
+useInvoicePayments({ settled: (tx, deps, intent, outcome) => invoiceIntentSettled(tx, deps, intent, outcome, { paid: invoicePaid, schedule: scheduleSubscriptions }) });
 
 export const area: Area = {
   name: 'billing',

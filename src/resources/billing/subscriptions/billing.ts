@@ -5,7 +5,7 @@ import type { PriceRow } from '../prices/serializer';
 import type { TaxRateRow } from '../tax_rates/serializer';
 import type { CouponRow } from '../coupons/serializer';
 import { formatDate, formatMoney, percentDiscount, priceAmount, prorate, type AppliedDiscount, type DiscountAmount } from '../invoices/amounts';
-import { collectInvoice, createInvoice, discountRefs, emitIn, pricesById, taxRatesById, type Charge, type DraftLine, type MadeInvoice, type Scope } from '../invoices/billing';
+import { collectInvoice, createInvoice, openInvoicePayment, paymentMethodFor, discountRefs, emitIn, pricesById, taxRatesById, type Charge, type DraftLine, type MadeInvoice, type Scope } from '../invoices/billing';
 import { serializeInvoiceItem, type InvoiceItemRow } from '../invoices/serializer';
 import {
   type ItemRow,
@@ -257,7 +257,12 @@ export async function billSubscription(
     prorationDate: options.prorationDate,
     id: options.id,
   });
-  if (row.collectionMethod !== 'charge_automatically' || options.collect === false) return { invoice: made, charge: null };
+  if (row.collectionMethod !== 'charge_automatically') return { invoice: made, charge: null };
+  if (options.collect === false) {
+    // `default_incomplete`: the invoice's PaymentIntent waits for its customer to confirm it.
+    await openInvoicePayment(scope, made, await paymentMethodFor(scope.tx, made.row));
+    return { invoice: made, charge: null };
+  }
   return collectInvoice(scope, made);
 }
 

@@ -3,7 +3,7 @@ import type { Deps } from '../../../kernel/route';
 import { unixSeconds } from '../../../lib/clock';
 import { embed, embeddedOf } from '../../../kernel/versions';
 import { nextPeriodEnd } from '../invoices/amounts';
-import { draftInvoice, emitIn, lineRefs, lockInvoice, type Scope } from '../invoices/billing';
+import { cancelInvoicePayment, draftInvoice, emitIn, lineRefs, lockInvoice, type BillingDeps, type Scope } from '../invoices/billing';
 import { serializeInvoice } from '../invoices/serializer';
 import type { InvoiceRow } from '../invoices/serializer';
 import { loadView, periodOf, startPeriod } from './billing';
@@ -34,9 +34,10 @@ export async function invoicePaid(scope: Scope, invoice: InvoiceRow): Promise<vo
 }
 
 /** The scope of work the system does on its own for an account, at billing time `now`. */
-export async function systemScope(tx: Tx, deps: Pick<Deps, 'clock' | 'config'>, accountId: string, now: number): Promise<Scope> {
+export async function systemScope(tx: Tx, deps: BillingDeps, accountId: string, now: number): Promise<Scope> {
   return {
     tx,
+    deps,
     accountId,
     apiVersion: await accountApiVersion(tx, accountId, deps.config.defaultApiVersion),
     cause: automaticCause,
@@ -50,7 +51,7 @@ export async function systemScope(tx: Tx, deps: Pick<Deps, 'clock' | 'config'>, 
  * Runs the subscription's next due action if it is due by `until` (billing time), in `tx`, with
  * the subscription locked; answers the events it wrote, or null when nothing was due.
  */
-export async function stepSubscription(tx: Tx, deps: Pick<Deps, 'clock' | 'config'>, id: string, until: number): Promise<string[] | null> {
+export async function stepSubscription(tx: Tx, deps: BillingDeps, id: string, until: number): Promise<string[] | null> {
   const rows = await tx.$queryRaw<{ id: string }[]>`SELECT id FROM subscriptions WHERE id = ${id} FOR UPDATE`;
   if (rows.length === 0) return null;
   const stored = await tx.subscription.findUniqueOrThrow({ where: { id } });
@@ -70,6 +71,7 @@ async function runDueAction(scope: Scope, view: SubscriptionView, at: number): P
     const invoice = row.latestInvoice ? await lockInvoice(scope.tx, scope.accountId, row.latestInvoice) : null;
     if (invoice && invoice.row.status === 'open') {
       await scope.tx.invoice.update({ where: { id: invoice.row.id }, data: { status: 'void', voidedAt: at }, select: { id: true } });
+      await cancelInvoicePayment(scope, invoice.row.id);
       await emitIn(
         scope,
         'invoice.voided',

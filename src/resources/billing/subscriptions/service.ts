@@ -229,7 +229,11 @@ function checkItems(items: readonly { price: PriceRow }[], param: string): void 
 
 /** Throws the charge's error for `error_if_incomplete` (a card error is a 402, as the public API answers). */
 function failIfIncomplete(charge: Charge): void {
-  if (charge.kind !== 'paid') throw charge.error;
+  if (charge.kind === 'paid') return;
+  // Nothing stands, so neither does the declined intent's charge: the decline alone, and no writes kept.
+  const e = charge.error;
+  const declineCode = e.extra?.decline_code;
+  throw new ApiError({ status: e.status, type: e.type, code: e.code, message: e.message, extra: declineCode === undefined ? undefined : { decline_code: declineCode } });
 }
 
 async function lockCustomer(tx: Tx, ctx: RequestContext, id: string) {
