@@ -115,6 +115,7 @@ const SU = '/v1/subscriptions';
 const SI = '/v1/subscription_items';
 const IN = '/v1/invoices';
 const II = '/v1/invoiceitems';
+const IP = '/v1/invoice_payments';
 const TC = '/v1/test_helpers/test_clocks';
 /** A subscription with a pending proration, on a customer paying with `pm_card_visa`. */
 async function changedSubscription(key: string): Promise<Record<string, any>> {
@@ -965,6 +966,17 @@ export const scenarios: Record<string, Scenario> = {
     out.push(answer('list', await get(key, `${II}?pending=true`)));
     return out;
   },
+  GetInvoicePayments: async (key) => {
+    const out = [answer('empty list', await get(key, IP))];
+    const sub = await createSubscription(t, key);
+    out.push(answer('list', await get(key, IP)), answer('of an invoice', await get(key, `${IP}?invoice=${sub.latest_invoice}&status=paid&expand[]=data.payment.payment_intent`)));
+    return out;
+  },
+  GetInvoicePaymentsInvoicePayment: async (key) => {
+    const sub = await createSubscription(t, key, 1, { payment_behavior: 'default_incomplete' });
+    const [open] = (await get(key, `${IP}?invoice=${sub.latest_invoice}`)).body.data;
+    return [answer('open', await get(key, `${IP}/${open.id}`)), answer('expanded', await get(key, `${IP}/${open.id}?expand[]=invoice&expand[]=payment.payment_intent`))];
+  },
   GetInvoiceitemsInvoiceitem: async (key) => {
     await changedSubscription(key);
     return [answer('item', await get(key, `${II}/${(await get(key, II)).body.data[0].id}`))];
@@ -1384,6 +1396,8 @@ export const errorScenarios: Record<string, Scenario> = {
   ],
   GetInvoiceitems: async (key) => [answer('bad pending', await get(key, `${II}?pending=maybe`))],
   GetInvoiceitemsInvoiceitem: async (key) => [answer('unknown id', await get(key, `${II}/ii_nope`))],
+  GetInvoicePayments: async (key) => [answer('bad status', await get(key, `${IP}?status=later`)), answer('payment without type', await get(key, `${IP}?payment[payment_intent]=pi_x`))],
+  GetInvoicePaymentsInvoicePayment: async (key) => [answer('unknown id', await get(key, `${IP}/inpay_nope`))],
   GetTestHelpersTestClocks: async (key) => [answer('bad limit', await get(key, `${TC}?limit=0`))],
   PostTestHelpersTestClocks: async (key) => [answer('no frozen_time', await post(key, TC, '')), answer('too far', await post(key, TC, { frozen_time: 1 }))],
   GetTestHelpersTestClocksTestClock: async (key) => [answer('unknown id', await get(key, `${TC}/clock_nope`))],

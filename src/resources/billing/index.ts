@@ -20,6 +20,9 @@ import { invoiceIntentSettled, retrieveInvoiceObject } from './invoices/service'
 import { invoicePaid } from './subscriptions/renewals';
 import { scheduleSubscriptions } from './subscriptions/jobs';
 import { useInvoicePayments } from '../payments';
+import * as invoicePayments from './invoice_payments/routes';
+import * as invoicePaymentSerializer from './invoice_payments/serializer';
+import { confirmationSecretField, invoicePaymentsField, retrieveInvoicePaymentObject } from './invoice_payments/service';
 import * as testClocks from './test_clocks/routes';
 import * as testClockSerializer from './test_clocks/serializer';
 import { retrieveTestClockObject } from './test_clocks/service';
@@ -52,6 +55,7 @@ export const area: Area = {
     ...subscriptions.routes,
     ...testClocks.routes,
     ...invoices.routes,
+    ...invoicePayments.routes,
   ],
   objects: {
     [productSerializer.OBJECT]: { expandable: productSerializer.expandable, retrieve: retrieveProductObject },
@@ -63,7 +67,15 @@ export const area: Area = {
     [subscriptionSerializer.ITEM_OBJECT]: { expandable: subscriptionSerializer.itemExpandable },
     plan: { expandable: subscriptionSerializer.planExpandable },
     [testClockSerializer.OBJECT]: { expandable: testClockSerializer.expandable, retrieve: retrieveTestClockObject },
-    [invoiceSerializer.INVOICE_OBJECT]: { expandable: invoiceSerializer.invoiceExpandable, retrieve: retrieveInvoiceObject },
+    // `payments` and `confirmation_secret` show only when expanded, as the public API includes them.
+    [invoiceSerializer.INVOICE_OBJECT]: {
+      expandable: { ...invoiceSerializer.invoiceExpandable, payments: invoicePaymentsField, confirmation_secret: confirmationSecretField },
+      retrieve: retrieveInvoiceObject,
+    },
+    [invoicePaymentSerializer.INVOICE_PAYMENT_OBJECT]: { expandable: invoicePaymentSerializer.expandable, retrieve: retrieveInvoicePaymentObject },
+    [invoicePaymentSerializer.PAYMENT_DETAILS_OBJECT]: { expandable: invoicePaymentSerializer.paymentExpandable },
+    [invoicePaymentSerializer.INVOICE_PAYMENT_LIST_OBJECT]: { expandable: {} },
+    invoice_confirmation_secret: { expandable: {} },
     [invoiceSerializer.LINE_OBJECT]: { expandable: invoiceSerializer.lineExpandable },
     [invoiceSerializer.INVOICE_ITEM_OBJECT]: { expandable: invoiceSerializer.invoiceItemExpandable },
   },

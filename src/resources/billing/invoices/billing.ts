@@ -11,6 +11,7 @@ import type { TaxRateRow } from '../tax_rates/serializer';
 import { discountObjects, type DiscountRecord } from '../coupons/serializer';
 import type { Embedded } from '../../../kernel/versions';
 import { cancelInvoiceIntent, invoiceAttemptResult, payInvoiceAmount, type InvoiceIntent } from '../../payments';
+import { cancelInvoicePayments, recordInvoicePayment } from '../invoice_payments/service';
 import { computeInvoice, type AppliedDiscount, type LineInput, type LineTax } from './amounts';
 import { serializeInvoice, type InvoiceLineRow, type InvoiceRow, type LineRefs, type StoredTotals } from './serializer';
 
@@ -68,16 +69,24 @@ export async function lineRefs(
   tx: Tx,
   accountId: string,
   lines: readonly Pick<InvoiceLineRow, 'priceId' | 'taxes'>[],
-  invoices: readonly Pick<InvoiceRow, 'subscriptionId' | 'discounts'>[] = [],
+  invoices: readonly Pick<InvoiceRow, 'id' | 'subscriptionId' | 'discounts'>[] = [],
   now = 0,
 ): Promise<LineRefs> {
   const rateIds = lines.flatMap((l) => (l.taxes as unknown as LineTax[]).map((t) => t.tax_rate_details.tax_rate));
-  const [prices, taxRates, discounts] = await Promise.all([
+  const [prices, taxRates, discounts, intents] = await Promise.all([
     pricesById(tx, accountId, lines.map((l) => l.priceId)),
     taxRatesById(tx, accountId, rateIds),
     invoiceDiscounts(tx, invoices, now),
+    invoiceIntents(tx, invoices.map((i) => i.id)),
   ]);
-  return { prices, taxRates, discounts };
+  return { prices, taxRates, discounts, intents };
+}
+
+/** The PaymentIntent each invoice is paid through (its newest) and its latest charge, by invoice. */
+async function invoiceIntents(tx: Tx, invoiceIds: readonly string[]): Promise<LineRefs['intents']> {
+  if (invoiceIds.length === 0) return new Map();
+  const rows = await tx.paymentIntent.findMany({ where: { invoiceId: { in: [...new Set(invoiceIds)] } }, orderBy: { seq: 'asc' }, select: { id: true, invoiceId: true, latestChargeId: true } });
+  return new Map(rows.map((r) => [r.invoiceId!, { paymentIntent: r.id, charge: r.latestChargeId }]));
 }
 
 /** The same, from the lines of a draft (their prices and tax rates at hand). */
@@ -368,6 +377,7 @@ async function payThroughIntent(scope: Scope, row: InvoiceRow, paymentMethodId: 
     events: { accountId: scope.accountId, apiVersion: scope.apiVersion, created: scope.eventTime, cause: scope.cause },
   });
   scope.events.push(...paid.eventIds);
+  await recordInvoicePayment(prismaDb(scope.tx), row, paid.intent, scope.now);
   return paid;
 }
 
@@ -375,6 +385,7 @@ async function payThroughIntent(scope: Scope, row: InvoiceRow, paymentMethodId: 
 export async function cancelInvoicePayment(scope: Scope, invoiceId: string): Promise<void> {
   const events = { accountId: scope.accountId, apiVersion: scope.apiVersion, created: scope.eventTime, cause: scope.cause };
   scope.events.push(...(await cancelInvoiceIntent(prismaDb(scope.tx), scope.deps, scope.accountId, invoiceId, scope.now, events)));
+  await cancelInvoicePayments(prismaDb(scope.tx), invoiceId, scope.now);
 }
 
 /**
@@ -467,6 +478,7 @@ export async function settleInvoiceIntent(tx: Tx, deps: BillingDeps, intent: Inv
       ? { ...made.row, status: 'paid', amountPaid: made.row.amountDue, paidAt: scope.now, attemptCount: Math.max(1, made.row.attemptCount), lastPaymentError: null }
       : { ...made.row, lastPaymentError: intent.lastPaymentError };
   await saveCollection(tx, row);
+  await recordInvoicePayment(prismaDb(tx), row, intent, scope.now);
   const object = serializeInvoice(row, made.lines, [], await lineRefs(tx, scope.accountId, made.lines, [row], scope.now));
   if (outcome === 'succeeded') {
     await emitIn(scope, 'invoice.paid', object);

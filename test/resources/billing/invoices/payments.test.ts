@@ -1,3 +1,4 @@
+import type Stripe from 'stripe';
 import { newTestKey, startTestApp, type TestApp } from '../../../helpers/app';
 import { payingCustomer, recurringPrice } from '../../../helpers/billing';
 import { createCustomer } from '../../../helpers/fixtures';
@@ -96,6 +97,63 @@ test('a decline leaves the invoice open with the intent`s error; paying again co
   const charges = await chargesOf(key, intent.id);
   expect(charges.map((c: any) => c.status)).toEqual(['succeeded', 'failed', 'failed']);
   expect((await get(key, `${SUB}/${sub.id}`)).body.status).toBe('active');
+
+  // One invoice payment, through that intent, paid.
+  const payments = (await get(key, `/v1/invoice_payments?invoice=${invoice.id}`)).body;
+  expect(payments.data).toHaveLength(1);
+  const [payment] = payments.data;
+  expectMatchesSdkTypes(payment);
+  expect(payment).toMatchObject({
+    object: 'invoice_payment',
+    amount_requested: 1000,
+    amount_paid: 1000,
+    currency: 'usd',
+    invoice: invoice.id,
+    is_default: true,
+    status: 'paid',
+    payment: { type: 'payment_intent', payment_intent: intent.id },
+    status_transitions: { canceled_at: null },
+  });
+  expect(payment.id).toMatch(/^inpay_/);
+  expect(payment.status_transitions.paid_at).toBe(paid.body.status_transitions.paid_at);
+  expect((await get(key, `/v1/invoice_payments/${payment.id}`)).body).toEqual(payment);
+  expect((await get(key, `/v1/invoice_payments/${payment.id}?expand[]=payment.payment_intent&expand[]=invoice`)).body).toMatchObject({
+    payment: { payment_intent: { id: intent.id, object: 'payment_intent' } },
+    invoice: { id: invoice.id, object: 'invoice' },
+  });
+  const ids = async (query: string) => (await get(key, `/v1/invoice_payments?${query}`)).body.data.map((p: any) => p.id);
+  expect(await ids(`payment[type]=payment_intent&payment[payment_intent]=${intent.id}`)).toEqual([payment.id]);
+  expect(await ids('payment[type]=payment_record')).toEqual([]);
+  expect(await ids('status=paid')).toEqual([payment.id]);
+  expect(await ids('status=open')).toEqual([]);
+  expectError(await get(key, '/v1/invoice_payments/inpay_nope'), 404, { code: 'resource_missing' });
+  expectError(await get(key, '/v1/invoice_payments?status=later'), 400, { param: 'status' });
+  // Another account sees none of it.
+  expectError(await get(newTestKey(), `/v1/invoice_payments/${payment.id}`), 404, { code: 'resource_missing' });
+
+  // The invoice lists it when `payments` is expanded; older versions name the intent and its latest charge.
+  const expanded = (await get(key, `/v1/invoices/${invoice.id}?expand[]=payments`)).body;
+  expect(expanded.payments).toMatchObject({ object: 'list', data: [{ id: payment.id }], has_more: false });
+  expect((await get(key, `/v1/invoices/${invoice.id}`)).body.payments).toBeUndefined();
+  const old = (await get(key, `/v1/invoices/${invoice.id}`, ACACIA)).body;
+  expect(old).toMatchObject({ paid: true, payment_intent: intent.id, charge: intents[0].latest_charge });
+});
+
+test('an open invoice`s confirmation_secret is its intent`s client secret; a paid one has none', async () => {
+  const key = newTestKey();
+  const customer = await payingCustomer(t, key, 'pm_card_chargeCustomerFail');
+  const price = await recurringPrice(t, key, 1000);
+  const sub = (await post(key, SUB, { customer: customer.id, items: [{ price: price.id }] })).body;
+  const [intent] = await intentsOf(key, customer.id);
+  const open = (await get(key, `/v1/invoices/${sub.latest_invoice}?expand[]=confirmation_secret`)).body;
+  expect(open.confirmation_secret).toEqual({ client_secret: intent.client_secret, type: 'payment_intent' });
+  expect((await get(key, `/v1/invoices/${sub.latest_invoice}`)).body.confirmation_secret).toBeUndefined();
+  // Before 2025-03-31.basil: the intent, the failed charge, not paid.
+  expect((await get(key, `/v1/invoices/${sub.latest_invoice}`, ACACIA)).body).toMatchObject({ paid: false, payment_intent: intent.id, charge: intent.latest_charge });
+  const [payment] = (await get(key, `/v1/invoice_payments?invoice=${sub.latest_invoice}`)).body.data;
+  expect(payment).toMatchObject({ status: 'open', amount_requested: 1000, amount_paid: null, status_transitions: { paid_at: null, canceled_at: null } });
+  await post(key, `/v1/invoices/${sub.latest_invoice}/pay`, { payment_method: 'pm_card_visa' });
+  expect((await get(key, `/v1/invoices/${sub.latest_invoice}?expand[]=confirmation_secret`)).body.confirmation_secret).toBeNull();
 });
 
 test('the customer confirms a declined invoice`s intent with the publishable key and client secret: the invoice is paid', async () => {
@@ -176,18 +234,28 @@ test('default_incomplete through the official SDK: the secret key subscribes, th
   const browser = t.stripe(key.replace(/^sk_/, 'pk_'));
   const customer = await createCustomer(t, key, { email: 'jenny@example.test' });
   const price = await recurringPrice(t, key, 2000);
-  const sub = await stripe.subscriptions.create({ customer: customer.id, items: [{ price: price.id }], payment_behavior: 'default_incomplete' });
+  // The public subscription guide: default_incomplete, the card saved on the subscription, the invoice's confirmation secret expanded.
+  const sub = await stripe.subscriptions.create({
+    customer: customer.id,
+    items: [{ price: price.id }],
+    payment_behavior: 'default_incomplete',
+    expand: ['latest_invoice.confirmation_secret'],
+  });
   expect(sub.status).toBe('incomplete');
-  const invoice = await stripe.invoices.retrieve(sub.latest_invoice as string);
+  const invoice = sub.latest_invoice as Stripe.Invoice;
   expect(invoice).toMatchObject({ status: 'open', amount_due: 2000, attempt_count: 0 });
-  const intents = await stripe.paymentIntents.list({ customer: customer.id });
-  expect(intents.data).toHaveLength(1);
-  const intent = intents.data[0];
+  const secret = invoice.confirmation_secret!;
+  expect(secret.type).toBe('payment_intent');
+  const intentId = secret.client_secret.split('_secret_')[0];
   // No card yet: the intent waits for the one the customer gives.
-  expect(intent).toMatchObject({ status: 'requires_payment_method', amount: 2000, latest_charge: null });
+  expect(await stripe.paymentIntents.retrieve(intentId)).toMatchObject({ status: 'requires_payment_method', amount: 2000, latest_charge: null, customer: customer.id });
 
-  const confirmed = await browser.paymentIntents.confirm(intent.id, { client_secret: intent.client_secret!, payment_method: 'pm_card_visa' } as any);
-  expect(confirmed).toMatchObject({ id: intent.id, status: 'succeeded', amount_received: 2000 });
-  expect((await stripe.invoices.retrieve(invoice.id!)).status).toBe('paid');
+  const confirmed = await browser.paymentIntents.confirm(intentId, { client_secret: secret.client_secret, payment_method: 'pm_card_visa' } as Stripe.PaymentIntentConfirmParams);
+  expect(confirmed).toMatchObject({ id: intentId, status: 'succeeded', amount_received: 2000 });
+  const paid = await stripe.invoices.retrieve(invoice.id!, { expand: ['payments'] });
+  expect(paid).toMatchObject({ status: 'paid', amount_paid: 2000 });
+  expect(paid.payments!.data).toEqual([expect.objectContaining({ status: 'paid', amount_paid: 2000, payment: { type: 'payment_intent', payment_intent: intentId } })]);
   expect((await stripe.subscriptions.retrieve(sub.id)).status).toBe('active');
+  const listed = await stripe.invoicePayments.list({ invoice: invoice.id!, payment: { type: 'payment_intent', payment_intent: intentId } });
+  expect(listed.data.map((p) => p.id)).toEqual([paid.payments!.data[0].id]);
 });
