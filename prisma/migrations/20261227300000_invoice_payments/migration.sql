@@ -21,3 +21,6 @@ CREATE UNIQUE INDEX "invoice_payments_payment_intent_id_key" ON "invoice_payment
 CREATE INDEX "invoice_payments_account_id_seq_idx" ON "invoice_payments"("account_id", "seq");
 CREATE INDEX "invoice_payments_invoice_id_seq_idx" ON "invoice_payments"("invoice_id", "seq");
 ALTER TABLE "invoice_payments" ADD CONSTRAINT "invoice_payments_account_id_fkey" FOREIGN KEY ("account_id") REFERENCES "accounts"("id") ON DELETE CASCADE ON UPDATE CASCADE;
+
+-- A subscription's payment_settings as given at creation (null: the defaults).
+ALTER TABLE "subscriptions" ADD COLUMN "payment_settings" JSONB;

@@ -90,8 +90,8 @@ export async function listInvoiceLines(ctx: RequestContext) {
  * route passes it in: subscriptions bill invoices, never the other way.
  */
 export interface InvoicePaid {
-  /** In the payment's transaction, once the invoice is paid. */
-  paid(scope: Scope, invoice: InvoiceRow): Promise<void>;
+  /** In the payment's transaction, once the invoice is paid (with `paymentMethodId`, when its customer paid it through its PaymentIntent). */
+  paid(scope: Scope, invoice: InvoiceRow, paymentMethodId?: string | null): Promise<void>;
   /** Queues the next action of the invoice's subscription (after the commit, or read in the transaction that changed it). */
   schedule(deps: Pick<Deps, 'queues' | 'clock'> & { prisma: Pick<Tx, 'subscription'> }, subscriptionIds: readonly string[]): Promise<void>;
 }
@@ -106,7 +106,7 @@ export async function invoiceIntentSettled(tx: Tx, deps: Deps, intent: InvoiceIn
   if (!settled) return [];
   const { scope, invoice } = settled;
   if (outcome === 'succeeded') {
-    await subscriptions.paid(scope, invoice.row);
+    await subscriptions.paid(scope, invoice.row, intent.paymentMethodId);
     // Read in this transaction; within a request the job is added after its commit.
     if (invoice.row.subscriptionId) await subscriptions.schedule({ ...deps, prisma: tx }, [invoice.row.subscriptionId]);
   }

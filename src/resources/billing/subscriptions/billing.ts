@@ -11,6 +11,7 @@ import {
   type ItemRow,
   type ItemView,
   type StoredDiscount,
+  type StoredPaymentSettings,
   type SubscriptionRow,
   type SubscriptionView,
 } from './serializer';
@@ -38,10 +39,13 @@ export async function viewOf(tx: Tx, row: SubscriptionRow, items: readonly ItemR
     ...(row.discounts as unknown as StoredDiscount[]).map((record) => ({ record, customer: row.customerId, subscription: row.id, subscriptionItem: null })),
     ...items.flatMap((i) => (i.discounts as unknown as StoredDiscount[]).map((record) => ({ record, customer: row.customerId, subscription: row.id, subscriptionItem: i.id }))),
   ];
+  // By SQL: the column is newer than the generated client.
+  const [settings] = await tx.$queryRaw<{ payment_settings: StoredPaymentSettings | null }[]>`SELECT payment_settings FROM subscriptions WHERE id = ${row.id}`;
   return {
     row,
     items: items.map((i) => ({ row: i, price: prices.get(i.priceId)!, taxRates: i.taxRatesSet ? pick(i.taxRates) : null })),
     defaultTaxRates: pick(row.defaultTaxRates),
+    paymentSettings: settings?.payment_settings ?? null,
     // Coupons' `valid` as of reading them: the request's clock is not at hand here.
     discounts: await discountRefs(tx, owned, Math.floor(Date.now() / 1000)),
   };
@@ -260,7 +264,9 @@ export async function billSubscription(
   if (row.collectionMethod !== 'charge_automatically') return { invoice: made, charge: null };
   if (options.collect === false) {
     // `default_incomplete`: the invoice's PaymentIntent waits for its customer to confirm it.
-    await openInvoicePayment(scope, made, await paymentMethodFor(scope.tx, made.row));
+    // `save_default_payment_method=on_subscription`: the card that pays it is saved for later (and becomes the subscription's default).
+    const save = view.paymentSettings?.save_default_payment_method === 'on_subscription' ? 'off_session' : undefined;
+    await openInvoicePayment(scope, made, await paymentMethodFor(scope.tx, made.row), save);
     return { invoice: made, charge: null };
   }
   return collectInvoice(scope, made);

@@ -18,9 +18,11 @@ import { scheduleSubscriptions } from './jobs';
 
 /**
  * What a subscription does when one of its invoices gets paid: a change parked until then is
- * applied, and an `incomplete` or `past_due` subscription whose latest invoice it is becomes `active`.
+ * applied, and an `incomplete` or `past_due` subscription whose latest invoice it is becomes `active`;
+ * with `save_default_payment_method=on_subscription`, the card that paid (`paymentMethodId`) becomes
+ * its default payment method.
  */
-export async function invoicePaid(scope: Scope, invoice: InvoiceRow): Promise<void> {
+export async function invoicePaid(scope: Scope, invoice: InvoiceRow, paymentMethodId?: string | null): Promise<void> {
   if (invoice.subscriptionId === null) return;
   const { tx } = scope;
   const rows = await tx.$queryRaw<{ id: string }[]>`SELECT id FROM subscriptions WHERE id = ${invoice.subscriptionId} FOR UPDATE`;
@@ -28,9 +30,10 @@ export async function invoicePaid(scope: Scope, invoice: InvoiceRow): Promise<vo
   let view = await loadView(tx, await tx.subscription.findUniqueOrThrow({ where: { id: invoice.subscriptionId } }), scope.accountId);
   const pending = view.row.pendingUpdate as StoredPendingUpdate | null;
   if (pending?.invoice === invoice.id) view = await applyPendingUpdate(scope, view);
-  if ((view.row.status === 'incomplete' || view.row.status === 'past_due') && view.row.latestInvoice === invoice.id) {
-    await saveSubscriptionRow(scope, view, { ...view, row: { ...view.row, status: 'active' } });
-  }
+  let row = view.row;
+  if ((row.status === 'incomplete' || row.status === 'past_due') && row.latestInvoice === invoice.id) row = { ...row, status: 'active' };
+  if (paymentMethodId && view.paymentSettings?.save_default_payment_method === 'on_subscription') row = { ...row, defaultPaymentMethod: paymentMethodId };
+  if (row !== view.row) await saveSubscriptionRow(scope, view, { ...view, row });
 }
 
 /** The scope of work the system does on its own for an account, at billing time `now`. */

@@ -239,9 +239,13 @@ test('default_incomplete through the official SDK: the secret key subscribes, th
     customer: customer.id,
     items: [{ price: price.id }],
     payment_behavior: 'default_incomplete',
+    payment_settings: { save_default_payment_method: 'on_subscription', payment_method_types: ['card'], payment_method_options: { card: { request_three_d_secure: 'automatic' } } },
     expand: ['latest_invoice.confirmation_secret'],
   });
   expect(sub.status).toBe('incomplete');
+  const settings = { save_default_payment_method: 'on_subscription', payment_method_types: ['card'], payment_method_options: { card: { request_three_d_secure: 'automatic' } } };
+  expect(sub.payment_settings).toEqual(settings);
+  expect(sub.default_payment_method).toBeNull();
   const invoice = sub.latest_invoice as Stripe.Invoice;
   expect(invoice).toMatchObject({ status: 'open', amount_due: 2000, attempt_count: 0 });
   const secret = invoice.confirmation_secret!;
@@ -255,7 +259,31 @@ test('default_incomplete through the official SDK: the secret key subscribes, th
   const paid = await stripe.invoices.retrieve(invoice.id!, { expand: ['payments'] });
   expect(paid).toMatchObject({ status: 'paid', amount_paid: 2000 });
   expect(paid.payments!.data).toEqual([expect.objectContaining({ status: 'paid', amount_paid: 2000, payment: { type: 'payment_intent', payment_intent: intentId } })]);
-  expect((await stripe.subscriptions.retrieve(sub.id)).status).toBe('active');
+  // The card that paid is saved to the customer and is the subscription's default now.
+  const after = await stripe.subscriptions.retrieve(sub.id);
+  expect(after).toMatchObject({ status: 'active', default_payment_method: confirmed.payment_method, payment_settings: settings });
+  expect((await stripe.paymentMethods.retrieve(confirmed.payment_method as string)).customer).toBe(customer.id);
   const listed = await stripe.invoicePayments.list({ invoice: invoice.id!, payment: { type: 'payment_intent', payment_intent: intentId } });
   expect(listed.data.map((p) => p.id)).toEqual([paid.payments!.data[0].id]);
+});
+
+test('payment_settings: only card payments; without save_default_payment_method the subscription keeps no card', async () => {
+  const key = newTestKey();
+  const customer = await createCustomer(t, key);
+  const price = await recurringPrice(t, key, 700);
+  expectError(
+    await post(key, SUB, { customer: customer.id, items: [{ price: price.id }], payment_behavior: 'default_incomplete', payment_settings: { payment_method_types: ['sepa_debit'] } }),
+    400,
+    { param: 'payment_settings[payment_method_types]' },
+  );
+  expectError(await post(key, SUB, { customer: customer.id, items: [{ price: price.id }], payment_settings: { save_default_payment_method: 'always' } }), 400, {
+    param: 'payment_settings[save_default_payment_method]',
+  });
+  const sub = (await post(key, SUB, { customer: customer.id, items: [{ price: price.id }], payment_behavior: 'default_incomplete' })).body;
+  expect(sub.payment_settings).toEqual({ payment_method_options: null, payment_method_types: null, save_default_payment_method: 'off' });
+  const [intent] = await intentsOf(key, customer.id);
+  expect(intent).toMatchObject({ status: 'requires_payment_method', setup_future_usage: null });
+  const pk = key.replace(/^sk_/, 'pk_');
+  expect((await post(pk, `/v1/payment_intents/${intent.id}/confirm`, { client_secret: intent.client_secret, payment_method: 'pm_card_visa' })).body.status).toBe('succeeded');
+  expect((await get(key, `${SUB}/${sub.id}`)).body).toMatchObject({ status: 'active', default_payment_method: null });
 });

@@ -123,6 +123,12 @@ test('an unpaid first invoice: after 23 hours the subscription is incomplete_exp
   expect((await get(key, `/v1/subscriptions/${sub.id}`)).body).toMatchObject({ status: 'incomplete_expired', ended_at: START + 23 * 3600 });
   expect((await get(key, `/v1/invoices/${sub.latest_invoice}`)).body).toMatchObject({ status: 'void', amount_remaining: 0, status_transitions: { voided_at: START + 23 * 3600 } });
   expect((await eventsOf(key, 'invoice.voided')).length).toBe(1);
+  // Its PaymentIntent can no longer pay it: canceled, and its invoice payment with it.
+  const [intent] = (await get(key, `/v1/payment_intents?customer=${customer.id}`)).body.data;
+  expect(intent).toMatchObject({ status: 'canceled', cancellation_reason: 'void_invoice', canceled_at: START + 23 * 3600 });
+  expect((await get(key, `/v1/invoice_payments?invoice=${sub.latest_invoice}`)).body.data).toEqual([
+    expect.objectContaining({ status: 'canceled', amount_paid: null, payment: { type: 'payment_intent', payment_intent: intent.id }, status_transitions: { canceled_at: START + 23 * 3600, paid_at: null } }),
+  ]);
 });
 
 test('an advance survives a Redis that lost its job: the reconciler adds it again and the clock gets ready', async () => {
