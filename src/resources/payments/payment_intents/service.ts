@@ -570,6 +570,9 @@ export async function updatePaymentIntent(ctx: RequestContext) {
   const { params } = ctx;
   return run(ctx, async (scope) => {
     const before = await lockOrMissing(ctx, scope);
+    // An invoice's intent follows its invoice (amount, card, customer): only what never moves the payment changes.
+    const fixed = before.invoiceId === null ? undefined : Object.keys(params).find((k) => !ALWAYS_UPDATABLE.has(k));
+    if (fixed !== undefined) throw invalidRequest(`This PaymentIntent pays invoice ${before.invoiceId}: \`${fixed}\` can't be updated directly. Pay or void the invoice instead.`, undefined, fixed);
     if (!UPDATABLE.includes(before.status)) {
       const refused = Object.keys(params).find((k) => !ALWAYS_UPDATABLE.has(k));
       if (refused !== undefined) {
@@ -692,6 +695,9 @@ export async function cancelPaymentIntent(ctx: RequestContext) {
   const { params } = ctx;
   return run(ctx, async (scope) => {
     const before = await lockOrMissing(ctx, scope);
+    if (before.invoiceId !== null) {
+      throw await unexpectedState(scope, before, `This PaymentIntent pays invoice ${before.invoiceId} and can't be canceled directly: void the invoice instead.`);
+    }
     if (!CANCELABLE.includes(before.status)) {
       throw await unexpectedState(
         scope,

@@ -152,6 +152,10 @@ test('an open invoice`s confirmation_secret is its intent`s client secret; a pai
   expect((await get(key, `/v1/invoices/${sub.latest_invoice}`, ACACIA)).body).toMatchObject({ paid: false, payment_intent: intent.id, charge: intent.latest_charge });
   const [payment] = (await get(key, `/v1/invoice_payments?invoice=${sub.latest_invoice}`)).body.data;
   expect(payment).toMatchObject({ status: 'open', amount_requested: 1000, amount_paid: null, status_transitions: { paid_at: null, canceled_at: null } });
+  // The open invoice's intent isn't canceled directly (voiding the invoice does it).
+  const cancel = await post(key, `/v1/payment_intents/${intent.id}/cancel`, {});
+  expectError(cancel, 400, { code: 'payment_intent_unexpected_state' });
+  expect(cancel.body.error.message).toContain('void the invoice');
   await post(key, `/v1/invoices/${sub.latest_invoice}/pay`, { payment_method: 'pm_card_visa' });
   expect((await get(key, `/v1/invoices/${sub.latest_invoice}?expand[]=confirmation_secret`)).body.confirmation_secret).toBeNull();
 });
@@ -171,7 +175,9 @@ test('the customer confirms a declined invoice`s intent with the publishable key
   const [paidEvent] = await eventsOf(key, 'invoice.paid');
   expect(paidEvent.data.object).toMatchObject({ id: sub.latest_invoice, status: 'paid' });
   expect((await eventsOf(key, 'invoice.payment_succeeded')).length).toBe(1);
-  // A second confirmation of a succeeded intent is refused and pays nothing twice.
+  // A second confirmation of a succeeded intent is refused and pays nothing twice; the invoice's intent isn't edited or canceled directly.
+  expectError(await post(key, `/v1/payment_intents/${intent.id}`, { amount: 5000 }), 400, { param: 'amount' });
+  expect((await post(key, `/v1/payment_intents/${intent.id}`, { metadata: { note: 'kept' } })).body).toMatchObject({ amount: 1200, metadata: { note: 'kept' } });
   expectError(await post(pk, `/v1/payment_intents/${intent.id}/confirm`, { client_secret: intent.client_secret }), 400, { code: 'payment_intent_unexpected_state' });
   expect((await eventsOf(key, 'invoice.paid')).length).toBe(1);
 });
