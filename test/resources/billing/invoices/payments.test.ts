@@ -4,6 +4,7 @@ import { payingCustomer, recurringPrice } from '../../../helpers/billing';
 import { createCustomer } from '../../../helpers/fixtures';
 import { expectError, requestsOf } from '../../../helpers/requests';
 import { expectMatchesSdkTypes } from '../../../helpers/sdkTypes';
+import { expectMatchesResponseSchema } from '../../../helpers/responseSchemas';
 
 // Invoices paid through PaymentIntents: collecting an invoice makes a PaymentIntent for its
 // amount due (`invoice` set) and confirms it off-session, which records the charge; a decline
@@ -81,6 +82,8 @@ test('a decline leaves the invoice open with the intent`s error; paying again co
   expect(failed).toMatchObject({ status: 'failed', amount: 1000, failure_code: 'card_declined', payment_intent: intent.id });
   expect(intent.last_payment_error.charge).toBe(failed.id);
   expect(invoice).toMatchObject({ status: 'open', attempt_count: 1, amount_paid: 0, last_payment_error: { code: 'card_declined', decline_code: 'generic_decline', charge: failed.id } });
+  expectMatchesResponseSchema('GetInvoicesInvoice', 200, invoice);
+  expectMatchesSdkTypes(invoice);
   expect((await eventsOf(key, 'invoice.payment_failed')).length).toBe(1);
 
   // Paying with the same card declines again: 402 with the decline, counted, still one intent.
@@ -117,6 +120,7 @@ test('a decline leaves the invoice open with the intent`s error; paying again co
   expect(payment.id).toMatch(/^inpay_/);
   expect(payment.status_transitions.paid_at).toBe(paid.body.status_transitions.paid_at);
   expect((await get(key, `/v1/invoice_payments/${payment.id}`)).body).toEqual(payment);
+  expectMatchesResponseSchema('GetInvoicePaymentsInvoicePayment', 200, payment);
   expect((await get(key, `/v1/invoice_payments/${payment.id}?expand[]=payment.payment_intent&expand[]=invoice`)).body).toMatchObject({
     payment: { payment_intent: { id: intent.id, object: 'payment_intent' } },
     invoice: { id: invoice.id, object: 'invoice' },
@@ -134,6 +138,8 @@ test('a decline leaves the invoice open with the intent`s error; paying again co
   // The invoice lists it when `payments` is expanded; older versions name the intent and its latest charge.
   const expanded = (await get(key, `/v1/invoices/${invoice.id}?expand[]=payments`)).body;
   expect(expanded.payments).toMatchObject({ object: 'list', data: [{ id: payment.id }], has_more: false });
+  expectMatchesResponseSchema('GetInvoicesInvoice', 200, expanded);
+  expectMatchesSdkTypes(expanded);
   expect((await get(key, `/v1/invoices/${invoice.id}`)).body.payments).toBeUndefined();
   const old = (await get(key, `/v1/invoices/${invoice.id}`, ACACIA)).body;
   expect(old).toMatchObject({ paid: true, payment_intent: intent.id, charge: intents[0].latest_charge });
@@ -147,6 +153,7 @@ test('an open invoice`s confirmation_secret is its intent`s client secret; a pai
   const [intent] = await intentsOf(key, customer.id);
   const open = (await get(key, `/v1/invoices/${sub.latest_invoice}?expand[]=confirmation_secret`)).body;
   expect(open.confirmation_secret).toEqual({ client_secret: intent.client_secret, type: 'payment_intent' });
+  expectMatchesResponseSchema('GetInvoicesInvoice', 200, open);
   expect((await get(key, `/v1/invoices/${sub.latest_invoice}`)).body.confirmation_secret).toBeUndefined();
   // Before 2025-03-31.basil: the intent, the failed charge, not paid.
   expect((await get(key, `/v1/invoices/${sub.latest_invoice}`, ACACIA)).body).toMatchObject({ paid: false, payment_intent: intent.id, charge: intent.latest_charge });
@@ -195,6 +202,7 @@ describe('3-D Secure', () => {
       expect(sub.status).toBe('incomplete');
       const invoice = (await get(key, `/v1/invoices/${sub.latest_invoice}`)).body;
       expect(invoice).toMatchObject({ status: 'open', attempt_count: 1, last_payment_error: { code: 'authentication_required' } });
+      expectMatchesResponseSchema('GetInvoicesInvoice', 200, invoice);
       const [action] = await eventsOf(key, 'invoice.payment_action_required');
       expect(action.data.object.id).toBe(invoice.id);
       const [intent] = await intentsOf(key, customer.id);
