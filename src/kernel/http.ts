@@ -11,7 +11,7 @@ import type { Sql, SqlClient } from '../lib/sql';
 import { secretKeyRequired, type Authenticator } from './auth';
 import type { ExpandRegistry } from './expand';
 import { checkKey, ClaimLost, fingerprintOf, idempotencyKeyInUse, type HeldClaim, type IdempotencyStore } from './idempotency';
-import { AfterCommit, inOperationTransaction, NO_PRISMA } from './transaction';
+import { AfterCommit, inOperationTransaction, needsPrisma, NO_PRISMA } from './transaction';
 import { HeldWrites, isNotApplied, oneStatement } from './writes';
 import type { OperationSpec } from './openapi';
 import { readParams, type ParamLimits } from './params';
@@ -335,20 +335,26 @@ async function runOperation({ route: r, validate, rateLimiter }: Mounted, pathPa
       return;
     }
     // An error that keeps the writes (`keepsWrites`) commits them with its answer as the result.
-    const outcome = await inOperationTransaction(
-      deps,
-      (opDeps) =>
-        render(ctx(opDeps)).catch((err: unknown) => {
-          if (err instanceof ApiError && err.keepsWrites) return renderError(err, res, deps.logger, false);
-          throw err;
-        }),
-      async (sql, result) => {
-        const [status, body] = typeof result === 'string' ? [200, result] : [result.status, result.body];
-        if (claim && !(await kernel.idempotency.complete(claim, status, body, r.responseHasSecret, sql))) throw new ClaimLost();
-      },
-      // Expanding may read through Prisma.
-      { sqlOnly: r.sqlOnly === true && expandPaths.length === 0 },
-    );
+    const operation = (sqlOnly: boolean) =>
+      inOperationTransaction(
+        deps,
+        (opDeps) =>
+          render(ctx(opDeps)).catch((err: unknown) => {
+            if (err instanceof ApiError && err.keepsWrites) return renderError(err, res, deps.logger, false);
+            throw err;
+          }),
+        async (sql, result) => {
+          const [status, body] = typeof result === 'string' ? [200, result] : [result.status, result.body];
+          if (claim && !(await kernel.idempotency.complete(claim, status, body, r.responseHasSecret, sql))) throw new ClaimLost();
+        },
+        { sqlOnly },
+      );
+    // Expanding may read through Prisma; a handler that needs it (prismaOf) rolled back and runs again with it.
+    const sqlOnly = r.sqlOnly === true && expandPaths.length === 0;
+    const outcome = await operation(sqlOnly).catch((err: unknown) => {
+      if (sqlOnly && needsPrisma(err)) return operation(false);
+      throw err;
+    });
     if (typeof outcome === 'string') send(res, 200, outcome);
     else writeError(res, outcome);
   } catch (err) {
@@ -396,7 +402,7 @@ async function runAsOneStatement(
     await afterCommit.flush();
     return body;
   } catch (err) {
-    if (isNotApplied(err) || err instanceof ApiError) return undefined;
+    if (isNotApplied(err) || needsPrisma(err) || err instanceof ApiError) return undefined;
     throw err;
   }
 }

@@ -52,6 +52,21 @@ export const NO_PRISMA = new Proxy({} as PrismaClient, {
   },
 });
 
+/** The code a `sqlOnly` operation throws when it needs Prisma after all (`prismaOf`). */
+export const NEEDS_PRISMA = 'SBW02';
+
+export const needsPrisma = (err: unknown): boolean => typeof err === 'object' && err !== null && (err as { code?: unknown }).code === NEEDS_PRISMA;
+
+/**
+ * The operation's Prisma client, for a `sqlOnly` handler that turns out to need another area's
+ * Prisma work in its transaction (a PaymentIntent an invoice owns): on the `sqlOnly` path this
+ * throws NEEDS_PRISMA and the kernel runs the request again in an ordinary transaction.
+ */
+export function prismaOf(deps: Pick<Deps, 'prisma'>): PrismaClient {
+  if (deps.prisma === NO_PRISMA) throw Object.assign(new Error('this sqlOnly request needs Prisma: it runs the ordinary way'), { code: NEEDS_PRISMA });
+  return deps.prisma;
+}
+
 /**
  * Runs `work` with deps whose database calls go to one transaction; `beforeCommit` runs last in
  * it (storing the idempotent result). Jobs are added after the commit. A `sqlOnly` operation's

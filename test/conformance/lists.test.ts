@@ -52,7 +52,7 @@ interface ListCase {
 const ids = (items: { id: string }[]): string[] => items.map((o) => o.id);
 /** The last version with `GET /v1/invoices/upcoming` (removed at 2025-03-31.basil). */
 const UPCOMING_VERSION = '2025-02-24.acacia';
-const { post } = requestsOf(() => t);
+const { post, get } = requestsOf(() => t);
 
 // Capability ids are names, the same in every account: each call takes the next names in turn,
 // so two accounts of one test never share one.
@@ -497,6 +497,21 @@ const LISTS: Record<string, ListCase> = {
       return made.slice(0, n).map((i) => i.id);
     },
     sdkIds: async (stripe) => ids(await stripe.invoiceItems.list({ limit: 2 }).autoPagingToArray({ limit: 1000 })),
+  },
+  GetInvoicePayments: {
+    path: '/v1/invoice_payments',
+    objectName: 'invoice_payment',
+    createdFilter: true,
+    maxObjects: 12,
+    createObjects: async (key, n) => {
+      const out: string[] = [];
+      for (let i = 0; i < n; i++) {
+        const invoice = (await createSubscription(t, key)).latest_invoice;
+        out.push((await get(key, `/v1/invoice_payments?invoice=${invoice}`)).body.data[0].id);
+      }
+      return out;
+    },
+    sdkIds: async (stripe) => ids(await stripe.invoicePayments.list({ limit: 2 }).autoPagingToArray({ limit: 1000 })),
   },
   GetTestHelpersTestClocks: {
     path: '/v1/test_helpers/test_clocks',

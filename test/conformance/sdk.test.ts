@@ -805,6 +805,15 @@ const CASES: Record<string, OperationCase> = {
     fails: async (stripe) => stripe.invoices.sendInvoice((await manualOpen(stripe)).id!),
     error: InvalidRequest,
   },
+  GetInvoicePayments: { ok: (stripe) => stripe.invoicePayments.list({ limit: 3 }), fails: (stripe) => stripe.invoicePayments.list({ limit: 0 }), error: InvalidRequest },
+  GetInvoicePaymentsInvoicePayment: {
+    ok: async (stripe) => {
+      const sub = await subscription(stripe);
+      return stripe.invoicePayments.retrieve((await stripe.invoicePayments.list({ invoice: sub.latest_invoice as string })).data[0].id);
+    },
+    fails: (stripe) => stripe.invoicePayments.retrieve('inpay_nope'),
+    error: InvalidRequest,
+  },
   GetInvoiceitems: { ok: (stripe) => stripe.invoiceItems.list({ pending: true }), fails: (stripe) => stripe.invoiceItems.list({ limit: 0 }), error: InvalidRequest },
   PostInvoiceitems: {
     ok: async (stripe) => stripe.invoiceItems.create({ customer: await customer(stripe), amount: 500, currency: 'usd' }),

@@ -107,6 +107,11 @@ export const pathFixtures: Record<string, FixtureFactory> = {
   charge: async (app, key) => (await createPaymentIntent(app, key, { payment_method: 'pm_card_visa', confirm: true })).latest_charge,
   /** An open invoice (its card declined), so it can be paid with another card. */
   invoice: async (app, key) => (await createSubscription(app, key, 1, { payment_behavior: 'default_incomplete' })).latest_invoice,
+  /** The open payment of an invoice left for its customer to confirm. */
+  invoice_payment: async (app, key) => {
+    const invoice = (await createSubscription(app, key, 1, { payment_behavior: 'default_incomplete' })).latest_invoice;
+    return (await app.http().get(`/v1/invoice_payments?invoice=${invoice}`).set(bearer(key))).body.data[0].id;
+  },
   /** A pending proration. */
   invoiceitem: async (app, key) => {
     const sub = await createSubscription(app, key);

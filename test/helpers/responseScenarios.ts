@@ -120,6 +120,7 @@ export const REMOVED_AT: Readonly<Record<string, string>> = { GetInvoicesUpcomin
 /** The version `GET /v1/invoices/upcoming` is asked at: the pinned one while it had it (before 2025-03-31.basil), else the last that did. */
 const upcomingVersion = () => (pinned !== undefined && pinned < '2025-03-31' ? pinned : '2025-02-24.acacia');
 const II = '/v1/invoiceitems';
+const IP = '/v1/invoice_payments';
 const TC = '/v1/test_helpers/test_clocks';
 /** A subscription with a pending proration, on a customer paying with `pm_card_visa`. */
 async function changedSubscription(key: string): Promise<Record<string, any>> {
@@ -1061,6 +1062,17 @@ export const scenarios: Record<string, Scenario> = {
     out.push(answer('list', await get(key, `${II}?pending=true`)));
     return out;
   },
+  GetInvoicePayments: async (key) => {
+    const out = [answer('empty list', await get(key, IP))];
+    const sub = await createSubscription(t, key);
+    out.push(answer('list', await get(key, IP)), answer('of an invoice', await get(key, `${IP}?invoice=${sub.latest_invoice}&status=paid&expand[]=data.payment.payment_intent`)));
+    return out;
+  },
+  GetInvoicePaymentsInvoicePayment: async (key) => {
+    const sub = await createSubscription(t, key, 1, { payment_behavior: 'default_incomplete' });
+    const [open] = (await get(key, `${IP}?invoice=${sub.latest_invoice}`)).body.data;
+    return [answer('open', await get(key, `${IP}/${open.id}`)), answer('expanded', await get(key, `${IP}/${open.id}?expand[]=invoice&expand[]=payment.payment_intent`))];
+  },
   GetInvoiceitemsInvoiceitem: async (key) => {
     await changedSubscription(key);
     return [answer('item', await get(key, `${II}/${(await get(key, II)).body.data[0].id}`))];
@@ -1535,6 +1547,8 @@ export const errorScenarios: Record<string, Scenario> = {
   ],
   PostInvoiceitemsInvoiceitem: async (key) => [answer('unknown id', await post(key, `${II}/ii_nope`, { description: 'x' }))],
   DeleteInvoiceitemsInvoiceitem: async (key) => [answer('unknown id', await del(key, `${II}/ii_nope`))],
+  GetInvoicePayments: async (key) => [answer('bad status', await get(key, `${IP}?status=later`)), answer('payment without type', await get(key, `${IP}?payment[payment_intent]=pi_x`))],
+  GetInvoicePaymentsInvoicePayment: async (key) => [answer('unknown id', await get(key, `${IP}/inpay_nope`))],
   GetTestHelpersTestClocks: async (key) => [answer('bad limit', await get(key, `${TC}?limit=0`))],
   PostTestHelpersTestClocks: async (key) => [answer('no frozen_time', await post(key, TC, '')), answer('negative', await post(key, TC, { frozen_time: -1 })), answer('too late', await post(key, TC, { frozen_time: 2147483647 }))],
   GetTestHelpersTestClocksTestClock: async (key) => [answer('unknown id', await get(key, `${TC}/clock_nope`))],

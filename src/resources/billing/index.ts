@@ -16,9 +16,15 @@ import * as subscriptionSerializer from './subscriptions/serializer';
 import { retrieveSubscriptionObject } from './subscriptions/service';
 import * as invoices from './invoices/routes';
 import * as invoiceSerializer from './invoices/serializer';
-import { retrieveInvoiceObject } from './invoices/service';
+import { invoiceIntentSettled, retrieveInvoiceObject } from './invoices/service';
 import * as invoiceItems from './invoice_items/routes';
 import * as invoiceItemSerializer from './invoice_items/serializer';
+import { invoicePaid } from './subscriptions/renewals';
+import { scheduleSubscriptions } from './subscriptions/jobs';
+import { useInvoicePayments } from '../payments';
+import * as invoicePayments from './invoice_payments/routes';
+import * as invoicePaymentSerializer from './invoice_payments/serializer';
+import { confirmationSecretField, invoicePaymentsField, retrieveInvoicePaymentObject } from './invoice_payments/service';
 import * as testClocks from './test_clocks/routes';
 import * as testClockSerializer from './test_clocks/serializer';
 import { retrieveTestClockObject } from './test_clocks/service';
@@ -39,6 +45,9 @@ import { requestChanges } from './requestVersions';
 // worker (invoices/pipeline.ts) finalizes drafts with auto_advance.
 // Across areas: billing → payments (a customer's card, a test card's outcome), through its index.
 
+// An invoice's PaymentIntent confirmed by its customer (or its challenge answered) pays the invoice here.
+useInvoicePayments({ settled: (tx, deps, intent, outcome) => invoiceIntentSettled(tx, deps, intent, outcome, { paid: invoicePaid, schedule: scheduleSubscriptions }) });
+
 export const area: Area = {
   name: 'billing',
   routes: [
@@ -51,6 +60,7 @@ export const area: Area = {
     ...testClocks.routes,
     ...invoices.routes,
     ...invoiceItems.routes,
+    ...invoicePayments.routes,
   ],
   objects: {
     [productSerializer.OBJECT]: { expandable: productSerializer.expandable, retrieve: retrieveProductObject },
@@ -62,7 +72,15 @@ export const area: Area = {
     [subscriptionSerializer.ITEM_OBJECT]: { expandable: subscriptionSerializer.itemExpandable },
     plan: { expandable: subscriptionSerializer.planExpandable },
     [testClockSerializer.OBJECT]: { expandable: testClockSerializer.expandable, retrieve: retrieveTestClockObject },
-    [invoiceSerializer.INVOICE_OBJECT]: { expandable: invoiceSerializer.invoiceExpandable, retrieve: retrieveInvoiceObject },
+    // `payments` and `confirmation_secret` show only when expanded, as the public API includes them.
+    [invoiceSerializer.INVOICE_OBJECT]: {
+      expandable: { ...invoiceSerializer.invoiceExpandable, payments: invoicePaymentsField, confirmation_secret: confirmationSecretField },
+      retrieve: retrieveInvoiceObject,
+    },
+    [invoicePaymentSerializer.INVOICE_PAYMENT_OBJECT]: { expandable: invoicePaymentSerializer.expandable, retrieve: retrieveInvoicePaymentObject },
+    [invoicePaymentSerializer.PAYMENT_DETAILS_OBJECT]: { expandable: invoicePaymentSerializer.paymentExpandable },
+    [invoicePaymentSerializer.INVOICE_PAYMENT_LIST_OBJECT]: { expandable: {} },
+    invoice_confirmation_secret: { expandable: {} },
     [invoiceSerializer.LINE_OBJECT]: { expandable: invoiceSerializer.lineExpandable },
     [invoiceItemSerializer.INVOICE_ITEM_OBJECT]: { expandable: invoiceItemSerializer.invoiceItemExpandable },
   },

@@ -69,3 +69,15 @@ export { paymentResult, type CardOutcome } from './payment_methods/testCards';
 /** Customers' discounts, which billing gives (coupons live there): the registry hands them over. */
 export { useCustomerDiscounts, type CustomerDiscounts } from './customers/service';
 export type { CustomerDiscount } from './customers/serializer';
+
+/** Invoices are paid through PaymentIntents; billing registers what an invoice's intent settling does. */
+export {
+  payInvoiceAmount,
+  cancelInvoiceIntent,
+  invoiceAttemptResult,
+  intentClientSecret,
+  useInvoicePayments,
+  type InvoiceIntent,
+  type InvoicePayment,
+  type InvoicePaymentTarget,
+} from './payment_intents/service';

@@ -82,20 +82,24 @@ describe('subscriptions', () => {
 });
 
 describe('invoices', () => {
-  test('at 2022-08-01: subscription, paid, no charge nor payment intent, taxes and discount as then; lines with type, proration, price and plan', async () => {
+  test('at 2022-08-01: subscription, paid, its charge and payment intent, taxes and discount as then; lines with type, proration, price and plan', async () => {
     const key = newTestKey();
     const { sub, price, rate, coupon } = await subscribed(key);
     const newest = (await get(key, `/v1/invoices/${sub.latest_invoice}`)).body;
     const old = (await get(key, `/v1/invoices/${sub.latest_invoice}`, at('2022-08-01'))).body;
     for (const gone of ['parent', 'total_taxes']) expect(old).not.toHaveProperty(gone);
+    // The PaymentIntent that paid it, and that intent's charge.
+    const [intent] = (await get(key, `/v1/payment_intents?customer=${sub.customer}`)).body.data;
+    const [charge] = (await get(key, `/v1/charges?payment_intent=${intent.id}`)).body.data;
+    expect(charge.id).toMatch(/^ch_/);
     expect(old).toMatchObject({
       subscription: sub.id,
       subscription_details: { metadata: { plan: 'gold' } },
       quote: null,
       paid: true,
       paid_out_of_band: false,
-      charge: null,
-      payment_intent: null,
+      charge: charge.id,
+      payment_intent: intent.id,
       application_fee_amount: null,
       transfer_data: null,
       rendering_options: null,
@@ -168,7 +172,9 @@ describe('events', () => {
     const { sub, price } = await subscribed(key, { coupon: false });
     const [paid] = await eventsOf(key, 'invoice.paid');
     expect(paid.api_version).toBe('2022-08-01');
-    expect(paid.data.object).toMatchObject({ subscription: sub.id, paid: true, charge: null, payment_intent: null });
+    const [intent] = (await get(key, `/v1/payment_intents?customer=${sub.customer}`)).body.data;
+    const [charge] = (await get(key, `/v1/charges?payment_intent=${intent.id}`)).body.data;
+    expect(paid.data.object).toMatchObject({ subscription: sub.id, paid: true, charge: charge.id, payment_intent: intent.id });
     expect(paid.data.object.lines.data[0]).toMatchObject({ type: 'subscription', proration: false, price: { id: price.id, object: 'price' }, plan: { id: price.id } });
     expect(paid.data.object).not.toHaveProperty('parent');
     expect(sdkTypeProblems(paid, 'stripe-v11')).toEqual([]);

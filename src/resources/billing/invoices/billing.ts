@@ -1,14 +1,17 @@
 import { Prisma, type Customer } from '../../../generated/prisma/client';
 import { newId } from '../../../lib/ids';
 import { ApiError } from '../../../kernel/errors';
-import type { RequestContext } from '../../../kernel/route';
-import { causeOf, emit, type EventCause, type Tx } from '../../../events/emit';
+import type { Deps, RequestContext } from '../../../kernel/route';
+import { unixSeconds } from '../../../lib/clock';
+import { prismaDb } from '../../../kernel/writes';
+import { accountApiVersion, automaticCause, causeOf, emit, type EventCause, type Tx } from '../../../events/emit';
 import type { EventType } from '../../../events/types';
 import type { PriceRow } from '../prices/serializer';
 import type { TaxRateRow } from '../tax_rates/serializer';
 import { discountObjects, type DiscountRecord } from '../coupons/serializer';
 import type { Embedded } from '../../../kernel/versions';
-import { paymentResult, type CardOutcome } from '../../payments';
+import { cancelInvoiceIntent, invoiceAttemptResult, payInvoiceAmount, type InvoiceIntent } from '../../payments';
+import { cancelInvoicePayments, recordInvoicePayment } from '../invoice_payments/service';
 import { computeInvoice, type AppliedDiscount, type DiscountAmount, type LineInput, type LineTax } from './amounts';
 import { serializeInvoice, type InvoiceLineRow, type InvoiceRow, type LineRefs, type StoredTotals } from './serializer';
 import { detailsByInvoice, detailsOfInvoice, NO_DETAILS } from './queries';
@@ -17,9 +20,13 @@ import { detailsByInvoice, detailsOfInvoice, NO_DETAILS } from './queries';
 // change, an invoice's payment) or the renewal worker. Everything happens in the caller's
 // transaction, and events go to the outbox in it (`Scope.events` collects their ids).
 
+/** What billing uses besides its transaction: payments seal an invoice's intent's secret and queue its challenge's expiry. */
+export type BillingDeps = Pick<Deps, 'clock' | 'config' | 'encryption' | 'queues'>;
+
 /** Where billing work happens: the transaction, whose account, at what time, and its events. */
 export interface Scope {
   readonly tx: Tx;
+  readonly deps: BillingDeps;
   readonly accountId: string;
   /** The version events are rendered at (the account's default). */
   readonly apiVersion: string;
@@ -33,6 +40,7 @@ export interface Scope {
 
 export const requestScope = (ctx: RequestContext, tx: Tx, now: number, eventTime: number): Scope => ({
   tx,
+  deps: ctx.deps,
   accountId: ctx.caller.accountId,
   apiVersion: ctx.caller.defaultApiVersion,
   cause: causeOf(ctx),
@@ -62,16 +70,24 @@ export async function lineRefs(
   tx: Tx,
   accountId: string,
   lines: readonly Pick<InvoiceLineRow, 'priceId' | 'taxes'>[],
-  invoices: readonly Pick<InvoiceRow, 'subscriptionId' | 'discounts'>[] = [],
+  invoices: readonly Pick<InvoiceRow, 'id' | 'subscriptionId' | 'discounts'>[] = [],
   now = 0,
 ): Promise<LineRefs> {
   const rateIds = lines.flatMap((l) => (l.taxes as unknown as LineTax[]).map((t) => t.tax_rate_details.tax_rate));
-  const [prices, taxRates, discounts] = await Promise.all([
+  const [prices, taxRates, discounts, intents] = await Promise.all([
     pricesById(tx, accountId, lines.map((l) => l.priceId)),
     taxRatesById(tx, accountId, rateIds),
     invoiceDiscounts(tx, invoices, now),
+    invoiceIntents(tx, invoices.map((i) => i.id)),
   ]);
-  return { prices, taxRates, discounts };
+  return { prices, taxRates, discounts, intents };
+}
+
+/** The PaymentIntent each invoice is paid through (its newest) and its latest charge, by invoice. */
+async function invoiceIntents(tx: Tx, invoiceIds: readonly string[]): Promise<LineRefs['intents']> {
+  if (invoiceIds.length === 0) return new Map();
+  const rows = await tx.paymentIntent.findMany({ where: { invoiceId: { in: [...new Set(invoiceIds)] } }, orderBy: { seq: 'asc' }, select: { id: true, invoiceId: true, latestChargeId: true } });
+  return new Map(rows.map((r) => [r.invoiceId!, { paymentIntent: r.id, charge: r.latestChargeId }]));
 }
 
 /** The same, from the lines of a draft (their prices and tax rates at hand). */
@@ -333,17 +349,18 @@ const authenticationRequired = (): ApiError =>
   });
 
 /**
- * What charging `amount` to a payment method of the account would do (the test card decides);
+ * What charging `amount` to a payment method of the account would do, known before anything is
+ * written: the invoice's PaymentIntent decides the same way (payments' `invoiceAttemptResult`);
  * a charge of nothing always succeeds.
  */
 export async function chargeOutcome(tx: Tx, accountId: string, paymentMethodId: string | null, amount: number): Promise<Charge> {
   if (amount <= 0) return { kind: 'paid' };
-  const pm = paymentMethodId === null ? null : await tx.paymentMethod.findFirst({ where: { id: paymentMethodId, accountId }, select: { outcome: true } });
+  const pm = paymentMethodId === null ? null : await tx.paymentMethod.findFirst({ where: { id: paymentMethodId, accountId }, select: { outcome: true, offSessionReady: true } });
   if (!pm) return { kind: 'no_payment_method', error: noPaymentMethod() };
-  const result = paymentResult(pm.outcome as CardOutcome);
-  if (result.status === 'succeeded') return { kind: 'paid' };
-  if (result.status === 'requires_action') return { kind: 'action_required', error: authenticationRequired() };
-  return { kind: 'declined', error: result.error };
+  const result = invoiceAttemptResult(pm);
+  if (result === 'succeeds') return { kind: 'paid' };
+  if (result === 'authenticate') return { kind: 'action_required', error: authenticationRequired() };
+  return { kind: 'declined', error: result };
 }
 
 /** The payment method an invoice is charged to: its own default, else its customer's. */
@@ -353,24 +370,88 @@ export async function paymentMethodFor(tx: Tx, invoice: Pick<InvoiceRow, 'defaul
   return customer?.defaultPaymentMethod ?? null;
 }
 
+/** The description of an invoice's PaymentIntent, as the public API gives it. */
+const intentDescription = (row: InvoiceRow): string =>
+  row.billingReason === 'subscription_create' ? 'Subscription creation' : row.billingReason === 'subscription_update' ? 'Subscription update' : row.billingReason === 'subscription_cycle' ? 'Subscription cycle' : 'Payment for Invoice';
+
+/** The payment through the invoice's PaymentIntent (made, or its open one confirmed again); its events join the scope's. */
+async function payThroughIntent(scope: Scope, row: InvoiceRow, paymentMethodId: string | null, confirm: boolean, setupFutureUsage?: 'off_session') {
+  const paid = await payInvoiceAmount(prismaDb(scope.tx), scope.deps, {
+    accountId: scope.accountId,
+    invoiceId: row.id,
+    customerId: row.customerId,
+    amount: Number(row.amountDue),
+    currency: row.currency,
+    description: intentDescription(row),
+    paymentMethodId,
+    confirm,
+    setupFutureUsage,
+    now: scope.now,
+    events: { accountId: scope.accountId, apiVersion: scope.apiVersion, created: scope.eventTime, cause: scope.cause },
+  });
+  scope.events.push(...paid.eventIds);
+  await recordInvoicePayment(prismaDb(scope.tx), row, paid.intent, scope.now);
+  return paid;
+}
+
+/** Voiding an invoice cancels its open PaymentIntent (`void_invoice`). */
+export async function cancelInvoicePayment(scope: Scope, invoiceId: string): Promise<void> {
+  const events = { accountId: scope.accountId, apiVersion: scope.apiVersion, created: scope.eventTime, cause: scope.cause };
+  scope.events.push(...(await cancelInvoiceIntent(prismaDb(scope.tx), scope.deps, scope.accountId, invoiceId, scope.now, events)));
+  await cancelInvoicePayments(prismaDb(scope.tx), invoiceId, scope.now);
+}
+
+/**
+ * Opens an invoice's PaymentIntent without charging it (`default_incomplete`): it waits for its
+ * customer to confirm it with its client secret (with `paymentMethodId`, requires_confirmation).
+ */
+export async function openInvoicePayment(scope: Scope, made: MadeInvoice, paymentMethodId: string | null, setupFutureUsage?: 'off_session'): Promise<void> {
+  if (Number(made.row.amountDue) <= 0) return;
+  await payThroughIntent(scope, made.row, paymentMethodId, false, setupFutureUsage);
+}
+
 /**
  * Attempts to collect an open invoice with `paymentMethodId` (default: the invoice's or its
- * customer's): paid (`invoice.paid`, `invoice.payment_succeeded`), or still open with the attempt
- * counted and the decline recorded (`invoice.payment_failed`, or `invoice.payment_action_required`
- * for a card that asks for authentication).
+ * customer's) through its PaymentIntent, which records the charge: paid (`invoice.paid`,
+ * `invoice.payment_succeeded`), or still open with the attempt counted and the decline recorded
+ * (`invoice.payment_failed`, or `invoice.payment_action_required` for a card that asks for
+ * authentication: the intent waits in requires_action, and its customer's answer pays the invoice).
  */
 export async function collectInvoice(scope: Scope, made: MadeInvoice, paymentMethodId?: string | null): Promise<{ invoice: MadeInvoice; charge: Charge }> {
   const { tx } = scope;
-  const pm = paymentMethodId === undefined ? await paymentMethodFor(tx, made.row) : paymentMethodId;
-  const charge = await chargeOutcome(tx, scope.accountId, pm, Number(made.row.amountDue));
-  const attempted = Number(made.row.amountDue) > 0;
+  const pmId = paymentMethodId === undefined ? await paymentMethodFor(tx, made.row) : paymentMethodId;
+  const amount = Number(made.row.amountDue);
+  let charge: Charge = { kind: 'paid' };
+  let error: Prisma.JsonValue = null;
+  if (amount > 0) {
+    const pm = pmId === null ? null : await tx.paymentMethod.findFirst({ where: { id: pmId, accountId: scope.accountId }, select: { id: true } });
+    const paid = await payThroughIntent(scope, made.row, pm?.id ?? null, true);
+    if (pm === null) charge = { kind: 'no_payment_method', error: noPaymentMethod() };
+    else if (paid.error) charge = { kind: 'declined', error: paid.error };
+    else if (paid.intent.status === 'requires_action') charge = { kind: 'action_required', error: authenticationRequired() };
+    // The intent's own error when it has one (the decline with its charge), else what billing answers.
+    if (charge.kind !== 'paid') error = paid.intent.lastPaymentError ?? (charge.error.toBody().error as Prisma.JsonValue);
+  }
   let row: InvoiceRow;
   if (charge.kind === 'paid') {
-    row = { ...made.row, status: 'paid', amountPaid: made.row.amountDue, paidAt: scope.now, attemptCount: made.row.attemptCount + (attempted ? 1 : 0), lastPaymentError: null };
+    row = { ...made.row, status: 'paid', amountPaid: made.row.amountDue, paidAt: scope.now, attemptCount: made.row.attemptCount + (amount > 0 ? 1 : 0), lastPaymentError: null };
   } else {
-    const error = charge.error.toBody().error as Prisma.JsonValue;
     row = { ...made.row, attemptCount: made.row.attemptCount + 1, lastPaymentError: error };
   }
+  await saveCollection(tx, row);
+  const object = await invoiceObject(tx, scope.accountId, { row, lines: made.lines }, scope.now);
+  if (charge.kind === 'paid') {
+    await emitIn(scope, 'invoice.paid', object);
+    await emitIn(scope, 'invoice.payment_succeeded', object);
+  } else if (charge.kind === 'action_required') {
+    await emitIn(scope, 'invoice.payment_action_required', object);
+  } else {
+    await emitIn(scope, 'invoice.payment_failed', object);
+  }
+  return { invoice: { row, lines: made.lines }, charge };
+}
+
+async function saveCollection(tx: Tx, row: InvoiceRow): Promise<void> {
   await tx.invoice.update({
     where: { id: row.id },
     data: {
@@ -382,16 +463,43 @@ export async function collectInvoice(scope: Scope, made: MadeInvoice, paymentMet
     },
     select: { id: true },
   });
+}
+
+/**
+ * An invoice's PaymentIntent settled outside billing's collection (its customer confirmed it or
+ * answered its challenge): a success pays the open invoice (`invoice.paid`,
+ * `invoice.payment_succeeded`), a failure is recorded on it (`invoice.payment_failed`). Answers
+ * the scope it worked in and the invoice, or null when the invoice is no longer open.
+ */
+export async function settleInvoiceIntent(tx: Tx, deps: BillingDeps, intent: InvoiceIntent, outcome: 'succeeded' | 'failed'): Promise<{ scope: Scope; invoice: MadeInvoice } | null> {
+  const made = await lockInvoice(tx, intent.accountId, intent.invoiceId!);
+  if (!made || made.row.status !== 'open') return null;
+  const eventTime = unixSeconds(deps.clock);
+  const clock = made.row.testClockId === null ? null : await tx.testClock.findUnique({ where: { id: made.row.testClockId }, select: { frozenTime: true } });
+  const scope: Scope = {
+    tx,
+    deps,
+    accountId: intent.accountId,
+    apiVersion: await accountApiVersion(tx, intent.accountId, deps.config.defaultApiVersion),
+    cause: automaticCause,
+    now: clock?.frozenTime ?? eventTime,
+    eventTime,
+    events: [],
+  };
+  const row: InvoiceRow =
+    outcome === 'succeeded'
+      ? { ...made.row, status: 'paid', amountPaid: made.row.amountDue, paidAt: scope.now, attemptCount: Math.max(1, made.row.attemptCount), lastPaymentError: null }
+      : { ...made.row, lastPaymentError: intent.lastPaymentError };
+  await saveCollection(tx, row);
+  await recordInvoicePayment(prismaDb(tx), row, intent, scope.now);
   const object = await invoiceObject(tx, scope.accountId, { row, lines: made.lines }, scope.now);
-  if (charge.kind === 'paid') {
+  if (outcome === 'succeeded') {
     await emitIn(scope, 'invoice.paid', object);
     await emitIn(scope, 'invoice.payment_succeeded', object);
-  } else if (charge.kind === 'action_required') {
-    await emitIn(scope, 'invoice.payment_action_required', object);
   } else {
     await emitIn(scope, 'invoice.payment_failed', object);
   }
-  return { invoice: { row, lines: made.lines }, charge };
+  return { scope, invoice: { row, lines: made.lines } };
 }
 
 /** An invoice of the account with its lines, locked for the rest of the transaction; null when there is none. */

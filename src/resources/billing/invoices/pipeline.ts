@@ -1,7 +1,7 @@
 import { unixSeconds } from '../../../lib/clock';
 import { accountApiVersion, automaticCause, type Tx } from '../../../events/emit';
 import type { Deps, JobWorker, Reconcile } from '../../../kernel/route';
-import { lockInvoice, type Scope } from './billing';
+import { lockInvoice, type BillingDeps, type Scope } from './billing';
 import { finalizeDraft } from './manual';
 import { detailsOfInvoice, dueDrafts } from './queries';
 import { finalizeJob, invoicesQueue, type InvoiceJob } from './jobs';
@@ -16,7 +16,7 @@ const BATCH = 500;
  * invoice locked, at billing time `at` (null: its due time); answers the events written, or null
  * when nothing was due.
  */
-export async function finalizeDueDraft(tx: Tx, deps: Pick<Deps, 'clock' | 'config'>, id: string, until: number, at: number | null = null): Promise<string[] | null> {
+export async function finalizeDueDraft(tx: Tx, deps: BillingDeps, id: string, until: number, at: number | null = null): Promise<string[] | null> {
   const locked = await tx.$queryRaw<{ account_id: string }[]>`SELECT account_id FROM invoices WHERE id = ${id} FOR UPDATE`;
   if (locked.length === 0) return null;
   const accountId = locked[0].account_id;
@@ -26,6 +26,7 @@ export async function finalizeDueDraft(tx: Tx, deps: Pick<Deps, 'clock' | 'confi
   if (made.row.status !== 'draft' || due === null || due > until || details.autoAdvance !== true) return null;
   const scope: Scope = {
     tx,
+    deps,
     accountId,
     apiVersion: await accountApiVersion(tx, accountId, deps.config.defaultApiVersion),
     cause: automaticCause,

@@ -30,7 +30,13 @@ export interface LineRefs {
   readonly taxRates: ReadonlyMap<string, TaxRateRow>;
   /** `discount` objects and their coupons by id, for older versions' singular `discount` of an invoice. */
   readonly discounts?: Embedded;
+  /** The PaymentIntent each invoice is paid through (its newest) and that intent's latest charge, by invoice, for older versions' `payment_intent` and `charge`. */
+  readonly intents?: ReadonlyMap<string, { readonly paymentIntent: string; readonly charge: string | null }>;
 }
+
+/** Where an invoice embeds its PaymentIntent and charge, for the versions that show them (versions/invoices.ts). */
+export const invoiceIntentKey = (id: string): string => `${id}.payment_intent`;
+export const invoiceChargeKey = (id: string): string => `${id}.charge`;
 
 const NO_REFS: LineRefs = { prices: new Map(), taxRates: new Map() };
 
@@ -116,7 +122,12 @@ export function serializeLine(row: InvoiceLineRow, refs: LineRefs = NO_REFS) {
 export function serializeInvoice(row: InvoiceRow, lines: readonly InvoiceLineRow[], defaultTaxRates: readonly TaxRateRow[] = [], refs: LineRefs = NO_REFS, details: InvoiceDetails = NO_DETAILS) {
   const inline = lines.slice(0, INLINE_LINES);
   // On the invoice too: an event keeps only its object's (see src/events/emit.ts).
-  const embedded = { ...embeddedRefs(refs, inline.map((l) => l.priceId), inline.flatMap(taxRateIdsOf)), ...discountsOf(refs, row.discounts) };
+  const intent = refs.intents?.get(row.id);
+  const embedded = {
+    ...embeddedRefs(refs, inline.map((l) => l.priceId), inline.flatMap(taxRateIdsOf)),
+    ...discountsOf(refs, row.discounts),
+    ...(intent ? { [invoiceIntentKey(row.id)]: intent.paymentIntent, [invoiceChargeKey(row.id)]: intent.charge } : {}),
+  };
   const totals = row.totals as unknown as StoredTotals;
   const amountDue = Number(row.amountDue);
   const amountPaid = Number(row.amountPaid);

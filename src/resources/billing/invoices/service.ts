@@ -7,8 +7,8 @@ import type { Deps, RequestContext } from '../../../kernel/route';
 import { searchRequest } from '../../../kernel/search';
 import type { Tx } from '../../../events/emit';
 import { handOffEvents } from '../../../events/jobs';
-import { resolvePaymentMethod } from '../../payments';
-import { collectInvoice, invoiceObject, invoiceObjects, lineRefs, lockInvoice, requestScope, type Scope } from './billing';
+import { resolvePaymentMethod, type InvoiceIntent } from '../../payments';
+import { collectInvoice, invoiceObject, invoiceObjects, lineRefs, lockInvoice, requestScope, settleInvoiceIntent, type Scope } from './billing';
 import { SEARCH, searchedRows } from './queries';
 import { serializeLine, type InvoiceRow } from './serializer';
 import { prismaDb } from '../../../kernel/writes';
@@ -103,10 +103,27 @@ export async function listInvoiceLines(ctx: RequestContext) {
  * route passes it in: subscriptions bill invoices, never the other way.
  */
 export interface InvoicePaid {
-  /** In the payment's transaction, once the invoice is paid. */
-  paid(scope: Scope, invoice: InvoiceRow): Promise<void>;
-  /** After the commit: queues the next action of the invoice's subscription. */
-  schedule(deps: Pick<Deps, 'prisma' | 'queues' | 'clock'>, subscriptionIds: readonly string[]): Promise<void>;
+  /** In the payment's transaction, once the invoice is paid (with `paymentMethodId`, when its customer paid it through its PaymentIntent). */
+  paid(scope: Scope, invoice: InvoiceRow, paymentMethodId?: string | null): Promise<void>;
+  /** Queues the next action of the invoice's subscription (after the commit, or read in the transaction that changed it). */
+  schedule(deps: Pick<Deps, 'queues' | 'clock'> & { prisma: Pick<Tx, 'subscription'> }, subscriptionIds: readonly string[]): Promise<void>;
+}
+
+/**
+ * What an invoice's PaymentIntent settling outside billing's collection does (payments call it
+ * through `useInvoicePayments`, which billing's index registers): the invoice paid or its failure
+ * recorded, and a paid invoice's subscription moved on, in the intent's transaction.
+ */
+export async function invoiceIntentSettled(tx: Tx, deps: Deps, intent: InvoiceIntent, outcome: 'succeeded' | 'failed', subscriptions: InvoicePaid): Promise<string[]> {
+  const settled = await settleInvoiceIntent(tx, deps, intent, outcome);
+  if (!settled) return [];
+  const { scope, invoice } = settled;
+  if (outcome === 'succeeded') {
+    await subscriptions.paid(scope, invoice.row, intent.paymentMethodId);
+    // Read in this transaction; within a request the job is added after its commit.
+    if (invoice.row.subscriptionId) await subscriptions.schedule({ ...deps, prisma: tx }, [invoice.row.subscriptionId]);
+  }
+  return scope.events;
 }
 
 /**

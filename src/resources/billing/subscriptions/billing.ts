@@ -5,7 +5,7 @@ import type { PriceRow } from '../prices/serializer';
 import type { TaxRateRow } from '../tax_rates/serializer';
 import type { CouponRow } from '../coupons/serializer';
 import { formatDate, formatMoney, percentDiscount, priceAmount, prorate, type AppliedDiscount, type DiscountAmount } from '../invoices/amounts';
-import { collectInvoice, createInvoice, discountRefs, emitIn, pricesById, taxRatesById, type Charge, type DraftLine, type MadeInvoice, type Scope } from '../invoices/billing';
+import { collectInvoice, createInvoice, openInvoicePayment, paymentMethodFor, discountRefs, emitIn, pricesById, taxRatesById, type Charge, type DraftLine, type MadeInvoice, type Scope } from '../invoices/billing';
 import { serializeInvoiceItem, type InvoiceItemRow } from '../invoice_items/serializer';
 import {
   type ItemRow,
@@ -13,6 +13,7 @@ import {
   type PauseCollection,
   type StoredDiscount,
   type SubscriptionSettings,
+  type StoredPaymentSettings,
   type SubscriptionRow,
   type SubscriptionView,
 } from './serializer';
@@ -64,10 +65,13 @@ export async function viewOf(tx: Tx, row: SubscriptionRow, items: readonly ItemR
     ...(row.discounts as unknown as StoredDiscount[]).map((record) => ({ record, customer: row.customerId, subscription: row.id, subscriptionItem: null })),
     ...items.flatMap((i) => (i.discounts as unknown as StoredDiscount[]).map((record) => ({ record, customer: row.customerId, subscription: row.id, subscriptionItem: i.id }))),
   ];
+  // By SQL: the column is newer than the generated client.
+  const [settings] = await tx.$queryRaw<{ payment_settings: StoredPaymentSettings | null }[]>`SELECT payment_settings FROM subscriptions WHERE id = ${row.id}`;
   return {
     row,
     items: items.map((i) => ({ row: i, price: prices.get(i.priceId)!, taxRates: i.taxRatesSet ? pick(i.taxRates) : null })),
     defaultTaxRates: pick(row.defaultTaxRates),
+    paymentSettings: settings?.payment_settings ?? null,
     // Coupons' `valid` as of reading them: the request's clock is not at hand here.
     discounts: await discountRefs(tx, owned, Math.floor(Date.now() / 1000)),
   };
@@ -272,7 +276,7 @@ export async function billSubscription(
   view: SubscriptionView,
   reason: string,
   lines: readonly DraftLine[],
-  options: { periodStart: number; periodEnd: number; discountsAt?: number; prorationDate?: number; collect?: boolean; id?: string; draft?: boolean },
+  options: { periodStart: number; periodEnd: number; discountsAt?: number; prorationDate?: number; collect?: boolean; paused?: boolean; id?: string; draft?: boolean },
 ): Promise<{ invoice: MadeInvoice; charge: Charge | null }> {
   const { row } = view;
   const made = await createInvoice(scope, {
@@ -288,7 +292,15 @@ export async function billSubscription(
     id: options.id,
     draft: options.draft,
   });
-  if (row.collectionMethod !== 'charge_automatically' || options.collect === false || options.draft) return { invoice: made, charge: null };
+  // A paused collection (pause_collection) makes its invoice and leaves it to the renewal.
+  if (row.collectionMethod !== 'charge_automatically' || options.paused || options.draft) return { invoice: made, charge: null };
+  if (options.collect === false) {
+    // `default_incomplete`: the invoice's PaymentIntent waits for its customer to confirm it.
+    // `save_default_payment_method=on_subscription`: the card that pays it is saved for later (and becomes the subscription's default).
+    const save = view.paymentSettings?.save_default_payment_method === 'on_subscription' ? 'off_session' : undefined;
+    await openInvoicePayment(scope, made, await paymentMethodFor(scope.tx, made.row), save);
+    return { invoice: made, charge: null };
+  }
   return collectInvoice(scope, made);
 }
 
@@ -317,12 +329,12 @@ export async function periodOf(scope: Scope, view: SubscriptionView, start: numb
 export async function startPeriod(
   scope: Scope,
   view: SubscriptionView,
-  period: { start: number; end: number; anchor?: number; reason: string; collect?: boolean; draft?: boolean },
+  period: { start: number; end: number; anchor?: number; reason: string; collect?: boolean; paused?: boolean; draft?: boolean },
 ): Promise<{ after: SubscriptionView; invoice: MadeInvoice; charge: Charge | null }> {
   const { row } = view;
   const { start, end } = period;
   const { next, lines, discounts } = await periodOf(scope, view, start, end, period.anchor);
-  const { invoice, charge } = await billSubscription(scope, next, period.reason, lines, { ...lookBack(row, start), discountsAt: start, collect: period.collect, draft: period.draft });
+  const { invoice, charge } = await billSubscription(scope, next, period.reason, lines, { ...lookBack(row, start), discountsAt: start, collect: period.collect, paused: period.paused, draft: period.draft });
   // Once-only discounts end with the invoice that applied them; repeating ones when their months are up.
   const used = new Set(invoice.row.discounts);
   const kept = (row.discounts as unknown as StoredDiscount[]).filter(

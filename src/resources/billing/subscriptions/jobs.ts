@@ -1,6 +1,7 @@
 import { unixSeconds } from '../../../lib/clock';
 import { defineQueue, type JobAdder } from '../../../lib/queue';
 import type { Deps } from '../../../kernel/route';
+import type { Tx } from '../../../events/emit';
 
 // Billing's delayed work. A job only says "look at this now": the subscription's
 // `next_action_at` (or the test clock's `advancing` status) says whether anything is due, so a
@@ -25,7 +26,7 @@ export function scheduleBilling(queues: JobAdder, jobs: ReturnType<typeof subscr
 }
 
 /** Adds the job of each subscription's next action (real-clock subscriptions only). */
-export async function scheduleSubscriptions(deps: Pick<Deps, 'prisma' | 'queues' | 'clock'>, ids: readonly string[]): Promise<void> {
+export async function scheduleSubscriptions(deps: Pick<Deps, 'queues' | 'clock'> & { prisma: Pick<Tx, 'subscription'> }, ids: readonly string[]): Promise<void> {
   const rows = await deps.prisma.subscription.findMany({ where: { id: { in: [...ids] }, testClockId: null, nextActionAt: { not: null } }, select: { id: true, nextActionAt: true } });
   const now = unixSeconds(deps.clock);
   if (rows.length > 0) await scheduleBilling(deps.queues, rows.map((r) => subscriptionJob(r.id, r.nextActionAt!, now)));

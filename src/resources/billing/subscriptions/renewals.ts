@@ -3,7 +3,7 @@ import type { Deps } from '../../../kernel/route';
 import { unixSeconds } from '../../../lib/clock';
 import { embed, embeddedOf } from '../../../kernel/versions';
 import { nextPeriodEnd } from '../invoices/amounts';
-import { draftInvoice, emitIn, lineRefs, lockInvoice, paymentMethodFor, type MadeInvoice, type Scope } from '../invoices/billing';
+import { cancelInvoicePayment, draftInvoice, emitIn, lineRefs, lockInvoice, paymentMethodFor, type BillingDeps, type MadeInvoice, type Scope } from '../invoices/billing';
 import { serializeInvoice } from '../invoices/serializer';
 import type { InvoiceRow } from '../invoices/serializer';
 import { loadView, lookBack, periodOf, startPeriod } from './billing';
@@ -18,9 +18,11 @@ import { scheduleSubscriptions } from './jobs';
 
 /**
  * What a subscription does when one of its invoices gets paid: a change parked until then is
- * applied, and an `incomplete` or `past_due` subscription whose latest invoice it is becomes `active`.
+ * applied, and an `incomplete` or `past_due` subscription whose latest invoice it is becomes `active`;
+ * with `save_default_payment_method=on_subscription`, the card that paid (`paymentMethodId`) becomes
+ * its default payment method.
  */
-export async function invoicePaid(scope: Scope, invoice: InvoiceRow): Promise<void> {
+export async function invoicePaid(scope: Scope, invoice: InvoiceRow, paymentMethodId?: string | null): Promise<void> {
   if (invoice.subscriptionId === null) return;
   const { tx } = scope;
   const rows = await tx.$queryRaw<{ id: string }[]>`SELECT id FROM subscriptions WHERE id = ${invoice.subscriptionId} FOR UPDATE`;
@@ -28,21 +30,20 @@ export async function invoicePaid(scope: Scope, invoice: InvoiceRow): Promise<vo
   let view = await loadView(tx, await tx.subscription.findUniqueOrThrow({ where: { id: invoice.subscriptionId } }), scope.accountId);
   const pending = view.row.pendingUpdate as StoredPendingUpdate | null;
   if (pending?.invoice === invoice.id) view = await applyPendingUpdate(scope, view);
-  if ((view.row.status === 'incomplete' || view.row.status === 'past_due') && view.row.latestInvoice === invoice.id) {
-    await saveSubscriptionRow(scope, view, { ...view, row: { ...view.row, status: 'active' } });
-  }
+  let row = view.row;
   // A resumption invoice paid later (`resume_on_payment_success`): the paused subscription resumes then.
-  if (view.row.status === 'paused' && view.row.latestInvoice === invoice.id && invoice.billingReason === 'subscription_update') {
-    const after = { ...view, row: { ...view.row, status: 'active' } };
-    await saveSubscriptionRow(scope, view, after);
-    await emitIn(scope, 'customer.subscription.resumed', serializeSubscription(after));
-  }
+  const resumes = row.status === 'paused' && row.latestInvoice === invoice.id && invoice.billingReason === 'subscription_update';
+  if (((row.status === 'incomplete' || row.status === 'past_due') && row.latestInvoice === invoice.id) || resumes) row = { ...row, status: 'active' };
+  if (paymentMethodId && view.paymentSettings?.save_default_payment_method === 'on_subscription') row = { ...row, defaultPaymentMethod: paymentMethodId };
+  if (row !== view.row) await saveSubscriptionRow(scope, view, { ...view, row });
+  if (resumes) await emitIn(scope, 'customer.subscription.resumed', serializeSubscription({ ...view, row }));
 }
 
 /** The scope of work the system does on its own for an account, at billing time `now`. */
-export async function systemScope(tx: Tx, deps: Pick<Deps, 'clock' | 'config'>, accountId: string, now: number): Promise<Scope> {
+export async function systemScope(tx: Tx, deps: BillingDeps, accountId: string, now: number): Promise<Scope> {
   return {
     tx,
+    deps,
     accountId,
     apiVersion: await accountApiVersion(tx, accountId, deps.config.defaultApiVersion),
     cause: automaticCause,
@@ -56,7 +57,7 @@ export async function systemScope(tx: Tx, deps: Pick<Deps, 'clock' | 'config'>, 
  * Runs the subscription's next due action if it is due by `until` (billing time), in `tx`, with
  * the subscription locked; answers the events it wrote, or null when nothing was due.
  */
-export async function stepSubscription(tx: Tx, deps: Pick<Deps, 'clock' | 'config'>, id: string, until: number): Promise<string[] | null> {
+export async function stepSubscription(tx: Tx, deps: BillingDeps, id: string, until: number): Promise<string[] | null> {
   const rows = await tx.$queryRaw<{ id: string }[]>`SELECT id FROM subscriptions WHERE id = ${id} FOR UPDATE`;
   if (rows.length === 0) return null;
   const stored = await tx.subscription.findUniqueOrThrow({ where: { id } });
@@ -76,6 +77,7 @@ async function runDueAction(scope: Scope, view: SubscriptionView, at: number): P
     const invoice = row.latestInvoice ? await lockInvoice(scope.tx, scope.accountId, row.latestInvoice) : null;
     if (invoice && invoice.row.status === 'open') {
       await scope.tx.invoice.update({ where: { id: invoice.row.id }, data: { status: 'void', voidedAt: at }, select: { id: true } });
+      await cancelInvoicePayment(scope, invoice.row.id);
       await emitIn(
         scope,
         'invoice.voided',
@@ -176,7 +178,7 @@ async function emitUpcoming(scope: Scope, view: SubscriptionView): Promise<void>
 async function renew(scope: Scope, view: SubscriptionView): Promise<void> {
   const { start, end } = renewalPeriod(view);
   const pause = view.row.pauseCollection;
-  const { after, invoice } = await startPeriod(scope, view, { start, end, reason: 'subscription_cycle', ...(pause ? { collect: false, draft: pause.behavior === 'keep_as_draft' } : {}) });
+  const { after, invoice } = await startPeriod(scope, view, { start, end, reason: 'subscription_cycle', ...(pause ? { paused: true, draft: pause.behavior === 'keep_as_draft' } : {}) });
   if (pause) await holdCollection(scope, invoice, pause);
   await saveSubscriptionRow(scope, view, after);
 }

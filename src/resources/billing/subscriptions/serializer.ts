@@ -53,6 +53,15 @@ export interface SubscriptionView {
   readonly defaultTaxRates: readonly TaxRateRow[];
   /** Its and its items' discounts as `discount` objects, with their coupons, by id: older versions show them whole (`embed`). */
   readonly discounts?: Embedded;
+  /** `payment_settings` as given at creation (a column newer than the generated client: read by `viewOf`). */
+  readonly paymentSettings?: StoredPaymentSettings | null;
+}
+
+/** A subscription's `payment_settings`, in the public shape. */
+export interface StoredPaymentSettings {
+  readonly payment_method_options: Record<string, unknown> | null;
+  readonly payment_method_types: string[] | null;
+  readonly save_default_payment_method: 'off' | 'on_subscription';
 }
 
 /** The legacy `plan` every item still carries, made from its price. */
@@ -152,7 +161,7 @@ export function serializeSubscription(view: SubscriptionView) {
     next_pending_invoice_item_invoice: null,
     on_behalf_of: null,
     pause_collection: row.pauseCollection === null ? null : { behavior: row.pauseCollection.behavior, resumes_at: row.pauseCollection.resumes_at },
-    payment_settings: { payment_method_options: null, payment_method_types: null, save_default_payment_method: 'off' },
+    payment_settings: view.paymentSettings ?? { payment_method_options: null, payment_method_types: null, save_default_payment_method: 'off' },
     pending_invoice_item_interval: null,
     pending_setup_intent: null,
     pending_update:

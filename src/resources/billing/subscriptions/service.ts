@@ -44,6 +44,7 @@ import {
   type ItemRow,
   type PauseCollection,
   type StoredDiscount,
+  type StoredPaymentSettings,
   type StoredPendingUpdate,
   type SubscriptionRow,
   type SubscriptionView,
@@ -239,7 +240,11 @@ function checkItems(items: readonly { price: PriceRow }[], param: string): void 
 
 /** Throws the charge's error for `error_if_incomplete` (a card error is a 402, as the public API answers). */
 function failIfIncomplete(charge: Charge): void {
-  if (charge.kind !== 'paid') throw charge.error;
+  if (charge.kind === 'paid') return;
+  // Nothing stands, so neither does the declined intent's charge: the decline alone, and no writes kept.
+  const e = charge.error;
+  const declineCode = e.extra?.decline_code;
+  throw new ApiError({ status: e.status, type: e.type, code: e.code, message: e.message, extra: declineCode === undefined ? undefined : { decline_code: declineCode } });
 }
 
 async function lockCustomer(tx: Tx, ctx: RequestContext, id: string) {
@@ -385,6 +390,8 @@ export async function createSubscription(ctx: RequestContext) {
       select: { id: true },
     });
     if (final.trialMissingPaymentMethod !== 'create_invoice') await saveSettings(tx, final);
+    const paymentSettings = paymentSettingsOf(params.payment_settings);
+    if (paymentSettings) await tx.$executeRaw`UPDATE subscriptions SET payment_settings = ${JSON.stringify(paymentSettings)}::jsonb WHERE id = ${id}`;
     // A trial bills nothing, so there is nothing to credit until its end.
     const billed = items.map((i) => ({ ...i, billedPriceId: trialEnd === null ? i.priceId : null, billedQuantity: trialEnd === null ? i.quantity : null }));
     for (const item of billed) await insertItem(tx, ctx.caller.accountId, item);
@@ -399,6 +406,25 @@ export async function createSubscription(ctx: RequestContext) {
   await handOffEvents(deps.queues, result.events);
   await scheduleSubscriptions(deps, [result.subscription.id]);
   return result.subscription;
+}
+
+/** The cards-only sandbox's payment method types. */
+const PAYMENT_METHOD_TYPES = ['card'];
+
+/**
+ * `payment_settings` as given (kept whole, shown back): `save_default_payment_method`,
+ * `payment_method_types` (cards only here; an empty string is none given) and
+ * `payment_method_options`. Undefined when none was given.
+ */
+function paymentSettingsOf(param: Record<string, any> | undefined): StoredPaymentSettings | undefined {
+  if (param === undefined) return undefined;
+  const types = param.payment_method_types === undefined || param.payment_method_types === '' ? null : (param.payment_method_types as string[]);
+  const unsupported = types?.find((type) => !PAYMENT_METHOD_TYPES.includes(type));
+  if (unsupported !== undefined) {
+    throw invalidRequest(`The payment method type \`${unsupported}\` is not supported here: only \`card\` payments are.`, 'parameter_invalid', 'payment_settings[payment_method_types]');
+  }
+  const options = param.payment_method_options === undefined || param.payment_method_options === '' ? null : (param.payment_method_options as Record<string, unknown>);
+  return { payment_method_options: options, payment_method_types: types, save_default_payment_method: param.save_default_payment_method ?? 'off' };
 }
 
 /** A first period cut short by a billing cycle anchor bills its share of a whole period. */

@@ -1,4 +1,5 @@
 import { isJsonObject, type VersionChange } from '../../../kernel/versions';
+import { invoiceChargeKey, invoiceIntentKey } from '../invoices/serializer';
 import { decimalString, embeddedPrice, has, isWhole, planOf, singularDiscount, without, withDefaults, type Json } from './shared';
 
 // Invoices, their lines and invoice items. 2025-03-31.basil replaced most of their top-level
@@ -53,10 +54,14 @@ export const invoiceChanges: readonly VersionChange[] = [
     description:
       'Adds support for multiple (partial) payments on invoices: removes `payment_intent`, `charge`, `paid` and `paid_out_of_band`, ' +
       'and `application_fee_amount` and `transfer_data`. Before, `paid` said whether the invoice is paid (its status `paid`); ' +
-      'Sandbank has no PaymentIntents, Charges, application fees or transfers: the others are null (`paid_out_of_band` false).',
-    downgrade: (invoice) => {
+      '`payment_intent` is the PaymentIntent the invoice is paid through and `charge` its latest charge (null before any); ' +
+      'Sandbank has no application fees or transfers: those are null (`paid_out_of_band` false).',
+    downgrade: (invoice, _newest, embedded) => {
       const out = has(invoice, 'status') ? { ...invoice, paid: invoice.status === 'paid' } : invoice;
-      return withDefaults(out, { paid_out_of_band: false, payment_intent: null, charge: null, application_fee_amount: null, transfer_data: null });
+      const id = String(invoice.id);
+      const intent = (embedded[invoiceIntentKey(id)] ?? null) as Json;
+      const charge = (embedded[invoiceChargeKey(id)] ?? null) as Json;
+      return withDefaults(out, { paid_out_of_band: false, payment_intent: intent, charge, application_fee_amount: null, transfer_data: null });
     },
   },
   {

@@ -2,7 +2,7 @@ import { Prisma } from '../../../generated/prisma/client';
 import { hashKey as hashToken } from '../../../kernel/auth';
 import { unixSeconds } from '../../../lib/clock';
 import { newId, randomBase62 } from '../../../lib/ids';
-import type { Deps, RequestContext } from '../../../kernel/route';
+import type { Deps } from '../../../kernel/route';
 import { AfterCommit } from '../../../kernel/transaction';
 import type { Db } from '../../../kernel/writes';
 import type { SqlClient } from '../../../lib/sql';
@@ -74,9 +74,15 @@ export function nextActionOf(url: string, returnUrl: string | null): Record<stri
  * Starts a challenge for an intent (locked by the caller), ending any it still had open; answers
  * the intent's `next_action`.
  */
+/** Who starts a challenge: a request, or billing collecting an invoice (a worker's renewal too). */
+export interface ChallengeStarter {
+  readonly deps: Pick<Deps, 'clock' | 'config' | 'encryption' | 'queues'>;
+  readonly caller: { readonly accountId: string };
+}
+
 export async function startAuthentication(
   db: Db,
-  ctx: RequestContext,
+  ctx: ChallengeStarter,
   start: { intentType: IntentType; intentId: string; returnUrl: string | null },
 ): Promise<Record<string, unknown>> {
   const now = unixSeconds(ctx.deps.clock);

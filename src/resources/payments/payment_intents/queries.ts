@@ -30,6 +30,10 @@ export const selectOwned = (id: string, accountId: string): Fragment => sql`${SE
 /** One of the account's PaymentIntents, locked for the rest of the transaction. */
 export const selectOwnedForUpdate = (id: string, accountId: string): Fragment => sql`${selectOwned(id, accountId)} FOR UPDATE`;
 
+/** The newest of an invoice's PaymentIntents (the one its payments go through), locked. */
+export const selectInvoiceIntentForUpdate = (invoiceId: string, accountId: string): Fragment =>
+  sql`${SELECT_ROW} WHERE invoice_id = ${invoiceId} AND account_id = ${accountId} ORDER BY seq DESC LIMIT 1 FOR UPDATE`;
+
 /** The account's PaymentIntents for the list, with its filters. */
 export function listedRows(accountId: string, filters: { customer?: string; created: readonly Fragment[] }): SqlRows {
   const where = [sql`account_id = ${accountId}`, ...filters.created];

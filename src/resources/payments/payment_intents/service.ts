@@ -7,9 +7,10 @@ import { searchRequest } from '../../../kernel/search';
 import { requireOpenedClientSecret } from '../../../kernel/clientSecret';
 import type { SqlClient } from '../../../lib/sql';
 import { prismaDb, readsItsWrites, type Db } from '../../../kernel/writes';
+import { prismaOf } from '../../../kernel/transaction';
 import { applyMetadata, type Metadata, type MetadataParam } from '../../../kernel/metadata';
 import type { Deps, RequestContext } from '../../../kernel/route';
-import { accountApiVersion, automaticCause, emitIn, requestEventOptions, type EmitOptions } from '../../../events/emit';
+import { accountApiVersion, automaticCause, emitIn, requestEventOptions, type EmitOptions, type Tx } from '../../../events/emit';
 import type { EventType } from '../../../events/types';
 import { handOffEvents } from '../../../events/jobs';
 import type { JobSpec } from '../../../lib/queue';
@@ -19,6 +20,7 @@ import {
   startAuthentication,
   type AuthenticationResult,
   type AuthenticationTarget,
+  type ChallengeStarter,
 } from '../authentications/service';
 import { lockCharge, newBalanceTransactionId, recordCharge, saveCharge, shippingOf, type ChargeAttempt } from '../charges/service';
 import { serializeCharge, type ChargeRow } from '../charges/serializer';
@@ -27,7 +29,7 @@ import { loadPaymentMethod, lockCustomer, resolvePaymentMethod, savePaymentMetho
 import { serializePaymentMethod } from '../payment_methods/serializer';
 import { authenticationRequiredError, insufficientFundsError, paymentResult, type CardOutcome } from '../payment_methods/testCards';
 import { paymentIntentsQueue, settleJob, type PaymentIntentJob } from './jobs';
-import { SEARCH, insertIntent, listedRows, searchedRows, selectConnected, selectOwned, selectOwnedForUpdate, updateIntent } from './queries';
+import { SEARCH, insertIntent, listedRows, searchedRows, selectConnected, selectInvoiceIntentForUpdate, selectOwned, selectOwnedForUpdate, updateIntent } from './queries';
 import { serializePaymentIntent, type PaymentIntentObject, type PaymentIntentRow } from './serializer';
 
 // PaymentIntents: the status machine (requires_payment_method → requires_confirmation →
@@ -252,6 +254,8 @@ async function usablePaymentMethod(scope: Scope, ctx: RequestContext, id: string
 interface AttemptOptions {
   readonly offSession: boolean;
   readonly errorOnRequiresAction: boolean;
+  /** An invoice's off-session payment asks its customer to authenticate rather than failing (invoice.payment_action_required). */
+  readonly challengeOffSession?: boolean;
 }
 
 /** How a payment goes once the customer authenticated it: 4000008260003178 declines then. */
@@ -259,13 +263,13 @@ const authenticatedResult = (pm: Stored): 'succeeds' | ApiError =>
   pm.outcome === 'authentication_then_insufficient_funds' ? insufficientFundsError() : 'succeeds';
 
 /** How a payment with this card goes before any authentication. */
-function attemptResult(pm: Stored, options: AttemptOptions): 'succeeds' | 'authenticate' | ApiError {
+function attemptResult(pm: Pick<Stored, 'outcome' | 'offSessionReady'>, options: AttemptOptions): 'succeeds' | 'authenticate' | ApiError {
   const outcome = pm.outcome as CardOutcome;
   const needsAuthentication =
     outcome === 'authentication_required' ||
     outcome === 'authentication_then_insufficient_funds' ||
     (outcome === 'authentication_unless_setup' && !(options.offSession && pm.offSessionReady));
-  if (needsAuthentication) return options.offSession || options.errorOnRequiresAction ? authenticationRequiredError() : 'authenticate';
+  if (needsAuthentication) return !options.challengeOffSession && (options.offSession || options.errorOnRequiresAction) ? authenticationRequiredError() : 'authenticate';
   const result = paymentResult(outcome === 'authentication_unless_setup' ? 'succeeds' : outcome);
   return result.status === 'declined' ? result.error : 'succeeds';
 }
@@ -365,7 +369,7 @@ async function charge(scope: Scope, row: PaymentIntentRow, pm: Stored, result: '
 }
 
 /** The confirmation itself, on a locked intent whose parameters are applied. */
-async function attempt(scope: Scope, ctx: RequestContext, row: PaymentIntentRow, options: AttemptOptions): Promise<{ row: PaymentIntentRow; error?: ApiError }> {
+async function attempt(scope: Scope, ctx: ChallengeStarter, row: PaymentIntentRow, options: AttemptOptions): Promise<{ row: PaymentIntentRow; error?: ApiError }> {
   const pm = scope.paymentMethods.get(row.paymentMethodId!) ?? (await loadPaymentMethod(scope.db.sql, row.paymentMethodId!));
   // A manually confirmed intent whose customer authenticated this card: charged without asking again.
   if ((row.nextAction as { authenticated?: string } | null)?.authenticated === pm.id) {
@@ -566,6 +570,9 @@ export async function updatePaymentIntent(ctx: RequestContext) {
   const { params } = ctx;
   return run(ctx, async (scope) => {
     const before = await lockOrMissing(ctx, scope);
+    // An invoice's intent follows its invoice (amount, card, customer): only what never moves the payment changes.
+    const fixed = before.invoiceId === null ? undefined : Object.keys(params).find((k) => !ALWAYS_UPDATABLE.has(k));
+    if (fixed !== undefined) throw invalidRequest(`This PaymentIntent pays invoice ${before.invoiceId}: \`${fixed}\` can't be updated directly. Pay or void the invoice instead.`, undefined, fixed);
     if (!UPDATABLE.includes(before.status)) {
       const refused = Object.keys(params).find((k) => !ALWAYS_UPDATABLE.has(k));
       if (refused !== undefined) {
@@ -629,7 +636,11 @@ export async function confirmPaymentIntent(ctx: RequestContext) {
   return run(ctx, async (scope) => {
     const before = await lockOrMissing(ctx, scope);
     requireOpenedClientSecret(ctx, await ctx.deps.encryption.open(before.clientSecret), PAYMENT_INTENT);
-    return confirmLocked(scope, ctx, before, params);
+    // An invoice's intent tells billing how it went, which billing writes through Prisma (asked before any write).
+    const tx = before.invoiceId === null ? null : prismaOf(ctx.deps);
+    const result = await confirmLocked(scope, ctx, before, params);
+    if (tx) await tellInvoice(scope, tx, ctx.deps, result.row);
+    return result;
   });
 }
 
@@ -684,6 +695,9 @@ export async function cancelPaymentIntent(ctx: RequestContext) {
   const { params } = ctx;
   return run(ctx, async (scope) => {
     const before = await lockOrMissing(ctx, scope);
+    if (before.invoiceId !== null) {
+      throw await unexpectedState(scope, before, `This PaymentIntent pays invoice ${before.invoiceId} and can't be canceled directly: void the invoice instead.`);
+    }
     if (!CANCELABLE.includes(before.status)) {
       throw await unexpectedState(
         scope,
@@ -763,6 +777,7 @@ export const paymentIntentAuthentication: AuthenticationTarget = {
       const failed: PaymentIntentRow = { ...row, status: 'requires_payment_method', paymentMethodId: null, lastPaymentError: error as unknown as Prisma.JsonValue };
       await saveIntent(scope, failed);
       await emitIntent(scope, 'payment_intent.payment_failed', failed);
+      await tellInvoice(scope, tx, deps, failed);
       await afterFinish(deps, scope);
       return { eventIds: scope.eventIds, redirectParams: await redirect('failed') };
     }
@@ -773,6 +788,7 @@ export const paymentIntentAuthentication: AuthenticationTarget = {
       return { eventIds: [], redirectParams: await redirect('succeeded') };
     }
     const charged = await charge(scope, row, pm, authenticatedResult(pm), true);
+    await tellInvoice(scope, tx, deps, charged.row);
     await afterFinish(deps, scope);
     return { eventIds: scope.eventIds, redirectParams: await redirect(charged.error ? 'failed' : 'succeeded') };
   },
@@ -787,4 +803,144 @@ export async function searchPaymentIntents(ctx: RequestContext) {
   const { caller, deps } = ctx;
   const result = await searchRequest<PaymentIntentRow & { seq: bigint }>(ctx, SEARCH, searchedRows(caller.accountId), (row: PaymentIntentRow) => row);
   return { ...result, data: await Promise.all((result.data as (PaymentIntentRow & { seq: bigint })[]).map((r) => presentPaymentIntent(deps.sql, deps, withoutSeq(r), ctx.apiVersion))) };
+}
+
+// --- invoices ---------------------------------------------------------------------------------
+
+/** What billing needs of a PaymentIntent an invoice owns. */
+export type InvoiceIntent = Pick<PaymentIntentRow, 'id' | 'accountId' | 'invoiceId' | 'status' | 'paymentMethodId' | 'lastPaymentError' | 'amountReceived' | 'setupFutureUsage'>;
+
+/**
+ * What billing does when an invoice's PaymentIntent succeeds or fails outside billing's own
+ * collection (its customer confirmed it, or answered its challenge): pays the invoice, or records
+ * the failure. Billing registers it (payments never imports billing); answers the events written.
+ */
+export interface InvoicePaymentTarget {
+  settled(tx: Tx, deps: Deps, intent: InvoiceIntent, outcome: 'succeeded' | 'failed'): Promise<string[]>;
+}
+
+let invoiceTarget: InvoicePaymentTarget | null = null;
+
+/** Registers billing's target (billing's index does, once). */
+export function useInvoicePayments(target: InvoicePaymentTarget): void {
+  invoiceTarget = target;
+}
+
+/** Tells billing how an invoice's intent went, in the same transaction; an intent still waiting on its customer tells nothing. */
+async function tellInvoice(scope: Scope, tx: Tx, deps: Deps, row: PaymentIntentRow): Promise<void> {
+  if (row.invoiceId === null || invoiceTarget === null) return;
+  const outcome = row.status === 'succeeded' ? 'succeeded' : row.status === 'requires_payment_method' && row.lastPaymentError !== null ? 'failed' : null;
+  if (outcome === null) return;
+  scope.eventIds.push(...(await invoiceTarget.settled(tx, deps, row, outcome)));
+}
+
+/** How an invoice's payment (off-session, asking its customer when the card needs it) goes with this card, known before anything is written. */
+export const invoiceAttemptResult = (pm: Pick<Stored, 'outcome' | 'offSessionReady'>): 'succeeds' | 'authenticate' | ApiError => attemptResult(pm, INVOICE_ATTEMPT);
+
+const INVOICE_ATTEMPT: AttemptOptions = { offSession: true, errorOnRequiresAction: false, challengeOffSession: true };
+
+/** An invoice's payment, as billing asks for it. */
+export interface InvoicePayment {
+  readonly accountId: string;
+  readonly invoiceId: string;
+  readonly customerId: string;
+  readonly amount: number;
+  readonly currency: string;
+  readonly description: string | null;
+  /** The card to charge; null leaves the intent waiting for one. */
+  readonly paymentMethodId: string | null;
+  /** Charge it now, off-session; false leaves the intent for its customer to confirm (`default_incomplete`). */
+  readonly confirm: boolean;
+  readonly setupFutureUsage?: 'off_session' | null;
+  /** Billing time (a test clock's), for the intent and its charge. */
+  readonly now: number;
+  readonly events: EmitOptions;
+}
+
+/**
+ * Pays `amount` of an invoice through a PaymentIntent (`invoice` set): the invoice's intent still
+ * open (after a decline, or waiting on its customer) is confirmed again, else a new one is made;
+ * confirming records the charge. A card that needs authentication leaves the intent in
+ * requires_action with a challenge its customer answers; a decline sends it back to
+ * requires_payment_method with the 402 to answer (`error`).
+ */
+export async function payInvoiceAmount(
+  db: Db,
+  deps: ChallengeStarter['deps'],
+  payment: InvoicePayment,
+): Promise<{ intent: PaymentIntentRow; error?: ApiError; eventIds: string[] }> {
+  const scope = newScope(db, deps, payment.accountId, payment.now, payment.events);
+  const [open] = await db.sql.query<PaymentIntentRow & { seq?: bigint }>(selectInvoiceIntentForUpdate(payment.invoiceId, payment.accountId));
+  let row: PaymentIntentRow;
+  if (open && CONFIRMABLE.includes(open.status)) {
+    row = { ...withoutSeq(open), paymentMethodId: payment.paymentMethodId ?? open.paymentMethodId };
+  } else {
+    const id = newId('pi');
+    row = {
+      id,
+      accountId: payment.accountId,
+      created: payment.now,
+      amount: payment.amount,
+      currency: payment.currency,
+      status: 'requires_payment_method',
+      captureMethod: 'automatic',
+      confirmationMethod: 'automatic',
+      customerId: payment.customerId,
+      paymentMethodId: payment.paymentMethodId,
+      paymentMethodTypes: [...SUPPORTED_TYPES],
+      allowedPaymentMethodTypes: null,
+      excludedPaymentMethodTypes: null,
+      automaticPaymentMethods: null,
+      paymentMethodOptions: {},
+      setupFutureUsage: payment.setupFutureUsage ?? null,
+      description: payment.description,
+      receiptEmail: null,
+      statementDescriptor: null,
+      statementDescriptorSuffix: null,
+      shipping: null,
+      metadata: {},
+      onBehalfOf: null,
+      transferData: null,
+      transferGroup: null,
+      applicationFeeAmount: null,
+      amountCapturable: 0,
+      amountReceived: 0,
+      latestChargeId: null,
+      lastPaymentError: null,
+      nextAction: null,
+      returnUrl: null,
+      cancellationReason: null,
+      canceledAt: null,
+      clientSecret: await deps.encryption.seal(`${id}_secret_${randomBase62(25)}`),
+      invoiceId: payment.invoiceId,
+      dueAt: null,
+    };
+    scope.unsaved.add(id);
+    await emitIntent(scope, 'payment_intent.created', row);
+  }
+  if (row.paymentMethodId !== null && row.status === 'requires_payment_method') row.status = 'requires_confirmation';
+  if (!payment.confirm || row.paymentMethodId === null) {
+    await saveIntent(scope, row);
+    return { intent: row, eventIds: scope.eventIds };
+  }
+  const result = await attempt(scope, { deps, caller: { accountId: payment.accountId } }, row, INVOICE_ATTEMPT);
+  return { intent: result.row, error: result.error, eventIds: scope.eventIds };
+}
+
+/** The opened client secret of one of the account's intents (an open invoice's `confirmation_secret`). */
+export async function intentClientSecret(sql: SqlClient, deps: Pick<Deps, 'encryption'>, accountId: string, id: string): Promise<string | null> {
+  const [row] = await sql.query<PaymentIntentRow & { seq: bigint }>(selectOwned(id, accountId));
+  return row ? deps.encryption.open(row.clientSecret) : null;
+}
+
+/** A voided invoice's open PaymentIntent is canceled (`void_invoice`), its challenge closed: it can no longer pay. */
+export async function cancelInvoiceIntent(db: Db, deps: ChallengeStarter['deps'], accountId: string, invoiceId: string, now: number, events: EmitOptions): Promise<string[]> {
+  const scope = newScope(db, deps, accountId, now, events);
+  const [open] = await db.sql.query<PaymentIntentRow & { seq?: bigint }>(selectInvoiceIntentForUpdate(invoiceId, accountId));
+  if (!open || !CANCELABLE.includes(open.status) || open.status === 'requires_capture' || open.status === 'processing') return [];
+  const row: PaymentIntentRow = { ...withoutSeq(open), status: 'canceled', canceledAt: now, cancellationReason: 'void_invoice', dueAt: null };
+  await closeAuthentications(db, row.id, now);
+  await saveIntent(scope, row);
+  await emitIntent(scope, 'payment_intent.canceled', row);
+  return scope.eventIds;
 }

@@ -41,6 +41,10 @@ describe('create', () => {
       'customer.subscription.created',
       'invoice.created',
       'invoice.finalized',
+      // The invoice is paid through a PaymentIntent, which records the charge.
+      'payment_intent.created',
+      'charge.succeeded',
+      'payment_intent.succeeded',
       'invoice.paid',
       'invoice.payment_succeeded',
     ]);

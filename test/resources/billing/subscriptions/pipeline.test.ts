@@ -89,6 +89,27 @@ test('a renewal whose card declines: past_due, the invoice open with the decline
   expect((await get(key, `/v1/subscriptions/${sub.id}`)).body.status).toBe('active');
 });
 
+test('a renewal whose card asks for 3-D Secure: past_due, its PaymentIntent requires_action; the hosted page`s answer pays it and the subscription is active', async () => {
+  const key = newTestKey();
+  const { clock, customer, price } = await onClock(key);
+  const sub = (await post(key, '/v1/subscriptions', { customer: customer.id, items: [{ price: price.id }] })).body;
+  const asking = (await post(key, '/v1/payment_methods/pm_card_authenticationRequired/attach', { customer: customer.id })).body.id;
+  await post(key, `/v1/subscriptions/${sub.id}`, { default_payment_method: asking });
+  await advance(key, clock.id, addInterval(START, 'month', 1) + 60);
+  const renewed = (await get(key, `/v1/subscriptions/${sub.id}`)).body;
+  expect(renewed.status).toBe('past_due');
+  expect((await get(key, `/v1/invoices/${renewed.latest_invoice}`)).body).toMatchObject({ status: 'open', billing_reason: 'subscription_cycle', last_payment_error: { code: 'authentication_required' } });
+  expect((await eventsOf(key, 'invoice.payment_action_required')).map((e: any) => e.data.object.id)).toEqual([renewed.latest_invoice]);
+  const [payment] = (await get(key, `/v1/invoice_payments?invoice=${renewed.latest_invoice}`)).body.data;
+  const intent = (await get(key, `/v1/payment_intents/${payment.payment.payment_intent}`)).body;
+  expect(intent).toMatchObject({ status: 'requires_action', amount: 1000, description: 'Subscription cycle', payment_method: asking });
+  // The worker started the challenge: its page answers.
+  const page = new URL(intent.next_action.use_stripe_sdk.stripe_js).pathname;
+  expect((await e.t.http().post(page).type('form').send('outcome=complete')).status).toBe(200);
+  expect((await get(key, `/v1/invoices/${renewed.latest_invoice}`)).body).toMatchObject({ status: 'paid', amount_paid: 1000 });
+  expect((await get(key, `/v1/subscriptions/${sub.id}`)).body.status).toBe('active');
+});
+
 test("a trial ends (trial_will_end three days before), then cancel_at_period_end takes effect at the period end (prorations made meanwhile stay pending)", async () => {
   const key = newTestKey();
   const { clock, customer, price } = await onClock(key);
@@ -123,6 +144,12 @@ test('an unpaid first invoice: after 23 hours the subscription is incomplete_exp
   expect((await get(key, `/v1/subscriptions/${sub.id}`)).body).toMatchObject({ status: 'incomplete_expired', ended_at: START + 23 * 3600 });
   expect((await get(key, `/v1/invoices/${sub.latest_invoice}`)).body).toMatchObject({ status: 'void', amount_remaining: 0, status_transitions: { voided_at: START + 23 * 3600 } });
   expect((await eventsOf(key, 'invoice.voided')).length).toBe(1);
+  // Its PaymentIntent can no longer pay it: canceled, and its invoice payment with it.
+  const [intent] = (await get(key, `/v1/payment_intents?customer=${customer.id}`)).body.data;
+  expect(intent).toMatchObject({ status: 'canceled', cancellation_reason: 'void_invoice', canceled_at: START + 23 * 3600 });
+  expect((await get(key, `/v1/invoice_payments?invoice=${sub.latest_invoice}`)).body.data).toEqual([
+    expect.objectContaining({ status: 'canceled', amount_paid: null, payment: { type: 'payment_intent', payment_intent: intent.id }, status_transitions: { canceled_at: START + 23 * 3600, paid_at: null } }),
+  ]);
 });
 
 test('an advance survives a Redis that lost its job: the reconciler adds it again and the clock gets ready', async () => {
