@@ -526,9 +526,10 @@ export async function pipelineScenario(stack: Stack, fault: FaultName, options: 
     [accountId],
   );
   figures.ranTwice += twice.n;
-  // A renewal that ran twice is a second invoice for one subscription's period.
+  // A renewal that ran twice is a second invoice ending one subscription's period (an invoice's
+  // period looks back: a first invoice and the first renewal start alike, but end apart).
   const [renewedTwice] = await stack.query<{ n: number }>(
-    `SELECT count(*)::int AS n FROM (SELECT 1 FROM invoices WHERE test_clock_id = ANY($1) GROUP BY subscription_id, period_start HAVING count(*) > 1) t`,
+    `SELECT count(*)::int AS n FROM (SELECT 1 FROM invoices WHERE test_clock_id = ANY($1) GROUP BY subscription_id, period_end HAVING count(*) > 1) t`,
     [clocks.ids],
   );
   figures.ranTwice += renewedTwice.n;
