@@ -67,5 +67,5 @@ export { resolvePaymentMethod, takeCvc } from './payment_methods/service';
 export { paymentResult, type CardOutcome } from './payment_methods/testCards';
 
 /** Customers' discounts, which billing gives (coupons live there): the registry hands them over. */
-export { useCustomerDiscounts, type CustomerDiscounts } from './customers/service';
-export type { CustomerDiscount } from './customers/serializer';
+export { noActiveDiscount, useCustomerDiscounts, type CustomerDiscounts } from './customers/service';
+export { serializeDeletedDiscount, type CustomerDiscount } from './customers/serializer';
