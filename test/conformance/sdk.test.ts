@@ -1,7 +1,17 @@
 import Stripe from 'stripe';
 import { pay, insertPendingRefund } from '../helpers/payments';
 import { bearer, newTestKey, startTestApp, type TestApp } from '../helpers/app';
-import { CLOSED_ORIGIN, COMPLETE_EXPRESS, createEvent, createVerificationReport, fcTransactions, pausedSubscription, refreshFcAccount } from '../helpers/fixtures';
+import {
+  CLOSED_ORIGIN,
+  COMPLETE_EXPRESS,
+  createEvent,
+  createVerificationReport,
+  customerWithDiscount,
+  fcTransactions,
+  pausedSubscription,
+  refreshFcAccount,
+  subscriptionWithDiscount,
+} from '../helpers/fixtures';
 import { routes as registeredRoutes } from '../../src/resources';
 import { createForwardingRequest, forwardingHarness } from '../helpers/forwarding';
 
@@ -444,6 +454,11 @@ const CASES: Record<string, OperationCase> = {
     error: InvalidRequest,
   },
   DeleteCustomersCustomer: { ok: async (stripe) => stripe.customers.del(await customer(stripe)), fails: (stripe) => stripe.customers.del('cus_nope'), error: InvalidRequest },
+  DeleteCustomersCustomerDiscount: {
+    ok: async (stripe, key) => stripe.customers.deleteDiscount(await customerWithDiscount(t, key)),
+    fails: async (stripe) => stripe.customers.deleteDiscount(await customer(stripe)),
+    error: InvalidRequest,
+  },
   GetRefunds: {
     ok: async (stripe, key) => stripe.refunds.list({ charge: (await stripe.refunds.retrieve(await refund(stripe, key))).charge as string }),
     fails: (stripe) => stripe.refunds.list({ charge: 'ch_nope' }),
@@ -696,6 +711,11 @@ const CASES: Record<string, OperationCase> = {
   DeleteSubscriptionsSubscriptionExposedId: {
     ok: async (stripe) => stripe.subscriptions.cancel((await subscription(stripe)).id, { prorate: true }),
     fails: (stripe) => stripe.subscriptions.cancel('sub_nope'),
+    error: InvalidRequest,
+  },
+  DeleteSubscriptionsSubscriptionExposedIdDiscount: {
+    ok: async (stripe, key) => stripe.subscriptions.deleteDiscount(await subscriptionWithDiscount(t, key)),
+    fails: async (stripe) => stripe.subscriptions.deleteDiscount((await subscription(stripe)).id),
     error: InvalidRequest,
   },
   GetSubscriptionItems: {

@@ -1,5 +1,6 @@
 import qs from 'qs';
 import { bearer, type TestApp } from './app';
+import { LATEST_API_VERSION } from '../../src/kernel/versions';
 import { accountOfKey, emitTestEvent } from './events';
 import { createRefunds } from './payments';
 import { finishProcessing } from '../../src/resources/identity/verification/pipeline';
@@ -406,6 +407,29 @@ export async function createCoupon(app: TestApp, key: string, params: Record<str
   const res = await app.http().post('/v1/coupons').set(bearer(key)).type('form').send(form({ ...discount, ...params }));
   if (res.status !== 200) throw new Error(`creating a coupon failed: ${res.status} ${JSON.stringify(res.body)}`);
   return res.body;
+}
+
+/**
+ * A new customer with a discount (a new 25 % coupon, set through `coupon` at 2024-04-10: newer
+ * versions give customers none); answers its id. The key's account keeps the version it has.
+ */
+export async function customerWithDiscount(app: TestApp, key: string): Promise<string> {
+  const made = app.http().post('/v1/coupons').set(bearer(key));
+  // An account's first request that names a version pins it: an unpinned one gets the version
+  // it has anyway (the default, the newest), so the older request below doesn't pin it.
+  if ((made as unknown as { header: Record<string, string> }).header['Stripe-Version'] === undefined) made.set('Stripe-Version', LATEST_API_VERSION);
+  const couponRes = await made.type('form').send(form({ percent_off: 25, duration: 'forever' }));
+  if (couponRes.status !== 200) throw new Error(`creating a coupon failed: ${couponRes.status} ${JSON.stringify(couponRes.body)}`);
+  const coupon = couponRes.body.id;
+  const res = await app.http().post('/v1/customers').set(bearer(key)).set('Stripe-Version', '2024-04-10').type('form').send(form({ coupon }));
+  if (res.status !== 200) throw new Error(`creating a customer with a discount failed: ${res.status} ${JSON.stringify(res.body)}`);
+  return res.body.id;
+}
+
+/** A subscription (see `createSubscription`) with a discount of its own (a new 25 % coupon); answers its id. */
+export async function subscriptionWithDiscount(app: TestApp, key: string): Promise<string> {
+  const coupon = (await createCoupon(app, key, { duration: 'forever' })).id;
+  return (await createSubscription(app, key, 1, { discounts: [{ coupon }] })).id;
 }
 
 /** Creates a promotion code (for a new coupon unless `coupon` is given) over HTTP and returns the response body. */

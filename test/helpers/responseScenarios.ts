@@ -28,6 +28,8 @@ import {
   refreshFcAccount,
   createSubscription,
   pausedSubscription,
+  customerWithDiscount,
+  subscriptionWithDiscount,
 } from './fixtures';
 import { pay, insertPendingRefund } from './payments';
 import { createForwardingRequest, forwardingHarness } from './forwarding';
@@ -538,6 +540,7 @@ export const scenarios: Record<string, Scenario> = {
     return [answer('cleared', await post(key, `${CU}/${id}`, { address: '', description: '', shipping: { name: 'n', address: { line1: 'y' } } }))];
   },
   DeleteCustomersCustomer: async (key) => [answer('deleted', await del(key, `${CU}/${(await createCustomer(t, key)).id}`))],
+  DeleteCustomersCustomerDiscount: async (key) => [answer('deleted', await del(key, `${CU}/${await customerWithDiscount(t, key)}/discount`))],
   GetPaymentMethods: async (key) => {
     const pm = await attachedCard(t, key);
     await createPaymentMethod(t, key, { billing_details: { name: 'J', address: { country: 'US' } } });
@@ -991,6 +994,7 @@ export const scenarios: Record<string, Scenario> = {
     ];
   },
   DeleteSubscriptionsSubscriptionExposedId: async (key) => [answer('canceled', await del(key, `${SU}/${(await createSubscription(t, key)).id}?prorate=true&invoice_now=true`))],
+  DeleteSubscriptionsSubscriptionExposedIdDiscount: async (key) => [answer('deleted', await del(key, `${SU}/${await subscriptionWithDiscount(t, key)}/discount`))],
   PostSubscriptionsSubscriptionResume: async (key) => [
     answer('resumed now', await post(key, `${SU}/${await pausedSubscription(t, key)}/resume`, { expand: ['latest_invoice'] })),
     answer('unchanged, invoiced', await post(key, `${SU}/${await pausedSubscription(t, key)}/resume`, { billing_cycle_anchor: 'unchanged', proration_behavior: 'always_invoice' })),
@@ -1374,6 +1378,10 @@ export const errorScenarios: Record<string, Scenario> = {
   GetCustomersCustomer: async (key) => [answer('unknown id', await get(key, `${CU}/cus_nope`))],
   PostCustomersCustomer: async (key) => [answer('unknown id', await post(key, `${CU}/cus_nope`, { name: 'x' }))],
   DeleteCustomersCustomer: async (key) => [answer('unknown id', await del(key, `${CU}/cus_nope`))],
+  DeleteCustomersCustomerDiscount: async (key) => [
+    answer('unknown id', await del(key, `${CU}/cus_nope/discount`)),
+    answer('no discount', await del(key, `${CU}/${(await createCustomer(t, key)).id}/discount`)),
+  ],
   GetPaymentMethods: async (key) => [answer('unknown customer', await get(key, `${PMS}?customer=cus_nope`))],
   PostPaymentMethods: async (key) => [
     answer('live card', await post(key, PMS, { type: 'card', card: { number: '4111111111111111', exp_month: 1, exp_year: 2040 } })),
@@ -1506,6 +1514,10 @@ export const errorScenarios: Record<string, Scenario> = {
   GetSubscriptionsSubscriptionExposedId: async (key) => [answer('unknown id', await get(key, `${SU}/sub_nope`))],
   PostSubscriptionsSubscriptionExposedId: async (key) => [answer('unknown id', await post(key, `${SU}/sub_nope`, { metadata: { a: '1' } }))],
   DeleteSubscriptionsSubscriptionExposedId: async (key) => [answer('unknown id', await del(key, `${SU}/sub_nope`))],
+  DeleteSubscriptionsSubscriptionExposedIdDiscount: async (key) => [
+    answer('unknown id', await del(key, `${SU}/sub_nope/discount`)),
+    answer('no discount', await del(key, `${SU}/${(await createSubscription(t, key)).id}/discount`)),
+  ],
   PostSubscriptionsSubscriptionResume: async (key) => [
     answer('unknown id', await post(key, `${SU}/sub_nope/resume`, '')),
     answer('not paused', await post(key, `${SU}/${(await createSubscription(t, key)).id}/resume`, '')),

@@ -67,8 +67,8 @@ export { lockCustomer, resolvePaymentMethod, takeCvc } from './payment_methods/s
 export { paymentResult, type CardOutcome } from './payment_methods/testCards';
 
 /** Customers' discounts, which billing gives (coupons live there): the registry hands them over. */
-export { useCustomerDiscounts, type CustomerDiscounts } from './customers/service';
-export type { CustomerDiscount } from './customers/serializer';
+export { noActiveDiscount, useCustomerDiscounts, type CustomerDiscounts } from './customers/service';
+export { serializeDeletedDiscount, type CustomerDiscount } from './customers/serializer';
 
 /** Invoices are paid through PaymentIntents; billing registers what an invoice's intent settling does. */
 export {

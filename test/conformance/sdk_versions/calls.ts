@@ -1,4 +1,13 @@
-import { createVerificationReport, fcTransactions, pausedSubscription, refreshFcAccount, CLOSED_ORIGIN, COMPLETE_EXPRESS } from '../../helpers/fixtures';
+import {
+  createVerificationReport,
+  customerWithDiscount,
+  fcTransactions,
+  pausedSubscription,
+  refreshFcAccount,
+  subscriptionWithDiscount,
+  CLOSED_ORIGIN,
+  COMPLETE_EXPRESS,
+} from '../../helpers/fixtures';
 import { forwardingHarness } from '../../helpers/forwarding';
 import { insertPendingRefund } from '../../helpers/payments';
 import type { SdkPackage } from '../../helpers/sdkTypes';
@@ -257,6 +266,7 @@ const BASE: Calls = {
   GetCustomersCustomer: async (c) => c.stripe.customers.retrieve(await customer(c)),
   PostCustomersCustomer: async (c) => c.stripe.customers.update(await customer(c), { name: 'Jenny Rosen' }),
   DeleteCustomersCustomer: async (c) => c.stripe.customers.del(await customer(c)),
+  DeleteCustomersCustomerDiscount: async (c) => c.stripe.customers.deleteDiscount(await customerWithDiscount(c.t, c.key)),
   GetPaymentMethods: async (c) => {
     const cus = await customer(c);
     await c.stripe.paymentMethods.attach('pm_card_visa', { customer: cus });
@@ -360,6 +370,7 @@ const BASE: Calls = {
   GetSubscriptionsSubscriptionExposedId: async (c) => c.stripe.subscriptions.retrieve((await readSubscription(c)).id, { expand: ['latest_invoice', 'customer'] }),
   PostSubscriptionsSubscriptionExposedId: async (c) => c.stripe.subscriptions.update((await subscription(c)).id, { metadata: { a: '1' } }),
   DeleteSubscriptionsSubscriptionExposedId: async (c) => c.stripe.subscriptions.cancel((await subscription(c)).id, { prorate: true }),
+  DeleteSubscriptionsSubscriptionExposedIdDiscount: async (c) => c.stripe.subscriptions.deleteDiscount(await subscriptionWithDiscount(c.t, c.key)),
   PostSubscriptionsSubscriptionResume: async (c) => c.stripe.subscriptions.resume(await pausedSubscription(c.t, c.key)),
   GetSubscriptionItems: async (c) => c.stripe.subscriptionItems.list({ subscription: (await readSubscription(c)).id }),
   PostSubscriptionItems: async (c) => {

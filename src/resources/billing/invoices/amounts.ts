@@ -147,41 +147,45 @@ export function percentDiscount(coupon: CouponRow, amount: number): number {
 
 /**
  * Each line's discounts and taxes, and the invoice's totals. Discounts apply to discountable
- * lines (a percentage per line; an amount off split across the lines it applies to in proportion,
- * the last taking the remainder, never more than they add up to); taxes apply to what is left of
+ * lines one after another, each to what the ones before it left of a line (the public order:
+ * the line's own discounts first, then the invoice's, each list in its order): a percentage per
+ * line; an amount off split across the lines it applies to in proportion to what is left of
+ * them, the last taking the remainder, never more than is left. Taxes apply to what is left of
  * each line: exclusive rates add `base × rate`, inclusive rates take `base × rate / (100 + all
  * inclusive rates)` out of it.
  */
 export function computeInvoice(lines: readonly LineInput[], discounts: readonly AppliedDiscount[]): { lines: LineResult[]; totals: InvoiceTotals } {
   const results: LineResult[] = lines.map((line) => ({ discount_amounts: [...(line.discountAmounts ?? [])], taxes: [] }));
+  // What is left of each line after the discounts applied so far.
+  const left = lines.map((line, i) => line.amount - results[i].discount_amounts.reduce((sum, d) => sum + d.amount, 0));
+  const give = (i: number, discount: string, amount: number) => {
+    if (amount === 0) return;
+    results[i].discount_amounts.push({ amount, discount });
+    left[i] -= amount;
+  };
   lines.forEach((line, i) => {
     if (!line.discountable) return;
-    let left = line.amount;
     for (const { id, coupon } of line.discounts ?? []) {
-      const off = coupon.percentOff !== null ? percentDiscount(coupon, line.amount) : Math.min(amountOffIn(coupon, line.currency) ?? 0, Math.max(0, left));
-      left -= off;
-      if (off !== 0) results[i].discount_amounts.push({ amount: off, discount: id });
+      give(i, id, coupon.percentOff !== null ? percentDiscount(coupon, left[i]) : Math.min(amountOffIn(coupon, line.currency) ?? 0, Math.max(0, left[i])));
     }
   });
   for (const { id, coupon } of discounts) {
     const eligible = lines.map((line, i) => ({ line, i })).filter(({ line }) => line.discountable && applies(coupon, line));
     if (coupon.percentOff !== null) {
-      for (const { line, i } of eligible) {
-        const amount = percentDiscount(coupon, line.amount);
-        if (amount !== 0) results[i].discount_amounts.push({ amount, discount: id });
-      }
+      for (const { i } of eligible) give(i, id, percentDiscount(coupon, left[i]));
       continue;
     }
-    const positive = eligible.filter(({ line }) => line.amount > 0);
-    const base = positive.reduce((sum, { line }) => sum + line.amount, 0);
+    const positive = eligible.filter(({ i }) => left[i] > 0);
+    const base = positive.reduce((sum, { i }) => sum + left[i], 0);
     const off = amountOffIn(coupon, lines[0]?.currency ?? '');
     if (off === null || base === 0) continue;
-    let left = Math.min(off, base);
-    positive.forEach(({ line, i }, k) => {
-      const share = k === positive.length - 1 ? left : Number(divRound(BigInt(Math.min(off, base)) * BigInt(line.amount), BigInt(base)));
-      const amount = Math.min(share, left);
-      left -= amount;
-      if (amount !== 0) results[i].discount_amounts.push({ amount, discount: id });
+    const total = Math.min(off, base);
+    let remaining = total;
+    positive.forEach(({ i }, k) => {
+      const share = k === positive.length - 1 ? remaining : Number(divRound(BigInt(total) * BigInt(left[i]), BigInt(base)));
+      const amount = Math.min(share, remaining);
+      remaining -= amount;
+      give(i, id, amount);
     });
   }
   lines.forEach((line, i) => {

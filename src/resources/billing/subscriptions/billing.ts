@@ -183,11 +183,18 @@ export async function prorationsOf(tx: Tx, changes: readonly ItemChange[], disco
   const names = await productNames(tx, prices);
   const when = formatDate(t);
   const out: Proration[] = [];
-  const share = (price: PriceRow, amount: number): DiscountAmount[] =>
-    discounts
+  // Stacked as invoices stack them: each percentage of what the ones before it left.
+  const share = (price: PriceRow, amount: number): DiscountAmount[] => {
+    let left = amount;
+    return discounts
       .filter(({ coupon }) => coupon.percentOff !== null && (coupon.appliesToProducts.length === 0 || coupon.appliesToProducts.includes(price.productId)))
-      .map(({ id, coupon }) => ({ amount: percentDiscount(coupon, amount), discount: id }))
+      .map(({ id, coupon }) => {
+        const off = percentDiscount(coupon, left);
+        left -= off;
+        return { amount: off, discount: id };
+      })
       .filter((d) => d.amount !== 0);
+  };
   for (const change of changes) {
     for (const [side, sign, words] of [
       [change.before, -1, 'Unused time on'],

@@ -14,6 +14,7 @@ import {
   updateItem,
   updateSubscription,
 } from './service';
+import { deleteSubscriptionDiscount } from './discounts';
 
 const sub = { object: SUBSCRIPTION_OBJECT };
 const item = { object: ITEM_OBJECT };
@@ -25,6 +26,7 @@ export const routes = [
   route('get', '/v1/subscriptions/{subscription_exposed_id}', 'GetSubscriptionsSubscriptionExposedId', sub, retrieveSubscription),
   route('post', '/v1/subscriptions/{subscription_exposed_id}', 'PostSubscriptionsSubscriptionExposedId', sub, updateSubscription),
   route('delete', '/v1/subscriptions/{subscription_exposed_id}', 'DeleteSubscriptionsSubscriptionExposedId', sub, cancelSubscription),
+  route('delete', '/v1/subscriptions/{subscription_exposed_id}/discount', 'DeleteSubscriptionsSubscriptionExposedIdDiscount', { object: 'discount' }, deleteSubscriptionDiscount),
   route('post', '/v1/subscriptions/{subscription}/resume', 'PostSubscriptionsSubscriptionResume', sub, resumeSubscription),
   route('get', '/v1/subscription_items', 'GetSubscriptionItems', { ...item, list: true }, listItems),
   route('post', '/v1/subscription_items', 'PostSubscriptionItems', item, createItem),

@@ -1,6 +1,6 @@
 import { route } from '../../../kernel/route';
 import { OBJECT } from './serializer';
-import { createCustomer, createsAlone, deleteCustomer, listCustomers, retrieveCustomer, searchCustomers, updateCustomer } from './service';
+import { createCustomer, createsAlone, deleteCustomer, deleteCustomerDiscount, listCustomers, retrieveCustomer, searchCustomers, updateCustomer } from './service';
 
 const one = { object: OBJECT };
 const many = { object: OBJECT, list: true };
@@ -13,4 +13,5 @@ export const routes = [
   route('get', '/v1/customers/{customer}', 'GetCustomersCustomer', one, retrieveCustomer),
   route('post', '/v1/customers/{customer}', 'PostCustomersCustomer', one, updateCustomer),
   route('delete', '/v1/customers/{customer}', 'DeleteCustomersCustomer', one, deleteCustomer),
+  route('delete', '/v1/customers/{customer}/discount', 'DeleteCustomersCustomerDiscount', { object: 'discount' }, deleteCustomerDiscount),
 ];

@@ -61,6 +61,15 @@ export function serializeCustomer(row: CustomerRow, discounts: Embedded = {}) {
 
 export const serializeDeletedCustomer = (id: string) => ({ id, object: OBJECT, deleted: true as const });
 
+/**
+ * A discount as its deletion answers it (customers' and subscriptions'): the discount without
+ * `end`, `deleted: true`, with what `embedded` holds beside it (its coupon, for older versions).
+ */
+export function serializeDeletedDiscount(discount: Record<string, unknown>, embedded: Embedded): Record<string, unknown> {
+  const { end: _end, ...rest } = discount;
+  return embed({ ...rest, deleted: true }, embedded);
+}
+
 export const expandable: ExpandableFields = {
   // Already an object: expansion only goes through it.
   invoice_settings: { type: INVOICE_SETTINGS_OBJECT, expand: async (value) => value },

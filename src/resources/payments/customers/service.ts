@@ -12,7 +12,7 @@ import { handOffEvents } from '../../../events/jobs';
 import { attachPaymentMethod, resolvePaymentMethod } from '../payment_methods/service';
 import { SEARCH, insertCustomer, listedRows, searchedRows, selectOwned } from './queries';
 import { embed, type Embedded } from '../../../kernel/versions';
-import { serializeCustomer, serializeDeletedCustomer, type CustomerDiscount, type CustomerRow } from './serializer';
+import { serializeCustomer, serializeDeletedCustomer, serializeDeletedDiscount, type CustomerDiscount, type CustomerRow } from './serializer';
 import { prismaDb } from '../../../kernel/writes';
 
 const NAME = 'customer';
@@ -282,6 +282,31 @@ export async function updateCustomer(ctx: RequestContext) {
   });
   if (eventIds.length > 0) await handOffEvents(deps.queues, eventIds);
   return serializeCustomer(row, embedded);
+}
+
+/** Deleting the discount of a customer or subscription that has none (the public API's wording as remembered: no reference found). */
+export const noActiveDiscount = (kind: 'customer' | 'subscription', id: string): ApiError =>
+  new ApiError({ status: 404, code: 'resource_missing', message: `No active discount for ${kind}: ${id}` });
+
+/**
+ * `DELETE /v1/customers/{customer}/discount`: the customer's discount ends now (its subscriptions
+ * without one of their own stop billing it); answers it deleted, with `customer.discount.deleted`.
+ */
+export async function deleteCustomerDiscount(ctx: RequestContext) {
+  const { deps } = ctx;
+  const id = ctx.pathParams.customer;
+  const { deleted, eventIds } = await deps.prisma.$transaction(async (tx) => {
+    const before = await lockOwned(tx, ctx, id);
+    if (before.deleted) throw resourceMissing(NAME, id);
+    const [was] = before.discounts;
+    if (was === undefined) throw noActiveDiscount('customer', id);
+    await tx.$executeRaw`UPDATE customers SET discounts = '[]'::jsonb WHERE id = ${id}`;
+    const embedded = await discountObjects(tx, [before], unixSeconds(deps.clock));
+    const eventIds = await emitDiscountChange(tx, ctx, before, { ...before, discounts: [] }, embedded);
+    return { deleted: serializeDeletedDiscount(embedded[was.id] as Record<string, unknown>, embedded), eventIds };
+  });
+  await handOffEvents(deps.queues, eventIds);
+  return deleted;
 }
 
 export async function deleteCustomer(ctx: RequestContext) {
