@@ -22,11 +22,26 @@ const { Client } = require('pg');
 const SPAN_SECONDS = 23 * 3600;
 
 /** The tables filled, in the order their foreign keys need. */
-const TABLES = ['accounts', 'webhook_endpoints', 'customers', 'products', 'prices', 'payment_intents', 'charges', 'events', 'webhook_deliveries', 'idempotency_records'];
+const TABLES = [
+  'accounts',
+  'webhook_endpoints',
+  'customers',
+  'products',
+  'prices',
+  'payment_intents',
+  'charges',
+  'subscriptions',
+  'subscription_items',
+  'invoices',
+  'invoice_lines',
+  'events',
+  'webhook_deliveries',
+  'idempotency_records',
+];
 
 /**
  * Fills the tables up to `rows` each. `bench` is the bench key's account; `templates` names rows the
- * preparation made: { connectedAccount, endpoint, customer, product, price, intent, idempotencyKey }.
+ * preparation made: { connectedAccount, endpoint, customer, product, price, intent, subscription, idempotencyKey }.
  * Answers { table: rows inserted } and the seconds it took.
  */
 async function fillRows(databaseUrl, rows, bench, templates, log = () => undefined) {
@@ -196,6 +211,70 @@ async function fillRows(databaseUrl, rows, bench, templates, log = () => undefin
       },
       `(SELECT c.* FROM charges c JOIN payment_intents p ON p.latest_charge_id = c.id WHERE p.id = ${lit(templates.intent ?? '')}) AS tpl`,
     );
+
+    // Subscriptions, each with its item, and invoices, each with its line: copies of the prepared
+    // monthly subscription and its first (paid) invoice. Subscription i belongs to generated
+    // customer i (same owner) while there are some; item, invoice and line i hang off subscription
+    // (and invoice) i, wrapping around when a table needs more rows than subscriptions were made.
+    // Each gets an order number in its metadata (the GIN index holds a million keys); none has a
+    // next action, so no renewal is ever due among them.
+    const subscriptions = templates.subscription ? Math.max(0, rows - (await count('subscriptions'))) : 0;
+    if (subscriptions > 0) {
+      const subOf = (i) => `(1 + ((${i}) - 1) % ${subscriptions})`;
+      const customerOf = (i) => (customers > 0 ? `CASE WHEN ${i} <= ${customers} THEN ${id('cus', 'cus', i, 14)} ELSE tpl.customer_id END` : 'tpl.customer_id');
+      // A subscription's owner is its customer's; the template's customer when none was generated.
+      const subOwner = (i) => (customers > 0 ? `CASE WHEN ${i} <= ${customers} THEN ${owner(i)} ELSE tpl.account_id END` : 'tpl.account_id');
+      const invoices = Math.max(0, rows - (await count('invoices')));
+      await clone(
+        'subscriptions',
+        subscriptions,
+        {
+          id: id('sub', 'sub', 'g.i'),
+          account_id: subOwner('g.i'),
+          customer_id: customerOf('g.i'),
+          created: created('g.i', subscriptions),
+          metadata: `jsonb_build_object('order', g.i::text)`,
+          latest_invoice: invoices > 0 ? `CASE WHEN g.i <= ${invoices} THEN ${id('in', 'in', 'g.i')} ELSE NULL END` : 'NULL::text',
+          next_action_at: 'NULL::int',
+          test_clock_id: 'NULL::text',
+        },
+        byId('subscriptions', templates.subscription),
+      );
+      const items = Math.max(0, rows - (await count('subscription_items')));
+      await clone(
+        'subscription_items',
+        items,
+        { id: id('si', 'si', 'g.i', 14), account_id: subOwner(subOf('g.i')), subscription_id: id('sub', 'sub', subOf('g.i')), created: created('g.i', items) },
+        `(SELECT * FROM subscription_items WHERE subscription_id = ${lit(templates.subscription)} ORDER BY seq LIMIT 1) AS tpl`,
+      );
+      await clone(
+        'invoices',
+        invoices,
+        {
+          id: id('in', 'in', 'g.i'),
+          account_id: subOwner(subOf('g.i')),
+          customer_id: customerOf(subOf('g.i')),
+          subscription_id: id('sub', 'sub', subOf('g.i')),
+          created: created('g.i', invoices),
+          number: `'FILL-' || lpad(g.i::text, 7, '0')`,
+          metadata: `jsonb_build_object('order', g.i::text)`,
+        },
+        `(SELECT i.* FROM invoices i JOIN subscriptions s ON s.latest_invoice = i.id WHERE s.id = ${lit(templates.subscription)}) AS tpl`,
+      );
+      const lines = invoices === 0 ? 0 : Math.max(0, rows - (await count('invoice_lines')));
+      const invoiceOf = (i) => `(1 + ((${i}) - 1) % ${invoices})`;
+      await clone(
+        'invoice_lines',
+        lines,
+        {
+          id: id('il', 'il', 'g.i'),
+          invoice_id: id('in', 'in', invoiceOf('g.i')),
+          subscription_id: id('sub', 'sub', subOf(invoiceOf('g.i'))),
+          subscription_item_id: id('si', 'si', subOf(invoiceOf('g.i')), 14),
+        },
+        `(SELECT l.* FROM invoice_lines l JOIN subscriptions s ON s.latest_invoice = l.invoice_id WHERE s.id = ${lit(templates.subscription)} ORDER BY l.seq LIMIT 1) AS tpl`,
+      );
+    }
 
     // Events: copies of the prepared customer.created, price.created and product.created events,
     // and their `.updated` twins (with previous_attributes), so a type filter has company.

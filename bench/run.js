@@ -33,7 +33,6 @@
 
 const { spawn } = require('node:child_process');
 const fs = require('node:fs');
-const net = require('node:net');
 const os = require('node:os');
 const path = require('node:path');
 const crypto = require('node:crypto');
@@ -41,10 +40,10 @@ const autocannon = require('autocannon');
 const { clearBenchQueue: clearQueueKeys } = require('./database');
 const cpuStats = require('./cpu');
 const { fillRows } = require('./fill');
+const { HOST, track, stopAll, freePort, portIsFree, describeExit, waitUntilAnswers, sandbankEnv, sandbankEntryPoint } = require('./children');
 
 const ROOT = path.resolve(__dirname, '..');
 const RESULTS_DIR = path.join(__dirname, 'results');
-const HOST = '127.0.0.1';
 // Where the endpoints the benchmark creates point: this machine, port 0, where nothing can listen,
 // so nothing would arrive anywhere even if a worker ran against the bench database.
 const CLOSED_ORIGIN = `http://${HOST}:0`;
@@ -125,6 +124,10 @@ const SCENARIOS = [
   { name: 'pi-list', label: 'GET /v1/payment_intents?limit=10', target: 'sandbank', ceiling: 'read' },
   { name: 'pi-search', label: `GET /v1/payment_intents/search?query=metadata['order']:'<none>'`, target: 'sandbank', ceiling: 'pi-list' },
   { name: 'charge-search', label: 'GET /v1/charges/search?query=customer:"<one>" AND status:"succeeded"', target: 'sandbank', ceiling: 'pi-list' },
+  { name: 'invoice-list', label: 'GET /v1/invoices?limit=10', target: 'sandbank', ceiling: 'read' },
+  { name: 'invoice-search', label: 'GET /v1/invoices/search?query=customer:"<one>" AND status:"paid"', target: 'sandbank', ceiling: 'invoice-list' },
+  { name: 'sub-list', label: 'GET /v1/subscriptions?limit=10', target: 'sandbank', ceiling: 'read' },
+  { name: 'sub-search', label: `GET /v1/subscriptions/search?query=metadata['order']:'<none>'`, target: 'sandbank', ceiling: 'sub-list' },
   { name: 'sub-get', label: 'GET /v1/subscriptions/{id}, latest_invoice expanded', target: 'sandbank', ceiling: 'read' },
   { name: 'sub-get-2020', label: `GET /v1/subscriptions/{id}, latest_invoice expanded, Stripe-Version ${OLD_VERSION}`, target: 'sandbank', ceiling: 'sub-get' },
   { name: 'peer-mock', label: 'stripe-stateful-mock GET /v1/customers/{id}', target: 'mock' },
@@ -150,74 +153,6 @@ const wantedTarget = (target) => SCENARIOS.some((s) => s.target === target && wa
 /** The cluster's scenario reads what the single server prepares. */
 const needSandbank = () => wantedTarget('sandbank') || wantedTarget('sandbank2');
 
-// ---------------------------------------------------------------------------------------------
-// Child processes: every one is tracked here and stopped on the way out, whatever the way out is.
-
-const children = new Set();
-
-function track(name, child) {
-  const entry = { name, child, exited: false, code: null, signal: null, tail: [], lines: 0 };
-  const collect = (chunk) => {
-    for (const line of chunk.toString('utf8').split('\n')) {
-      if (line.trim() === '') continue;
-      entry.lines++;
-      entry.tail.push(line);
-      if (entry.tail.length > 40) entry.tail.shift();
-    }
-  };
-  child.stdout?.on('data', collect);
-  child.stderr?.on('data', collect);
-  entry.exitedPromise = new Promise((resolve) => {
-    child.on('exit', (code, signal) => {
-      entry.exited = true;
-      entry.code = code;
-      entry.signal = signal;
-      children.delete(entry);
-      resolve();
-    });
-  });
-  child.on('error', (err) => {
-    entry.tail.push(`spawn error: ${err.message}`);
-  });
-  children.add(entry);
-  return entry;
-}
-
-async function stopChild(entry, graceMs = 8000) {
-  if (entry.exited) return;
-  try {
-    entry.child.kill('SIGTERM');
-  } catch {
-    /* already gone */
-  }
-  const timer = new Promise((resolve) => setTimeout(resolve, graceMs).unref());
-  await Promise.race([entry.exitedPromise, timer]);
-  if (!entry.exited) {
-    process.stderr.write(`bench: ${entry.name} did not stop within ${graceMs} ms, killing it\n`);
-    try {
-      entry.child.kill('SIGKILL');
-    } catch {
-      /* already gone */
-    }
-    await Promise.race([entry.exitedPromise, new Promise((r) => setTimeout(r, 2000).unref())]);
-  }
-}
-
-async function stopAll() {
-  await Promise.all([...children].map((e) => stopChild(e)));
-}
-
-// Last resort if we exit without having awaited stopAll (e.g. an uncaught exception).
-process.on('exit', () => {
-  for (const e of children) {
-    try {
-      e.child.kill('SIGKILL');
-    } catch {
-      /* already gone */
-    }
-  }
-});
-
 let currentLoad = null;
 /** The Sandbank child, to report what it logs while shutting down. */
 let sandbankEntry = null;
@@ -225,37 +160,11 @@ let sandbankLinesAtReport = 0;
 let interrupted = false;
 for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP']) {
   process.on(signal, () => {
-    if (interrupted) process.exit(130); // second Ctrl-C: the exit hook above still kills the children
+    if (interrupted) process.exit(130); // second Ctrl-C: bench/children.js's exit hook still kills the children
     interrupted = true;
     process.stderr.write(`\nbench: ${signal} received, stopping the load and every child process…\n`);
     if (currentLoad) currentLoad.stop();
     stopAll().then(cleanUp).finally(() => process.exit(130));
-  });
-}
-
-function freePort() {
-  return new Promise((resolve, reject) => {
-    const srv = net.createServer();
-    srv.unref();
-    srv.once('error', reject);
-    srv.listen(0, HOST, () => {
-      const { port } = srv.address();
-      srv.close(() => resolve(port));
-    });
-  });
-}
-
-function describeExit(entry) {
-  return `${entry.name} exited (code ${entry.code}, signal ${entry.signal}); last output:\n  ${entry.tail.join('\n  ') || '(none)'}`;
-}
-
-/** Whether nothing listens on this port of HOST. */
-function portIsFree(port) {
-  return new Promise((resolve) => {
-    const srv = net.createServer();
-    srv.unref();
-    srv.once('error', () => resolve(false));
-    srv.listen(port, HOST, () => srv.close(() => resolve(true)));
   });
 }
 
@@ -315,33 +224,12 @@ async function startSandbank(poolSize, apiProcesses = 1) {
   const port = await freePort();
   const counters = await counterEnv(apiProcesses);
   const env = {
-    ...process.env,
+    ...sandbankEnv({ ...settings, poolSize, logLevel: settings.serverLogLevel }, port),
     ...counters.env,
-    NODE_ENV: 'production',
-    HOST,
-    // Production refuses to start without a key for secrets at rest; the bench brings one (and a
-    // data directory of its own, for keys an older bench database kept).
-    SECRETS_ENCRYPTION_KEY: crypto.randomBytes(32).toString('base64'),
-    DATA_DIR: fs.mkdtempSync(path.join(os.tmpdir(), 'sandbank-bench-')),
-    PORT: String(port),
-    PUBLIC_URL: `http://${HOST}:${port}`,
-    DATABASE_URL: settings.databaseUrl,
-    DATABASE_POOL_SIZE: String(poolSize),
-    LOG_LEVEL: settings.serverLogLevel,
-    AUTH_MODE: 'open',
-    QUEUE_PREFIX: settings.queuePrefix,
-    // The POST scenario creates one endpoint per request; the public limit (16) would turn it into
-    // an error benchmark after 16 requests.
-    MAX_WEBHOOK_ENDPOINTS: String(settings.maxWebhookEndpoints),
-    SHUTDOWN_TIMEOUT_MS: '3000',
     // One process unless asked: the ceilings are one process each.
     API_PROCESSES: String(apiProcesses),
-    // Deliveries (none are expected here) may only reach this machine.
-    WEBHOOK_LOOPBACK_ONLY: 'true',
   };
-  const entryPoint = fromSource
-    ? ['-r', path.join(ROOT, 'scripts', 'swc-register.js'), path.join(ROOT, 'src', 'server.ts')]
-    : [path.join(ROOT, 'dist', 'src', 'server.js')];
+  const entryPoint = sandbankEntryPoint('server', fromSource);
   const preloads = ['-r', path.join(__dirname, 'watchdog.js'), '-r', path.join(__dirname, 'pgcount.js')];
   const args = [...settings.serverNodeArgs, ...preloads, ...entryPoint];
   // Below warn the server logs every request: send its stdout to a file (as a deployment would),
@@ -386,24 +274,6 @@ async function settle(counterUrls) {
     if ((now.queries === last.queries && now.requests === last.requests) || Date.now() > deadline) return now;
     last = now;
   }
-}
-
-async function waitUntilAnswers(entry, url, timeoutMs, headers = {}) {
-  const deadline = Date.now() + timeoutMs;
-  let last = 'no answer';
-  while (Date.now() < deadline) {
-    if (entry.exited) throw new Error(describeExit(entry));
-    try {
-      const res = await fetch(url, { headers, signal: AbortSignal.timeout(2000) });
-      await res.arrayBuffer();
-      if (res.ok) return;
-      last = `HTTP ${res.status}`;
-    } catch (err) {
-      last = err.cause?.code || err.message;
-    }
-    await new Promise((r) => setTimeout(r, 200));
-  }
-  throw new Error(`${entry.name} did not answer ${url} within ${timeoutMs / 1000} s (last: ${last}); last output:\n  ${entry.tail.join('\n  ')}`);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -601,7 +471,16 @@ async function fill(data) {
   } finally {
     await client.end();
   }
-  const templates = { connectedAccount: data.accounts[1], endpoint: data.endpoints[0], customer: data.customers[0], product: data.product, price, intent: data.intent, idempotencyKey };
+  const templates = {
+    connectedAccount: data.accounts[1],
+    endpoint: data.endpoints[0],
+    customer: data.customers[0],
+    product: data.product,
+    price,
+    intent: data.intent,
+    subscription: data.subscription,
+    idempotencyKey,
+  };
   const result = await fillRows(settings.databaseUrl, settings.rows, bench, templates, (line) => console.log(`    ${line}`));
   const counts = Object.entries(result.counts).map(([table, n]) => `${table} ${n}`).join(', ');
   console.log(`  filled to ${settings.rows} rows per hot table in ${result.seconds.toFixed(1)} s: ${counts}`);
@@ -655,6 +534,13 @@ function sandbankLoads(base, auth, data) {
     'pi-search': get(`/v1/payment_intents/search?query=${encodeURIComponent("metadata['order']:'nobody'")}&limit=10`),
     // One customer's charges (the prepared intent's), by the (account, customer) index.
     'charge-search': get(`/v1/charges/search?query=${encodeURIComponent(`customer:"${data.customers[1]}" AND status:"succeeded"`)}&limit=10`),
+    // Lists of 10 with their lines and items, as the dashboard reads them.
+    'invoice-list': get('/v1/invoices?limit=10'),
+    'sub-list': get('/v1/subscriptions?limit=10'),
+    // One customer's paid invoices (the prepared subscription's first), by the customer index.
+    'invoice-search': get(`/v1/invoices/search?query=${encodeURIComponent(`customer:"${data.customers[0]}" AND status:"paid"`)}&limit=10`),
+    // An order number no subscription has: the metadata index (jsonb_path_ops) answers, not a scan.
+    'sub-search': get(`/v1/subscriptions/search?query=${encodeURIComponent("metadata['order']:'nobody'")}&limit=10`),
     'sub-get': get(`/v1/subscriptions/${data.subscription}?expand[]=latest_invoice`),
     'sub-get-2020': get(`/v1/subscriptions/${data.subscription}?expand[]=latest_invoice`, { 'stripe-version': OLD_VERSION }),
     post: post('/v1/webhook_endpoints', form({ url: `${CLOSED_ORIGIN}/bench/hooks`, 'enabled_events[0]': 'charge.dispute.created' })),
@@ -730,6 +616,9 @@ const TARGETS = [
   ['POST a confirmed PaymentIntent (intent, charge, events) ≥ 50% of a customer create', 'pi-confirm', 'customer-create', 0.5],
   ['search of PaymentIntents by metadata ≥ 50% of their plain list', 'pi-search', 'pi-list', 0.5],
   ['search of charges by customer ≥ 50% of the PaymentIntents list', 'charge-search', 'pi-list', 0.5],
+  // Issue 26's (flatness from 1k to 1M rows is bench:scale's comparison).
+  ['search of invoices by customer and status ≥ 50% of their plain list', 'invoice-search', 'invoice-list', 0.5],
+  ['search of subscriptions by metadata ≥ 50% of their plain list', 'sub-search', 'sub-list', 0.5],
 ];
 
 // ---------------------------------------------------------------------------------------------

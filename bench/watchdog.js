@@ -1,5 +1,5 @@
 'use strict';
-// Preloaded into the Sandbank server by bench/run.js (`node -r ./bench/watchdog.js dist/src/server.js`).
+// Preloaded into the Sandbank server by bench/run.js and bench/clock.js (and the worker by bench/clock.js) (`node -r ./bench/watchdog.js dist/src/server.js`).
 // It changes nothing in the server; it only makes the server shut down (SIGTERM, its own graceful
 // path) when the benchmark process goes away, even if that process was killed with SIGKILL.
 if (process.send) {

@@ -20,7 +20,7 @@ const benchDatabaseUrl = (): string => {
   return url.toString();
 };
 
-const READS = ['get', 'get-account', 'list', 'list-cursor', 'events-type', 'events-type-empty', 'customer-get', 'customer-email', 'customer-search', 'price-list', 'pi-list', 'pi-search', 'charge-search', 'sub-get', 'sub-get-2020'];
+const READS = ['get', 'get-account', 'list', 'list-cursor', 'events-type', 'events-type-empty', 'customer-get', 'customer-email', 'customer-search', 'price-list', 'pi-list', 'pi-search', 'charge-search', 'invoice-list', 'invoice-search', 'sub-list', 'sub-search', 'sub-get', 'sub-get-2020'];
 const ROWS = 2000;
 const WRITES = ['post', 'post-spread', 'account-create', 'account-update', 'customer-create', 'pm-attach', 'pi-confirm', 'refund'];
 /** Scenarios measured against another scenario, not a ceiling. */
@@ -28,6 +28,8 @@ const MEASURED_AGAINST: Record<string, string> = {
   'sub-get-2020': 'sub-get',
   'pi-search': 'pi-list',
   'charge-search': 'pi-list',
+  'invoice-search': 'invoice-list',
+  'sub-search': 'sub-list',
   'pi-confirm': 'customer-create',
   refund: 'customer-create',
 };
