@@ -34,10 +34,12 @@ afterAll(() => e.close());
 
 const { post, get } = requestsOf(() => e.t);
 
-/** A key of a platform account with a fixed id (the one BILLING_RETRY_SCHEDULE names). */
+/** A key of the platform account with a fixed id (the one BILLING_RETRY_SCHEDULE names). */
 async function platformKey(accountId: string): Promise<string> {
   const key = newTestKey();
-  await e.t.runtime.prisma.account.create({ data: { id: accountId, created: Math.floor(Date.now() / 1000), apiKeys: { create: { keyHash: hashKey(key), hint: 'sk_test_…', origin: 'open' } } } });
+  // One account, a new key of it each time.
+  await e.t.runtime.prisma.account.upsert({ where: { id: accountId }, create: { id: accountId, created: Math.floor(Date.now() / 1000) }, update: {} });
+  await e.t.runtime.prisma.apiKey.create({ data: { keyHash: hashKey(key), hint: 'sk_test_…', accountId, origin: 'open' } });
   return key;
 }
 
@@ -238,4 +240,35 @@ test('the customer confirming the invoice`s PaymentIntent between retries (publi
   expect(await chargesOf(key, invoice.id)).toHaveLength(2);
   expect((await get(key, `/v1/subscriptions/${sub.id}`)).body.status).toBe('active');
   expect(await eventsOf(key, 'invoice.payment_failed', invoice.id)).toHaveLength(1);
+});
+
+test('a connected account follows its platform`s schedule; a card asking for 3-D Secure starts none', async () => {
+  const key = await platformKey(UNPAID);
+  const account = (await post(key, '/v1/accounts', { type: 'custom', country: 'US', capabilities: { card_payments: { requested: true }, transfers: { requested: true } } })).body;
+  expect(account.id).toMatch(/^acct_/);
+  const on = { 'Stripe-Account': account.id };
+  const p = (path: string, body: Record<string, unknown> = {}) => post(key, path, body as any, on);
+  const g = (path: string) => get(key, path, on);
+  const clock = (await p('/v1/test_helpers/test_clocks', { frozen_time: START })).body;
+  const customer = (await p('/v1/customers', { test_clock: clock.id, payment_method: 'pm_card_visa' })).body;
+  const visa = (await g(`/v1/payment_methods?customer=${customer.id}`)).body.data[0].id;
+  await p(`/v1/customers/${customer.id}`, { invoice_settings: { default_payment_method: visa } });
+  const price = (await p('/v1/prices', { product_data: { name: 'Gold' }, currency: 'usd', unit_amount: 1000, recurring: { interval: 'month' } })).body;
+  const sub = (await p('/v1/subscriptions', { customer: customer.id, items: [{ price: price.id }] })).body;
+  const asking = (await p('/v1/payment_methods/pm_card_authenticationRequired/attach', { customer: customer.id })).body.id;
+  const other = (await p('/v1/subscriptions', { customer: customer.id, items: [{ price: (await p('/v1/prices', { product_data: { name: 'Silver' }, currency: 'usd', unit_amount: 500, recurring: { interval: 'month' } })).body.id }], default_payment_method: asking })).body;
+  expect(other.status).toBe('incomplete');
+  expect((await g(`/v1/invoices/${other.latest_invoice}`)).body).toMatchObject({ status: 'open', next_payment_attempt: null });
+  const declining = (await p('/v1/payment_methods/pm_card_chargeCustomerFail/attach', { customer: customer.id })).body.id;
+  await p(`/v1/customers/${customer.id}`, { invoice_settings: { default_payment_method: declining } });
+  const renewal = addInterval(START, 'month', 1);
+  expect((await p(`/v1/test_helpers/test_clocks/${clock.id}/advance`, { frozen_time: renewal + 60 })).status).toBe(200);
+  await until(async () => (await g(`/v1/test_helpers/test_clocks/${clock.id}`)).body.status === 'ready', 60000, 'ready');
+  const invoice = (await g(`/v1/invoices/${(await g(`/v1/subscriptions/${sub.id}`)).body.latest_invoice}`)).body;
+  // The platform's days [1, 1]: a day, then another; then unpaid and uncollectible.
+  expect(invoice).toMatchObject({ status: 'open', attempt_count: 1, next_payment_attempt: renewal + DAY });
+  expect((await p(`/v1/test_helpers/test_clocks/${clock.id}/advance`, { frozen_time: renewal + 3 * DAY })).status).toBe(200);
+  await until(async () => (await g(`/v1/test_helpers/test_clocks/${clock.id}`)).body.status === 'ready', 60000, 'ready');
+  expect((await g(`/v1/invoices/${invoice.id}`)).body).toMatchObject({ status: 'uncollectible', attempt_count: 3, next_payment_attempt: null });
+  expect((await g(`/v1/subscriptions/${sub.id}`)).body.status).toBe('unpaid');
 });
