@@ -420,8 +420,8 @@ async function failingRefunds(client: ApiClient, n: number): Promise<string[]> {
  * The delayed pipelines with a fault while they wait: submitted sessions to finish processing,
  * verified sessions being redacted, app secrets about to expire for the sweep, card CVCs to
  * purge, linked accounts' refreshes, subscriptions and deactivations, `automatic_async` captures'
- * settlements, refunds of 4000000000005126 to fail, and test clocks advancing across subscription
- * renewals.
+ * settlements, refunds of 4000000000005126 to fail, test clocks advancing across subscription
+ * renewals, and test clocks advancing across a declined renewal's payment retries (dunning).
  */
 export async function pipelineScenario(stack: Stack, fault: FaultName, options: Options): Promise<Figures> {
   const started = Date.now();
@@ -473,6 +473,9 @@ export async function pipelineScenario(stack: Stack, fault: FaultName, options: 
   }
   // Test clocks advancing two months over a monthly subscription each: two renewals to run.
   const clocks = await advancingClocks(client, Math.max(2, Math.ceil(n / 4)));
+  // Test clocks whose first renewal declines: its 8 retries (all declined) run during the advance,
+  // then the subscription is canceled (the default schedule).
+  const dunning = await advancingClocks(client, Math.max(2, Math.ceil(n / 4)), true);
   const backAt = await inject(stack, fault);
 
   const progress = async () => {
@@ -487,6 +490,14 @@ export async function pipelineScenario(stack: Stack, fault: FaultName, options: 
          (SELECT count(*)::int FROM refunds WHERE id = ANY($6) AND status = 'failed') AS refunds`,
       [processing, toRedact, accountId, clocks.ids, clocks.target, refunds],
     );
+    // Each dunning clock: ready, its renewal invoice tried 9 times (the renewal, 8 retries) and left open, its subscription canceled.
+    const [dunned] = await stack.query<{ ready: number; retried: number; canceled: number }>(
+      `SELECT
+         (SELECT count(*)::int FROM test_clocks WHERE id = ANY($1) AND status = 'ready' AND frozen_time = $2) AS ready,
+         (SELECT count(*)::int FROM invoices WHERE test_clock_id = ANY($1) AND billing_reason = 'subscription_cycle' AND status = 'open' AND attempt_count = 9) AS retried,
+         (SELECT count(*)::int FROM subscriptions WHERE test_clock_id = ANY($1) AND status = 'canceled') AS canceled`,
+      [dunning.ids, dunning.target],
+    );
     // Each subscribed account: its prefetched balance refresh, and two transaction refreshes (at
     // subscribing, then one interval later); each Inactive Accounts account: inactive.
     const [settled] = await stack.query<{ n: number }>(`SELECT count(*)::int AS n FROM charges WHERE id = ANY($1) AND balance_transaction IS NOT NULL`, [captured]);
@@ -500,8 +511,10 @@ export async function pipelineScenario(stack: Stack, fault: FaultName, options: 
     );
     const [expired] = await stack.query<{ n: number }>(`SELECT count(*)::int AS n FROM setup_intents WHERE id = ANY($1) AND status = 'requires_payment_method'`, [challenged]);
     return {
-      finished: row.processed + row.redacted + (n - row.secrets) + (n - row.cvcs) + row.ready + row.renewals + fcRow.balances + fcRow.subscriptions + fcRow.inactive + settled.n + row.refunds + expired.n,
-      total: 10 * n + 3 * clocks.ids.length,
+      finished:
+        row.processed + row.redacted + (n - row.secrets) + (n - row.cvcs) + row.ready + row.renewals + fcRow.balances + fcRow.subscriptions + fcRow.inactive + settled.n + row.refunds + expired.n +
+        dunned.ready + dunned.retried + dunned.canceled,
+      total: 10 * n + 3 * clocks.ids.length + 3 * dunning.ids.length,
     };
   };
   let pipeline = await progress();
@@ -526,13 +539,23 @@ export async function pipelineScenario(stack: Stack, fault: FaultName, options: 
     [accountId],
   );
   figures.ranTwice += twice.n;
-  // A renewal that ran twice is a second invoice ending one subscription's period (an invoice's
-  // period looks back: a first invoice and the first renewal start alike, but end apart).
+  // A renewal that ran twice is a second renewal invoice for one subscription's period (an
+  // invoice's own period looks back, so the first invoice and the first renewal share a start).
   const [renewedTwice] = await stack.query<{ n: number }>(
-    `SELECT count(*)::int AS n FROM (SELECT 1 FROM invoices WHERE test_clock_id = ANY($1) GROUP BY subscription_id, period_end HAVING count(*) > 1) t`,
+    `SELECT count(*)::int AS n FROM (SELECT 1 FROM invoices WHERE test_clock_id = ANY($1) AND billing_reason = 'subscription_cycle' GROUP BY subscription_id, period_start HAVING count(*) > 1) t`,
     [clocks.ids],
   );
   figures.ranTwice += renewedTwice.n;
+  // A retry that ran twice is a tenth charge of a dunning clock's invoice, or an attempt counted past 9.
+  const [retriedTwice] = await stack.query<{ n: number }>(
+    `SELECT
+       (SELECT count(*)::int FROM (SELECT 1 FROM invoices WHERE test_clock_id = ANY($1) AND billing_reason = 'subscription_cycle' GROUP BY subscription_id, period_start HAVING count(*) > 1) t) +
+       (SELECT count(*)::int FROM invoices WHERE test_clock_id = ANY($1) AND attempt_count > 9) +
+       (SELECT count(*)::int FROM (SELECT p.invoice_id FROM charges c JOIN payment_intents p ON p.id = c.payment_intent_id
+          WHERE p.invoice_id IN (SELECT id FROM invoices WHERE test_clock_id = ANY($1)) GROUP BY 1 HAVING count(*) > 9) c) AS n`,
+    [dunning.ids],
+  );
+  figures.ranTwice += retriedTwice.n;
   // The pipelines' own delays (processing, redaction, the sweep and the CVC purge) are part of this time.
   setRecovery(figures, backAt, finishedAt, allArrived(receivers, ids) ? latestArrival(receivers, ids) : Infinity);
   Object.assign(figures, processFigures(stack, started));
@@ -638,8 +661,11 @@ export async function forwardingScenario(stack: Stack, fault: FaultName, options
 const CLOCK_START = Date.UTC(2027, 0, 15, 9) / 1000;
 const CLOCK_TARGET = Date.UTC(2027, 2, 15, 9) / 1000;
 
-/** `count` test clocks, each with a customer paying a monthly subscription, each advancing two months. */
-async function advancingClocks(client: ApiClient, count: number): Promise<{ ids: string[]; target: number }> {
+/**
+ * `count` test clocks, each with a customer paying a monthly subscription, each advancing two
+ * months; with `declining`, the customer's default card declines from the first renewal on.
+ */
+async function advancingClocks(client: ApiClient, count: number, declining = false): Promise<{ ids: string[]; target: number }> {
   const ok = (what: string, res: { ok: boolean; body?: unknown }): any => {
     if (!res.ok) throw new Error(`${what} failed: ${JSON.stringify(res.body)}`);
     return res.body;
@@ -652,6 +678,10 @@ async function advancingClocks(client: ApiClient, count: number): Promise<{ ids:
     const pm = ok('its cards', await client.send('GET', `/v1/payment_methods?customer=${customer.id}`)).data[0].id;
     ok('its default card', await client.send('POST', `/v1/customers/${customer.id}`, form({ 'invoice_settings[default_payment_method]': pm })));
     ok('a subscription', await client.send('POST', '/v1/subscriptions', form({ customer: customer.id, 'items[0][price]': price.id })));
+    if (declining) {
+      const card = ok('a declining card', await client.send('POST', '/v1/payment_methods/pm_card_chargeCustomerFail/attach', form({ customer: customer.id })));
+      ok('its declining default card', await client.send('POST', `/v1/customers/${customer.id}`, form({ 'invoice_settings[default_payment_method]': card.id })));
+    }
     ids.push(clock.id);
   }
   for (const id of ids) ok('an advance', await client.send('POST', `/v1/test_helpers/test_clocks/${id}/advance`, form({ frozen_time: String(CLOCK_TARGET) })));

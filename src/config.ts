@@ -70,6 +70,8 @@ export interface Config {
   readonly fcDeactivationDelayMs: number;
   /** How long after its creation a refund of 4000000000005126 fails. */
   readonly refundFailureDelayMs: number;
+  /** BILLING_RETRY_SCHEDULE as written: billing parses and checks it (invoices/retries.ts) as a process starts. */
+  readonly billingRetrySchedule: string;
   /** A fixtures file the API applies at start ('' for none). */
   readonly seedFile: string;
   /** The key SEED_FILE's requests (and `npm run seed`'s, by default) are made with. */
@@ -126,6 +128,7 @@ export const settings = {
   FC_SUBSCRIPTION_INTERVAL_MS: ['86400000', 'How often a subscribed, active Financial Connections account has its transactions refreshed (the public API: about daily)'],
   FC_DEACTIVATION_DELAY_MS: ['10000', 'How long after linking an account of the Inactive Accounts test institution goes `inactive`'],
   REFUND_FAILURE_DELAY_MS: ['5000', 'How long a refund of the test card 4000000000005126 stays `succeeded` before it fails (`expired_or_canceled_card`)'],
+  BILLING_RETRY_SCHEDULE: ['', 'When a subscription\'s declined invoice is charged again, as inline JSON: `{"default": {…}, "acct_…": {…}}`, each entry `days` (days between attempts, one retry each), `subscription` after the last retry fails (`canceled`, `unpaid` or `past_due`) and `invoice` (`uncollectible` or `open`); a platform\'s entry covers its connected accounts (see Billing); empty: 8 retries in 14 days, `[1,2,2,2,2,2,2,1]`, then `canceled`, the invoice left `open`'],
   SEED_FILE: ['', 'A fixtures file (JSON or YAML, the Stripe CLI\'s format) the API applies at start, before it listens; each fixture once per account, so restarts add only new ones (see Seed data)'],
   SEED_API_KEY: ['', 'The test key whose account SEED_FILE\'s objects belong to (required with SEED_FILE), and `npm run seed`\'s key when `--api-key` is not given'],
 } as const satisfies Record<string, readonly [string, string]>;
@@ -284,6 +287,7 @@ export function loadConfig(env: Env = process.env): Config {
     fcSubscriptionIntervalMs: integer(env, 'FC_SUBSCRIPTION_INTERVAL_MS', 100, 7 * 86400000),
     fcDeactivationDelayMs: integer(env, 'FC_DEACTIVATION_DELAY_MS', 0, 86400000),
     refundFailureDelayMs: integer(env, 'REFUND_FAILURE_DELAY_MS', 0, 86400000),
+    billingRetrySchedule: env.BILLING_RETRY_SCHEDULE ?? settings.BILLING_RETRY_SCHEDULE[0],
     ...seedSettings(env),
   });
 }

@@ -32,6 +32,7 @@ import { billingWorker, reconcileBilling } from './subscriptions/pipeline';
 import { invoicesWorker, reconcileInvoices } from './invoices/pipeline';
 import { versionChanges } from './versions';
 import { requestChanges } from './requestVersions';
+import { retrySchedules } from './invoices/retries';
 
 // Billing: products, prices, tax rates, coupons, promotion codes, subscriptions and their items,
 // invoices and invoice items, and test clocks.
@@ -50,6 +51,8 @@ useInvoicePayments({ settled: (tx, deps, intent, outcome) => invoiceIntentSettle
 
 export const area: Area = {
   name: 'billing',
+  // BILLING_RETRY_SCHEDULE is checked as a process starts: a bad one stops it.
+  checkConfig: (config) => void retrySchedules(config),
   routes: [
     ...products.routes,
     ...prices.routes,

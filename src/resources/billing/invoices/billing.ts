@@ -14,7 +14,8 @@ import { cancelInvoiceIntent, invoiceAttemptResult, payInvoiceAmount, type Invoi
 import { cancelInvoicePayments, recordInvoicePayment } from '../invoice_payments/service';
 import { computeInvoice, type AppliedDiscount, type DiscountAmount, type LineInput, type LineTax } from './amounts';
 import { serializeInvoice, type InvoiceLineRow, type InvoiceRow, type LineRefs, type StoredTotals } from './serializer';
-import { detailsByInvoice, detailsOfInvoice, NO_DETAILS } from './queries';
+import { clearRetry, detailsByInvoice, detailsOfInvoice, nextAttempts, NO_DETAILS, retryOfInvoice, saveRetry } from './queries';
+import { accountPolicy, retryDelaySeconds, type RetryPolicy } from './retries';
 
 // Making and charging invoices, for whoever bills: a request (a subscription's creation or
 // change, an invoice's payment) or the renewal worker. Everything happens in the caller's
@@ -74,13 +75,14 @@ export async function lineRefs(
   now = 0,
 ): Promise<LineRefs> {
   const rateIds = lines.flatMap((l) => (l.taxes as unknown as LineTax[]).map((t) => t.tax_rate_details.tax_rate));
-  const [prices, taxRates, discounts, intents] = await Promise.all([
+  const [prices, taxRates, discounts, intents, retries] = await Promise.all([
     pricesById(tx, accountId, lines.map((l) => l.priceId)),
     taxRatesById(tx, accountId, rateIds),
     invoiceDiscounts(tx, invoices, now),
     invoiceIntents(tx, invoices.map((i) => i.id)),
+    nextAttempts(tx, invoices.map((i) => i.id)),
   ]);
-  return { prices, taxRates, discounts, intents };
+  return { prices, taxRates, discounts, intents, retries };
 }
 
 /** The PaymentIntent each invoice is paid through (its newest) and its latest charge, by invoice. */
@@ -417,7 +419,12 @@ export async function openInvoicePayment(scope: Scope, made: MadeInvoice, paymen
  * (`invoice.payment_failed`, or `invoice.payment_action_required` for a card that asks for
  * authentication: the intent waits in requires_action, and its customer's answer pays the invoice).
  */
-export async function collectInvoice(scope: Scope, made: MadeInvoice, paymentMethodId?: string | null): Promise<{ invoice: MadeInvoice; charge: Charge }> {
+export async function collectInvoice(
+  scope: Scope,
+  made: MadeInvoice,
+  paymentMethodId?: string | null,
+  options: { retries?: 'start' | 'retry' } = {},
+): Promise<{ invoice: MadeInvoice; charge: Charge; retries: RetryOutcome }> {
   const { tx } = scope;
   const pmId = paymentMethodId === undefined ? await paymentMethodFor(tx, made.row) : paymentMethodId;
   const amount = Number(made.row.amountDue);
@@ -439,6 +446,8 @@ export async function collectInvoice(scope: Scope, made: MadeInvoice, paymentMet
     row = { ...made.row, attemptCount: made.row.attemptCount + 1, lastPaymentError: error };
   }
   await saveCollection(tx, row);
+  // Written before the events, which show `next_payment_attempt`.
+  const retries: RetryOutcome = charge.kind === 'paid' ? (await clearRetry(tx, row.id), { exhausted: null }) : await scheduleRetry(scope, row, charge, options.retries);
   const object = await invoiceObject(tx, scope.accountId, { row, lines: made.lines }, scope.now);
   if (charge.kind === 'paid') {
     await emitIn(scope, 'invoice.paid', object);
@@ -448,7 +457,39 @@ export async function collectInvoice(scope: Scope, made: MadeInvoice, paymentMet
   } else {
     await emitIn(scope, 'invoice.payment_failed', object);
   }
-  return { invoice: { row, lines: made.lines }, charge };
+  return { invoice: { row, lines: made.lines }, charge, retries };
+}
+
+/** Where an invoice's retry schedule stands after an attempt: `exhausted` is the policy whose last retry just failed. */
+export interface RetryOutcome {
+  readonly exhausted: RetryPolicy | null;
+}
+
+/**
+ * Dunning after a failed attempt: `start` (a subscription's automatic charge) begins the schedule
+ * unless one runs (the first retry `days[0]` after now); `retry` (a scheduled retry) moves it to
+ * the next retry, counted from this one's due time, or ends it after the last. Other attempts
+ * (`POST /v1/invoices/{id}/pay`) leave it as it is. A card asking for authentication starts none:
+ * its customer must answer the challenge.
+ */
+async function scheduleRetry(scope: Scope, row: InvoiceRow, charge: Charge, mode: 'start' | 'retry' | undefined): Promise<RetryOutcome> {
+  if (mode === undefined) return { exhausted: null };
+  const { tx } = scope;
+  const current = await retryOfInvoice(tx, row.id, true);
+  if (mode === 'start') {
+    if (current !== null || charge.kind === 'action_required') return { exhausted: null };
+    const policy = await accountPolicy(tx, scope.deps.config, scope.accountId);
+    await saveRetry(tx, { invoiceId: row.id, accountId: scope.accountId, testClockId: row.testClockId, nextAttemptAt: scope.now + retryDelaySeconds(policy.days[0]), retriesDone: 0, policy });
+    return { exhausted: null };
+  }
+  if (current === null) return { exhausted: null };
+  const done = current.retriesDone + 1;
+  if (done >= current.policy.days.length) {
+    await clearRetry(tx, row.id);
+    return { exhausted: current.policy };
+  }
+  await saveRetry(tx, { ...current, retriesDone: done, nextAttemptAt: current.nextAttemptAt + retryDelaySeconds(current.policy.days[done]) });
+  return { exhausted: null };
 }
 
 async function saveCollection(tx: Tx, row: InvoiceRow): Promise<void> {
@@ -491,6 +532,8 @@ export async function settleInvoiceIntent(tx: Tx, deps: BillingDeps, intent: Inv
       ? { ...made.row, status: 'paid', amountPaid: made.row.amountDue, paidAt: scope.now, attemptCount: Math.max(1, made.row.attemptCount), lastPaymentError: null }
       : { ...made.row, lastPaymentError: intent.lastPaymentError };
   await saveCollection(tx, row);
+  // Paid by its customer: no retry runs after.
+  if (outcome === 'succeeded') await clearRetry(tx, row.id);
   await recordInvoicePayment(prismaDb(tx), row, intent, scope.now);
   const object = await invoiceObject(tx, scope.accountId, { row, lines: made.lines }, scope.now);
   if (outcome === 'succeeded') {

@@ -4,6 +4,7 @@ import type { DiscountRecord } from '../coupons/serializer';
 import { raw, sql } from '../../../lib/sql';
 import type { SqlRows } from '../../../kernel/list';
 import type { SearchResource } from '../../../kernel/search';
+import type { RetryPolicy } from './retries';
 
 // Invoices' SQL: `invoice_details`, what a manual invoice carries beyond every invoice's columns
 // (the generated client predates the table, so it is read and written here).
@@ -110,3 +111,88 @@ export const SEARCH: SearchResource = {
     total: { type: 'numeric', sql: "(totals ->> 'total')::bigint" },
   },
 };
+
+// Dunning (`invoice_payment_retries`): an open subscription invoice's next automatic attempt.
+
+export interface PaymentRetry {
+  readonly invoiceId: string;
+  readonly accountId: string;
+  readonly testClockId: string | null;
+  readonly nextAttemptAt: number;
+  readonly retriesDone: number;
+  readonly policy: RetryPolicy;
+}
+
+interface RetryRow {
+  invoice_id: string;
+  account_id: string;
+  test_clock_id: string | null;
+  next_attempt_at: number;
+  retries_done: number;
+  policy: RetryPolicy;
+}
+
+const retryOf = (r: RetryRow): PaymentRetry => ({
+  invoiceId: r.invoice_id,
+  accountId: r.account_id,
+  testClockId: r.test_clock_id,
+  nextAttemptAt: r.next_attempt_at,
+  retriesDone: r.retries_done,
+  policy: r.policy,
+});
+
+/** An invoice's retry, locked for the rest of the transaction when `lock`; null when none is due. */
+export async function retryOfInvoice(tx: Tx, invoiceId: string, lock = false): Promise<PaymentRetry | null> {
+  const rows = lock
+    ? await tx.$queryRaw<RetryRow[]>`SELECT * FROM invoice_payment_retries WHERE invoice_id = ${invoiceId} FOR UPDATE`
+    : await tx.$queryRaw<RetryRow[]>`SELECT * FROM invoice_payment_retries WHERE invoice_id = ${invoiceId}`;
+  return rows.length === 0 ? null : retryOf(rows[0]);
+}
+
+/** Writes an invoice's retry (made or moved on). */
+export async function saveRetry(tx: Tx, r: PaymentRetry): Promise<void> {
+  await tx.$executeRaw`
+    INSERT INTO invoice_payment_retries (invoice_id, account_id, test_clock_id, next_attempt_at, retries_done, policy)
+    VALUES (${r.invoiceId}, ${r.accountId}, ${r.testClockId}, ${r.nextAttemptAt}, ${r.retriesDone}, ${JSON.stringify(r.policy)}::jsonb)
+    ON CONFLICT (invoice_id) DO UPDATE SET next_attempt_at = EXCLUDED.next_attempt_at, retries_done = EXCLUDED.retries_done, policy = EXCLUDED.policy`;
+}
+
+/** Ends an invoice's schedule (paid, closed, or its last retry done). */
+export async function clearRetry(tx: Tx, invoiceId: string): Promise<void> {
+  await tx.$executeRaw`DELETE FROM invoice_payment_retries WHERE invoice_id = ${invoiceId}`;
+}
+
+/** The next attempt of those of the invoices that are open with a retry due, by invoice id (their `next_payment_attempt`). */
+export async function nextAttempts(tx: Tx, invoiceIds: readonly string[]): Promise<Map<string, number>> {
+  if (invoiceIds.length === 0) return new Map();
+  const rows = await tx.$queryRaw<{ invoice_id: string; next_attempt_at: number }[]>`
+    SELECT r.invoice_id, r.next_attempt_at FROM invoice_payment_retries r JOIN invoices i ON i.id = r.invoice_id
+    WHERE r.invoice_id IN (${Prisma.join([...new Set(invoiceIds)])}) AND i.status = 'open'`;
+  return new Map(rows.map((r) => [r.invoice_id, r.next_attempt_at]));
+}
+
+/** The earliest retry on a test clock due by `until`, or null. */
+export async function nextDueRetryOnClock(tx: Tx, clockId: string, until: number): Promise<{ id: string; at: number } | null> {
+  const rows = await tx.$queryRaw<{ id: string; at: number }[]>`
+    SELECT invoice_id AS id, next_attempt_at AS at FROM invoice_payment_retries
+    WHERE test_clock_id = ${clockId} AND next_attempt_at <= ${until} ORDER BY next_attempt_at, invoice_id LIMIT 1`;
+  return rows[0] ?? null;
+}
+
+/** Real-clock retries due by `now`, a page after `afterId` (the reconciler's). */
+export const dueRetries = (tx: Pick<Tx, '$queryRaw'>, now: number, afterId: string, limit: number) =>
+  tx.$queryRaw<{ invoice_id: string; next_attempt_at: number }[]>`
+    SELECT invoice_id, next_attempt_at FROM invoice_payment_retries
+    WHERE test_clock_id IS NULL AND next_attempt_at <= ${now} AND invoice_id > ${afterId} ORDER BY invoice_id LIMIT ${limit}`;
+
+/** The real-clock retries of those subscriptions' invoices, or of those invoices (to add their jobs). */
+export async function realClockRetries(tx: Pick<Tx, '$queryRaw'>, ids: { subscriptions?: readonly string[]; invoices?: readonly string[] }) {
+  const subs = [...new Set(ids.subscriptions ?? [])];
+  const invoices = [...new Set(ids.invoices ?? [])];
+  if (subs.length === 0 && invoices.length === 0) return [];
+  const bySub = subs.length === 0 ? Prisma.sql`FALSE` : Prisma.sql`i.subscription_id IN (${Prisma.join(subs)})`;
+  const byInvoice = invoices.length === 0 ? Prisma.sql`FALSE` : Prisma.sql`r.invoice_id IN (${Prisma.join(invoices)})`;
+  return tx.$queryRaw<{ invoice_id: string; next_attempt_at: number }[]>`
+    SELECT r.invoice_id, r.next_attempt_at FROM invoice_payment_retries r JOIN invoices i ON i.id = r.invoice_id
+    WHERE r.test_clock_id IS NULL AND (${bySub} OR ${byInvoice})`;
+}

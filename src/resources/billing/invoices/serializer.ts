@@ -32,6 +32,8 @@ export interface LineRefs {
   readonly discounts?: Embedded;
   /** The PaymentIntent each invoice is paid through (its newest) and that intent's latest charge, by invoice, for older versions' `payment_intent` and `charge`. */
   readonly intents?: ReadonlyMap<string, { readonly paymentIntent: string; readonly charge: string | null }>;
+  /** The next automatic payment attempt of open invoices whose retry schedule runs, by invoice. */
+  readonly retries?: ReadonlyMap<string, number>;
 }
 
 /** Where an invoice embeds its PaymentIntent and charge, for the versions that show them (versions/invoices.ts). */
@@ -190,7 +192,8 @@ export function serializeInvoice(row: InvoiceRow, lines: readonly InvoiceLineRow
     },
     livemode: false,
     metadata: row.metadata as Metadata,
-    next_payment_attempt: null,
+    // Only while it is open: paying or closing it ends the schedule.
+    next_payment_attempt: row.status === 'open' ? (refs.retries?.get(row.id) ?? null) : null,
     number: row.number,
     on_behalf_of: null,
     parent:

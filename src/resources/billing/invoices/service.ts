@@ -106,7 +106,7 @@ export interface InvoicePaid {
   /** In the payment's transaction, once the invoice is paid (with `paymentMethodId`, when its customer paid it through its PaymentIntent). */
   paid(scope: Scope, invoice: InvoiceRow, paymentMethodId?: string | null): Promise<void>;
   /** Queues the next action of the invoice's subscription (after the commit, or read in the transaction that changed it). */
-  schedule(deps: Pick<Deps, 'queues' | 'clock'> & { prisma: Pick<Tx, 'subscription'> }, subscriptionIds: readonly string[]): Promise<void>;
+  schedule(deps: Pick<Deps, 'queues' | 'clock'> & { prisma: Pick<Tx, 'subscription' | '$queryRaw'> }, subscriptionIds: readonly string[]): Promise<void>;
 }
 
 /**

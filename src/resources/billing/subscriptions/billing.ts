@@ -308,7 +308,9 @@ export async function billSubscription(
     await openInvoicePayment(scope, made, await paymentMethodFor(scope.tx, made.row), save);
     return { invoice: made, charge: null };
   }
-  return collectInvoice(scope, made);
+  // A declined first invoice or renewal is retried on the platform's schedule (dunning.ts).
+  const { invoice, charge } = await collectInvoice(scope, made, undefined, { retries: reason === 'subscription_create' || reason === 'subscription_cycle' ? 'start' : undefined });
+  return { invoice, charge };
 }
 
 export const jsonOf = (value: unknown): Prisma.InputJsonValue => value as Prisma.InputJsonValue;

@@ -9,6 +9,8 @@ import { addInterval } from '../invoices/amounts';
 import { scheduleBilling, testClockJob } from '../subscriptions/jobs';
 import { stepSubscription, systemScope } from '../subscriptions/renewals';
 import { finalizeDueDraft, nextDueDraftOnClock } from '../invoices/pipeline';
+import { nextDueRetryOnClock } from '../invoices/queries';
+import { retryDueInvoice } from '../subscriptions/dunning';
 import { emitIn } from '../invoices/billing';
 import { serializeDeletedTestClock, serializeTestClock, type TestClockRow } from './serializer';
 
@@ -170,12 +172,18 @@ export async function runTestClockJob(deps: Deps, id: string): Promise<string[]>
         orderBy: [{ nextActionAt: 'asc' }, { id: 'asc' }],
         select: { id: true, nextActionAt: true, accountId: true },
       });
-      // A draft's auto-advance comes in time order with the subscriptions' actions.
-      const draft = await nextDueDraftOnClock(tx, id, due?.nextActionAt ?? target);
-      if (draft && (!due || draft.at <= due.nextActionAt!)) {
+      // Invoices' payment retries and drafts' auto-advance come in time order with the subscriptions' actions.
+      const retry = await nextDueRetryOnClock(tx, id, due?.nextActionAt ?? target);
+      const draft = await nextDueDraftOnClock(tx, id, retry?.at ?? due?.nextActionAt ?? target);
+      if (draft) {
         const at = Math.max(clock.frozenTime, draft.at);
         await tx.testClock.update({ where: { id }, data: { frozenTime: at }, select: { id: true } });
         return { done: false, events: (await finalizeDueDraft(tx, deps, draft.id, at, at)) ?? [] };
+      }
+      if (retry) {
+        const at = Math.max(clock.frozenTime, retry.at);
+        await tx.testClock.update({ where: { id }, data: { frozenTime: at }, select: { id: true } });
+        return { done: false, events: (await retryDueInvoice(tx, deps, retry.id, at, at)) ?? [] };
       }
       if (!due) {
         const ready: TestClockRow = { ...clock, frozenTime: target, status: 'ready', targetFrozenTime: null };
