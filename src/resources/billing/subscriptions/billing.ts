@@ -12,6 +12,7 @@ import {
   type ItemView,
   type PauseCollection,
   type StoredDiscount,
+  type SqlColumns,
   type SubscriptionSettings,
   type StoredPaymentSettings,
   type SubscriptionRow,
@@ -22,17 +23,20 @@ import {
 // invoices of both; used by requests and by the renewal worker alike.
 
 /** A stored subscription as the generated client reads it (without the columns `settingsOf` reads). */
-export type StoredRow = Omit<SubscriptionRow, keyof SubscriptionSettings> & Partial<SubscriptionSettings> & { seq?: bigint; accountId?: string };
+export type StoredRow = Omit<SubscriptionRow, keyof SubscriptionSettings> & { seq?: bigint; accountId?: string } & Partial<Record<SqlColumns, unknown>>;
 
 /** A subscription with its items, prices and tax rates, for serializing and billing. */
 export async function loadView(tx: Tx, row: StoredRow, accountId: string): Promise<SubscriptionView> {
   const items = (await tx.subscriptionItem.findMany({ where: { subscriptionId: row.id }, orderBy: { seq: 'asc' } })).map(({ seq: _s, accountId: _a, ...r }) => r);
-  const settings = row.trialMissingPaymentMethod === undefined || row.pauseCollection === undefined ? await settingsOf(tx, row.id) : (row as SubscriptionSettings);
+  const settings =
+    row.trialMissingPaymentMethod === undefined || row.pauseCollection === undefined
+      ? await settingsOf(tx, row.id)
+      : { trialMissingPaymentMethod: row.trialMissingPaymentMethod as string, pauseCollection: row.pauseCollection as PauseCollection | null };
   return viewOf(tx, { ...stripRow(row), ...settings }, items, accountId);
 }
 
 const stripRow = (row: StoredRow) => {
-  const { seq: _s, accountId: _a, ...rest } = row;
+  const { seq: _s, accountId: _a, trialMissingPaymentMethod: _t, pauseCollection: _p, paymentSettings: _ps, ...rest } = row;
   return rest;
 };
 
@@ -51,8 +55,8 @@ export async function saveSettings(tx: Tx, after: SubscriptionRow, before?: Subs
 }
 
 /** A row without those columns, for the generated client's writes. */
-export function clientColumns<T extends SubscriptionSettings>(row: T): Omit<T, keyof SubscriptionSettings> {
-  const { trialMissingPaymentMethod: _t, pauseCollection: _p, ...rest } = row;
+export function clientColumns<T extends SubscriptionSettings>(row: T): Omit<T, SqlColumns> {
+  const { trialMissingPaymentMethod: _t, pauseCollection: _p, paymentSettings: _ps, ...rest } = row as T & { paymentSettings?: unknown };
   return rest;
 }
 

@@ -24,7 +24,10 @@ export interface SubscriptionSettings {
   pauseCollection: PauseCollection | null;
 }
 
-export type SubscriptionRow = Omit<Subscription, 'seq' | 'accountId'> & SubscriptionSettings;
+/** The columns read and written by SQL (subscriptions/billing.ts), never through the generated client's model. */
+export type SqlColumns = keyof SubscriptionSettings | 'paymentSettings';
+
+export type SubscriptionRow = Omit<Subscription, 'seq' | 'accountId' | SqlColumns> & SubscriptionSettings;
 export type ItemRow = Omit<SubscriptionItem, 'seq' | 'accountId'>;
 
 /** A discount a subscription (or an item) carries, as stored: the shape customers store theirs in. */
