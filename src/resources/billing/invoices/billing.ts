@@ -15,6 +15,7 @@ import { cancelInvoicePayments, recordInvoicePayment } from '../invoice_payments
 import { computeInvoice, type AppliedDiscount, type DiscountAmount, type LineInput, type LineTax } from './amounts';
 import { serializeInvoice, type InvoiceLineRow, type InvoiceRow, type LineRefs, type StoredTotals } from './serializer';
 import { detailsByInvoice, detailsOfInvoice, NO_DETAILS } from './queries';
+import { createInvoiceLink, invoiceLinks, type LinkDeps } from './links';
 
 // Making and charging invoices, for whoever bills: a request (a subscription's creation or
 // change, an invoice's payment) or the renewal worker. Everything happens in the caller's
@@ -72,15 +73,18 @@ export async function lineRefs(
   lines: readonly Pick<InvoiceLineRow, 'priceId' | 'taxes'>[],
   invoices: readonly Pick<InvoiceRow, 'id' | 'subscriptionId' | 'discounts'>[] = [],
   now = 0,
+  /** To show the invoices' hosted page and PDF URLs (their tokens are sealed). */
+  linkDeps?: LinkDeps,
 ): Promise<LineRefs> {
   const rateIds = lines.flatMap((l) => (l.taxes as unknown as LineTax[]).map((t) => t.tax_rate_details.tax_rate));
-  const [prices, taxRates, discounts, intents] = await Promise.all([
+  const [prices, taxRates, discounts, intents, links] = await Promise.all([
     pricesById(tx, accountId, lines.map((l) => l.priceId)),
     taxRatesById(tx, accountId, rateIds),
     invoiceDiscounts(tx, invoices, now),
     invoiceIntents(tx, invoices.map((i) => i.id)),
+    linkDeps ? invoiceLinks(tx, linkDeps, invoices.map((i) => i.id)) : undefined,
   ]);
-  return { prices, taxRates, discounts, intents };
+  return { prices, taxRates, discounts, intents, links };
 }
 
 /** The PaymentIntent each invoice is paid through (its newest) and its latest charge, by invoice. */
@@ -321,7 +325,9 @@ export async function createInvoice(scope: Scope, spec: InvoiceSpec): Promise<Ma
     number,
   };
   await tx.invoice.update({ where: { id }, data: { status: row.status, finalizedAt: row.finalizedAt, number: row.number }, select: { id: true } });
-  await emitIn(scope, 'invoice.finalized', serializeInvoice(row, lines, defaultRates, refs));
+  await createInvoiceLink(tx, scope.deps, scope.accountId, id, scope.now);
+  const links = await invoiceLinks(tx, scope.deps, [id]);
+  await emitIn(scope, 'invoice.finalized', serializeInvoice(row, lines, defaultRates, { ...refs, links }));
   return { row, lines };
 }
 
@@ -375,7 +381,7 @@ const intentDescription = (row: InvoiceRow): string =>
   row.billingReason === 'subscription_create' ? 'Subscription creation' : row.billingReason === 'subscription_update' ? 'Subscription update' : row.billingReason === 'subscription_cycle' ? 'Subscription cycle' : 'Payment for Invoice';
 
 /** The payment through the invoice's PaymentIntent (made, or its open one confirmed again); its events join the scope's. */
-async function payThroughIntent(scope: Scope, row: InvoiceRow, paymentMethodId: string | null, confirm: boolean, setupFutureUsage?: 'off_session') {
+async function payThroughIntent(scope: Scope, row: InvoiceRow, paymentMethodId: string | null, confirm: boolean, setupFutureUsage?: 'off_session', returnUrl?: string) {
   const paid = await payInvoiceAmount(prismaDb(scope.tx), scope.deps, {
     accountId: scope.accountId,
     invoiceId: row.id,
@@ -386,6 +392,7 @@ async function payThroughIntent(scope: Scope, row: InvoiceRow, paymentMethodId: 
     paymentMethodId,
     confirm,
     setupFutureUsage,
+    returnUrl,
     now: scope.now,
     events: { accountId: scope.accountId, apiVersion: scope.apiVersion, created: scope.eventTime, cause: scope.cause },
   });
@@ -416,8 +423,9 @@ export async function openInvoicePayment(scope: Scope, made: MadeInvoice, paymen
  * `invoice.payment_succeeded`), or still open with the attempt counted and the decline recorded
  * (`invoice.payment_failed`, or `invoice.payment_action_required` for a card that asks for
  * authentication: the intent waits in requires_action, and its customer's answer pays the invoice).
+ * `returnUrl`: where that challenge sends its customer back to (the hosted invoice page paying it).
  */
-export async function collectInvoice(scope: Scope, made: MadeInvoice, paymentMethodId?: string | null): Promise<{ invoice: MadeInvoice; charge: Charge }> {
+export async function collectInvoice(scope: Scope, made: MadeInvoice, paymentMethodId?: string | null, returnUrl?: string): Promise<{ invoice: MadeInvoice; charge: Charge }> {
   const { tx } = scope;
   const pmId = paymentMethodId === undefined ? await paymentMethodFor(tx, made.row) : paymentMethodId;
   const amount = Number(made.row.amountDue);
@@ -425,7 +433,7 @@ export async function collectInvoice(scope: Scope, made: MadeInvoice, paymentMet
   let error: Prisma.JsonValue = null;
   if (amount > 0) {
     const pm = pmId === null ? null : await tx.paymentMethod.findFirst({ where: { id: pmId, accountId: scope.accountId }, select: { id: true } });
-    const paid = await payThroughIntent(scope, made.row, pm?.id ?? null, true);
+    const paid = await payThroughIntent(scope, made.row, pm?.id ?? null, true, undefined, returnUrl);
     if (pm === null) charge = { kind: 'no_payment_method', error: noPaymentMethod() };
     else if (paid.error) charge = { kind: 'declined', error: paid.error };
     else if (paid.intent.status === 'requires_action') charge = { kind: 'action_required', error: authenticationRequired() };
@@ -439,7 +447,7 @@ export async function collectInvoice(scope: Scope, made: MadeInvoice, paymentMet
     row = { ...made.row, attemptCount: made.row.attemptCount + 1, lastPaymentError: error };
   }
   await saveCollection(tx, row);
-  const object = await invoiceObject(tx, scope.accountId, { row, lines: made.lines }, scope.now);
+  const object = await invoiceObject(tx, scope.accountId, { row, lines: made.lines }, scope.now, scope.deps);
   if (charge.kind === 'paid') {
     await emitIn(scope, 'invoice.paid', object);
     await emitIn(scope, 'invoice.payment_succeeded', object);
@@ -492,7 +500,7 @@ export async function settleInvoiceIntent(tx: Tx, deps: BillingDeps, intent: Inv
       : { ...made.row, lastPaymentError: intent.lastPaymentError };
   await saveCollection(tx, row);
   await recordInvoicePayment(prismaDb(tx), row, intent, scope.now);
-  const object = await invoiceObject(tx, scope.accountId, { row, lines: made.lines }, scope.now);
+  const object = await invoiceObject(tx, scope.accountId, { row, lines: made.lines }, scope.now, scope.deps);
   if (outcome === 'succeeded') {
     await emitIn(scope, 'invoice.paid', object);
     await emitIn(scope, 'invoice.payment_succeeded', object);
@@ -578,12 +586,12 @@ export async function appliedOf(tx: Tx, records: readonly DiscountRecord[]): Pro
  * An invoice's public object with what it refers to: its lines' prices and tax rates, its
  * subscription's discounts or its own, and its details (a manual invoice's).
  */
-export async function invoiceObject(tx: Tx, accountId: string, made: MadeInvoice, now: number) {
-  return (await invoiceObjects(tx, accountId, [made], now))[0];
+export async function invoiceObject(tx: Tx, accountId: string, made: MadeInvoice, now: number, deps: LinkDeps) {
+  return (await invoiceObjects(tx, accountId, [made], now, deps))[0];
 }
 
 /** The same for several invoices (a list page), with one query per kind of reference. */
-export async function invoiceObjects(tx: Tx, accountId: string, invoices: readonly MadeInvoice[], now: number) {
+export async function invoiceObjects(tx: Tx, accountId: string, invoices: readonly MadeInvoice[], now: number, deps: LinkDeps) {
   const [refs, details] = await Promise.all([
     lineRefs(
       tx,
@@ -591,6 +599,7 @@ export async function invoiceObjects(tx: Tx, accountId: string, invoices: readon
       invoices.flatMap((i) => i.lines),
       invoices.map((i) => i.row),
       now,
+      deps,
     ),
     detailsByInvoice(
       tx,
