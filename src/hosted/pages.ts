@@ -31,12 +31,14 @@ export interface PageRequest {
 export type PageResult = { readonly html: Html; readonly status?: number; readonly headers?: Record<string, string> } | { readonly redirect: string };
 /** A script the integrator's own pages load (a client-side library, such as Financial Connections' shim). */
 export type ScriptResult = { readonly javascript: string };
+/** A document the page's link serves as it is (an invoice's PDF); `filename` names it for saving. */
+export type FileResult = { readonly file: Buffer; readonly contentType: string; readonly filename: string };
 
 export interface HostedPage {
   readonly method: 'get' | 'post';
   /** Under HOSTED_PREFIX, in Express syntax (`/account_links/:token`). */
   readonly path: string;
-  readonly handler: (req: PageRequest) => Promise<PageResult | ScriptResult>;
+  readonly handler: (req: PageRequest) => Promise<PageResult | ScriptResult | FileResult>;
 }
 
 export const hostedPage = (method: HostedPage['method'], path: string, handler: HostedPage['handler']): HostedPage => ({
@@ -70,7 +72,7 @@ export function messagePage(nonce: string, title: string, message: string, statu
   return { status, html: htmlDocument({ title, nonce, body: html`<h1>${title}</h1><p>${message}</p>` }) };
 }
 
-function send(res: Response, result: PageResult | ScriptResult, nonce: string): void {
+function send(res: Response, result: PageResult | ScriptResult | FileResult, nonce: string): void {
   res.set({
     'Cache-Control': 'no-store',
     // The URL is a bearer credential: never pass it on as a referrer.
@@ -88,6 +90,13 @@ function send(res: Response, result: PageResult | ScriptResult, nonce: string): 
     // Loaded by the integrator's own pages, from their origin.
     res.set({ 'Cross-Origin-Resource-Policy': 'cross-origin', 'Cache-Control': 'no-cache' });
     res.status(200).type('application/javascript; charset=utf-8').send(result.javascript);
+    return;
+  }
+  if ('file' in result) {
+    const name = result.filename.replace(/[^A-Za-z0-9._-]/g, '_');
+    // Not HTML (nosniff keeps it so): the page CSP would only stand in the way of the browser's PDF viewer.
+    res.set({ 'Content-Disposition': `inline; filename="${name}"`, 'Content-Security-Policy': "frame-ancestors 'none'" });
+    res.status(200).type(result.contentType).send(result.file);
     return;
   }
   if (result.headers) res.set(result.headers);

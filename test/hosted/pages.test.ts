@@ -19,7 +19,16 @@ test('the html template escapes every interpolation except our own markup', () =
   expect(html`<p${raw(' hidden')}>${[1, null, false, undefined, 'a']}</p>`.text).toBe('<p hidden>1a</p>');
 });
 
-/** The two kinds of hosted page, each with a fresh, opened link. */
+/** An open invoice's hosted page (the invoice page's form pays it). */
+async function invoicePath(key: string): Promise<string> {
+  const post = (path: string, body: Record<string, unknown>) => t.http().post(path).set(bearer(key)).type('form').send(form(body));
+  const customer = (await post('/v1/customers', {})).body.id;
+  await post('/v1/invoiceitems', { customer, amount: 1000, currency: 'usd' });
+  const draft = await post('/v1/invoices', { customer, collection_method: 'send_invoice', pending_invoice_items_behavior: 'include' });
+  return new URL((await post(`/v1/invoices/${draft.body.id}/finalize`, {})).body.hosted_invoice_url).pathname;
+}
+
+/** The kinds of hosted page with a form, each with a fresh, opened link. */
 async function hostedPaths(): Promise<string[]> {
   const key = newTestKey();
   const account = (await createAccount(t, key, { business_type: 'individual' })).id;
@@ -27,7 +36,7 @@ async function hostedPaths(): Promise<string[]> {
   const onboarding = new URL(link.body.url).pathname;
   await t.http().get(onboarding);
   const verification = new URL((await createVerificationSession(t, key)).url).pathname;
-  return [onboarding, verification];
+  return [onboarding, verification, await invoicePath(key)];
 }
 
 const MALFORMED_BODIES = [
@@ -45,6 +54,9 @@ const MALFORMED_BODIES = [
   'a[b][c][d][e][f][g][h][i][j][k]=deep',
   '%ZZ=%E0%A4%A',
   'tos_acceptance=accepted&individual[first_name]=%00',
+  'number[]=4242424242424242&exp[a]=12',
+  'number=4242424242424242&exp=13/99&cvc[]=1',
+  'number=%00&exp=%00',
 ];
 
 test('malformed forms get an HTML 4xx page (or the form again), never a 500', async () => {

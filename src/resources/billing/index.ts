@@ -15,6 +15,7 @@ import * as subscriptions from './subscriptions/routes';
 import * as subscriptionSerializer from './subscriptions/serializer';
 import { retrieveSubscriptionObject } from './subscriptions/service';
 import * as invoices from './invoices/routes';
+import { pages as invoicePages } from './invoices/pages';
 import * as invoiceSerializer from './invoices/serializer';
 import { invoiceIntentSettled, retrieveInvoiceObject } from './invoices/service';
 import * as invoiceItems from './invoice_items/routes';
@@ -87,6 +88,8 @@ export const area: Area = {
     [invoiceSerializer.LINE_OBJECT]: { expandable: invoiceSerializer.lineExpandable },
     [invoiceItemSerializer.INVOICE_ITEM_OBJECT]: { expandable: invoiceItemSerializer.invoiceItemExpandable },
   },
+  // The hosted invoice page and PDF (`hosted_invoice_url`, `invoice_pdf`).
+  pages: invoicePages,
   workers: [billingWorker, invoicesWorker],
   reconcilers: [reconcileBilling, reconcileInvoices],
   versionChanges,

@@ -63,8 +63,11 @@ export const area: Area = {
 useAuthenticationTarget('payment_intent', paymentIntentAuthentication);
 
 /** For other areas: a payment method by id (a public test id makes one), a card's CVC, a test card's charge outcome. */
-export { lockCustomer, resolvePaymentMethod, takeCvc } from './payment_methods/service';
+export { createCardPaymentMethod, lockCustomer, resolvePaymentMethod, takeCvc } from './payment_methods/service';
 export { paymentResult, type CardOutcome } from './payment_methods/testCards';
+
+/** The `next_action` of an intent waiting on its 3-D Secure challenge (the hosted invoice page sends its customer there). */
+export { pendingNextAction } from './authentications/service';
 
 /** Customers' discounts, which billing gives (coupons live there): the registry hands them over. */
 export { noActiveDiscount, useCustomerDiscounts, type CustomerDiscounts } from './customers/service';

@@ -16,6 +16,7 @@ import { computeInvoice, type AppliedDiscount, type DiscountAmount, type LineInp
 import { serializeInvoice, type InvoiceLineRow, type InvoiceRow, type LineRefs, type StoredTotals } from './serializer';
 import { clearRetry, detailsByInvoice, detailsOfInvoice, nextAttempts, NO_DETAILS, retryOfInvoice, saveRetry } from './queries';
 import { accountPolicy, retryDelaySeconds, type RetryPolicy } from './retries';
+import { createInvoiceLink, invoiceLinks, type LinkDeps } from './links';
 
 // Making and charging invoices, for whoever bills: a request (a subscription's creation or
 // change, an invoice's payment) or the renewal worker. Everything happens in the caller's
@@ -73,16 +74,19 @@ export async function lineRefs(
   lines: readonly Pick<InvoiceLineRow, 'priceId' | 'taxes'>[],
   invoices: readonly Pick<InvoiceRow, 'id' | 'subscriptionId' | 'discounts'>[] = [],
   now = 0,
+  /** To show the invoices' hosted page and PDF URLs (their tokens are sealed). */
+  linkDeps?: LinkDeps,
 ): Promise<LineRefs> {
   const rateIds = lines.flatMap((l) => (l.taxes as unknown as LineTax[]).map((t) => t.tax_rate_details.tax_rate));
-  const [prices, taxRates, discounts, intents, retries] = await Promise.all([
+  const [prices, taxRates, discounts, intents, retries, links] = await Promise.all([
     pricesById(tx, accountId, lines.map((l) => l.priceId)),
     taxRatesById(tx, accountId, rateIds),
     invoiceDiscounts(tx, invoices, now),
     invoiceIntents(tx, invoices.map((i) => i.id)),
     nextAttempts(tx, invoices.map((i) => i.id)),
+    linkDeps ? invoiceLinks(tx, linkDeps, invoices.map((i) => i.id)) : undefined,
   ]);
-  return { prices, taxRates, discounts, intents, retries };
+  return { prices, taxRates, discounts, intents, retries, links };
 }
 
 /** The PaymentIntent each invoice is paid through (its newest) and its latest charge, by invoice. */
@@ -323,7 +327,9 @@ export async function createInvoice(scope: Scope, spec: InvoiceSpec): Promise<Ma
     number,
   };
   await tx.invoice.update({ where: { id }, data: { status: row.status, finalizedAt: row.finalizedAt, number: row.number }, select: { id: true } });
-  await emitIn(scope, 'invoice.finalized', serializeInvoice(row, lines, defaultRates, refs));
+  await createInvoiceLink(tx, scope.deps, scope.accountId, id, scope.now);
+  const links = await invoiceLinks(tx, scope.deps, [id]);
+  await emitIn(scope, 'invoice.finalized', serializeInvoice(row, lines, defaultRates, { ...refs, links }));
   return { row, lines };
 }
 
@@ -377,7 +383,7 @@ const intentDescription = (row: InvoiceRow): string =>
   row.billingReason === 'subscription_create' ? 'Subscription creation' : row.billingReason === 'subscription_update' ? 'Subscription update' : row.billingReason === 'subscription_cycle' ? 'Subscription cycle' : 'Payment for Invoice';
 
 /** The payment through the invoice's PaymentIntent (made, or its open one confirmed again); its events join the scope's. */
-async function payThroughIntent(scope: Scope, row: InvoiceRow, paymentMethodId: string | null, confirm: boolean, setupFutureUsage?: 'off_session') {
+async function payThroughIntent(scope: Scope, row: InvoiceRow, paymentMethodId: string | null, confirm: boolean, setupFutureUsage?: 'off_session', returnUrl?: string) {
   const paid = await payInvoiceAmount(prismaDb(scope.tx), scope.deps, {
     accountId: scope.accountId,
     invoiceId: row.id,
@@ -388,6 +394,7 @@ async function payThroughIntent(scope: Scope, row: InvoiceRow, paymentMethodId: 
     paymentMethodId,
     confirm,
     setupFutureUsage,
+    returnUrl,
     now: scope.now,
     events: { accountId: scope.accountId, apiVersion: scope.apiVersion, created: scope.eventTime, cause: scope.cause },
   });
@@ -418,12 +425,13 @@ export async function openInvoicePayment(scope: Scope, made: MadeInvoice, paymen
  * `invoice.payment_succeeded`), or still open with the attempt counted and the decline recorded
  * (`invoice.payment_failed`, or `invoice.payment_action_required` for a card that asks for
  * authentication: the intent waits in requires_action, and its customer's answer pays the invoice).
+ * `returnUrl`: where that challenge sends its customer back to (the hosted invoice page paying it).
  */
 export async function collectInvoice(
   scope: Scope,
   made: MadeInvoice,
   paymentMethodId?: string | null,
-  options: { retries?: 'start' | 'retry' } = {},
+  options: { retries?: 'start' | 'retry'; returnUrl?: string } = {},
 ): Promise<{ invoice: MadeInvoice; charge: Charge; retries: RetryOutcome }> {
   const { tx } = scope;
   const pmId = paymentMethodId === undefined ? await paymentMethodFor(tx, made.row) : paymentMethodId;
@@ -432,7 +440,7 @@ export async function collectInvoice(
   let error: Prisma.JsonValue = null;
   if (amount > 0) {
     const pm = pmId === null ? null : await tx.paymentMethod.findFirst({ where: { id: pmId, accountId: scope.accountId }, select: { id: true } });
-    const paid = await payThroughIntent(scope, made.row, pm?.id ?? null, true);
+    const paid = await payThroughIntent(scope, made.row, pm?.id ?? null, true, undefined, options.returnUrl);
     if (pm === null) charge = { kind: 'no_payment_method', error: noPaymentMethod() };
     else if (paid.error) charge = { kind: 'declined', error: paid.error };
     else if (paid.intent.status === 'requires_action') charge = { kind: 'action_required', error: authenticationRequired() };
@@ -448,7 +456,7 @@ export async function collectInvoice(
   await saveCollection(tx, row);
   // Written before the events, which show `next_payment_attempt`.
   const retries: RetryOutcome = charge.kind === 'paid' ? (await clearRetry(tx, row.id), { exhausted: null }) : await scheduleRetry(scope, row, charge, options.retries);
-  const object = await invoiceObject(tx, scope.accountId, { row, lines: made.lines }, scope.now);
+  const object = await invoiceObject(tx, scope.accountId, { row, lines: made.lines }, scope.now, scope.deps);
   if (charge.kind === 'paid') {
     await emitIn(scope, 'invoice.paid', object);
     await emitIn(scope, 'invoice.payment_succeeded', object);
@@ -535,7 +543,7 @@ export async function settleInvoiceIntent(tx: Tx, deps: BillingDeps, intent: Inv
   // Paid by its customer: no retry runs after.
   if (outcome === 'succeeded') await clearRetry(tx, row.id);
   await recordInvoicePayment(prismaDb(tx), row, intent, scope.now);
-  const object = await invoiceObject(tx, scope.accountId, { row, lines: made.lines }, scope.now);
+  const object = await invoiceObject(tx, scope.accountId, { row, lines: made.lines }, scope.now, scope.deps);
   if (outcome === 'succeeded') {
     await emitIn(scope, 'invoice.paid', object);
     await emitIn(scope, 'invoice.payment_succeeded', object);
@@ -621,12 +629,12 @@ export async function appliedOf(tx: Tx, records: readonly DiscountRecord[]): Pro
  * An invoice's public object with what it refers to: its lines' prices and tax rates, its
  * subscription's discounts or its own, and its details (a manual invoice's).
  */
-export async function invoiceObject(tx: Tx, accountId: string, made: MadeInvoice, now: number) {
-  return (await invoiceObjects(tx, accountId, [made], now))[0];
+export async function invoiceObject(tx: Tx, accountId: string, made: MadeInvoice, now: number, deps: LinkDeps) {
+  return (await invoiceObjects(tx, accountId, [made], now, deps))[0];
 }
 
 /** The same for several invoices (a list page), with one query per kind of reference. */
-export async function invoiceObjects(tx: Tx, accountId: string, invoices: readonly MadeInvoice[], now: number) {
+export async function invoiceObjects(tx: Tx, accountId: string, invoices: readonly MadeInvoice[], now: number, deps: LinkDeps) {
   const [refs, details] = await Promise.all([
     lineRefs(
       tx,
@@ -634,6 +642,7 @@ export async function invoiceObjects(tx: Tx, accountId: string, invoices: readon
       invoices.flatMap((i) => i.lines),
       invoices.map((i) => i.row),
       now,
+      deps,
     ),
     detailsByInvoice(
       tx,

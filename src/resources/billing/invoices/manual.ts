@@ -13,6 +13,7 @@ import { TxSql } from '../../../lib/sql';
 import { isCouponValid, type DiscountRecord } from '../coupons/serializer';
 import { addInterval } from './amounts';
 import { collectInvoice, draftInvoice, emitIn, invoiceObject, lockInvoice, nextInvoiceNumber, refreshDraft, requestScope, type MadeInvoice, type Scope } from './billing';
+import { createInvoiceLink } from './links';
 import { customerDiscountRecords, detailsOfInvoice, saveDetails, type InvoiceDetails } from './queries';
 import { INVOICE_OBJECT, type InvoiceRow } from './serializer';
 import { scheduleFinalization } from './jobs';
@@ -190,7 +191,7 @@ export async function createManualInvoice(ctx: RequestContext) {
     const taken = pending.filter((p) => p.currency === currency).map((p) => p.id);
     if (taken.length > 0) await tx.invoiceItem.updateMany({ where: { id: { in: taken } }, data: { invoiceId: id } });
     const made = await refreshDraft(scope, row);
-    const object = await invoiceObject(tx, accountId, made, now);
+    const object = await invoiceObject(tx, accountId, made, now, scope.deps);
     await emitIn(scope, 'invoice.created', object);
     return { object, events: scope.events, finalizeAt: details.finalizeAt };
   });
@@ -238,11 +239,11 @@ export async function updateManualInvoice(ctx: RequestContext) {
       defaultPaymentMethod: pm === undefined ? before.defaultPaymentMethod : pm,
       metadata: applyMetadata(before.metadata as Metadata, params.metadata as MetadataParam | undefined),
     };
-    const was = await invoiceObject(tx, accountId, made, scope.now);
+    const was = await invoiceObject(tx, accountId, made, scope.now, scope.deps);
     await writeRow(tx, row);
     await saveDetails(tx, accountId, row.id, nextDetails);
     const after = draft && params.discounts !== undefined ? await refreshDraft(scope, row) : { row, lines: made.lines };
-    const object = await invoiceObject(tx, accountId, after, scope.now);
+    const object = await invoiceObject(tx, accountId, after, scope.now, scope.deps);
     const previous = previousAttributes(was, object);
     if (Object.keys(previous).length > 0) await emitIn(scope, 'invoice.updated', object, previous);
     return { object, events: scope.events, finalizeAt: nextDetails.finalizeAt };
@@ -257,7 +258,7 @@ export async function deleteManualInvoice(ctx: RequestContext) {
   const result = await deps.prisma.$transaction(async (tx) => {
     const { made, scope } = await lockOwned(ctx, tx);
     if (made.row.status !== 'draft') throw invalidRequest(`You can only delete draft invoices; this invoice is ${made.row.status}. You may void it instead.`, 'invoice_not_editable', 'invoice');
-    const object = await invoiceObject(tx, ctx.caller.accountId, made, scope.now);
+    const object = await invoiceObject(tx, ctx.caller.accountId, made, scope.now, scope.deps);
     // Its items are pending again, for another invoice.
     await tx.invoiceItem.updateMany({ where: { invoiceId: made.row.id }, data: { invoiceId: null } });
     await tx.invoice.delete({ where: { id: made.row.id }, select: { id: true } });
@@ -284,9 +285,10 @@ export async function finalizeDraft(scope: Scope, made: MadeInvoice, details: In
     dueDate: made.row.collectionMethod === 'send_invoice' && details.daysUntilDue !== null ? scope.now + DAY * details.daysUntilDue : made.row.dueDate,
   };
   await writeRow(tx, row);
+  await createInvoiceLink(tx, scope.deps, scope.accountId, row.id, scope.now);
   await saveDetails(tx, scope.accountId, row.id, { ...details, autoAdvance: autoAdvance ?? details.autoAdvance, finalizeAt: null });
   const finalized = { row, lines: fresh.lines };
-  await emitIn(scope, 'invoice.finalized', await invoiceObject(tx, scope.accountId, finalized, scope.now));
+  await emitIn(scope, 'invoice.finalized', await invoiceObject(tx, scope.accountId, finalized, scope.now, scope.deps));
   if (row.amountDue > 0n) return finalized;
   return (await collectInvoice(scope, finalized, null)).invoice;
 }
@@ -297,7 +299,7 @@ export async function finalizeManualInvoice(ctx: RequestContext) {
     const { made, details, scope } = await lockOwned(ctx, tx);
     if (made.row.status !== 'draft') throw invalidRequest("This invoice is already finalized, you can't re-finalize a non-draft invoice.", 'invoice_already_finalized', 'invoice');
     const done = await finalizeDraft(scope, made, details, params.auto_advance);
-    return { object: await invoiceObject(tx, ctx.caller.accountId, done, scope.now), events: scope.events };
+    return { object: await invoiceObject(tx, ctx.caller.accountId, done, scope.now, scope.deps), events: scope.events };
   });
   await handOffEvents(deps.queues, result.events);
   return result.object;
@@ -313,7 +315,7 @@ export async function voidManualInvoice(ctx: RequestContext) {
     const row: InvoiceRow = { ...made.row, status: 'void', voidedAt: scope.now };
     await writeRow(tx, row);
     if (details.autoAdvance !== null) await saveDetails(tx, scope.accountId, row.id, { ...details, autoAdvance: false });
-    const object = await invoiceObject(tx, ctx.caller.accountId, { row, lines: made.lines }, scope.now);
+    const object = await invoiceObject(tx, ctx.caller.accountId, { row, lines: made.lines }, scope.now, scope.deps);
     await emitIn(scope, 'invoice.voided', object);
     return { object, events: scope.events };
   });
@@ -331,7 +333,7 @@ export async function markManualInvoiceUncollectible(ctx: RequestContext) {
     const row: InvoiceRow = { ...made.row, status: 'uncollectible' };
     await writeRow(tx, row);
     await saveDetails(tx, scope.accountId, row.id, { ...details, markedUncollectibleAt: scope.now });
-    const object = await invoiceObject(tx, ctx.caller.accountId, { row, lines: made.lines }, scope.now);
+    const object = await invoiceObject(tx, ctx.caller.accountId, { row, lines: made.lines }, scope.now, scope.deps);
     await emitIn(scope, 'invoice.marked_uncollectible', object);
     return { object, events: scope.events };
   });
@@ -350,7 +352,7 @@ export async function sendManualInvoice(ctx: RequestContext) {
     }
     if (status === 'draft' || status === 'void') throw invalidRequest(`You can't send a ${status} invoice; only finalized invoices can be sent.`, 'invoice_not_editable', 'invoice');
     await saveDetails(tx, scope.accountId, made.row.id, { ...details, sentAt: scope.now });
-    const object = await invoiceObject(tx, ctx.caller.accountId, made, scope.now);
+    const object = await invoiceObject(tx, ctx.caller.accountId, made, scope.now, scope.deps);
     await emitIn(scope, 'invoice.sent', object);
     return { object, events: scope.events };
   });

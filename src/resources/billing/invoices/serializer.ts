@@ -6,6 +6,7 @@ import { serializePrice, type PriceRow } from '../prices/serializer';
 import { serializeTaxRate, type TaxRateRow } from '../tax_rates/serializer';
 import type { InvoiceTotals, LineTax, DiscountAmount } from './amounts';
 import { NO_DETAILS, type InvoiceDetails } from './queries';
+import type { InvoiceLinkUrls } from './links';
 
 export const INVOICE_OBJECT = 'invoice';
 export const LINE_OBJECT = 'line_item';
@@ -34,6 +35,8 @@ export interface LineRefs {
   readonly intents?: ReadonlyMap<string, { readonly paymentIntent: string; readonly charge: string | null }>;
   /** The next automatic payment attempt of open invoices whose retry schedule runs, by invoice. */
   readonly retries?: ReadonlyMap<string, number>;
+  /** The hosted page and PDF of each finalized invoice, by invoice (links.ts). */
+  readonly links?: ReadonlyMap<string, InvoiceLinkUrls>;
 }
 
 /** Where an invoice embeds its PaymentIntent and charge, for the versions that show them (versions/invoices.ts). */
@@ -175,8 +178,9 @@ export function serializeInvoice(row: InvoiceRow, lines: readonly InvoiceLineRow
     ending_balance: row.finalizedAt === null ? null : 0,
     footer: details.footer,
     from_invoice: null,
-    hosted_invoice_url: null,
-    invoice_pdf: null,
+    // Finalized invoices only, as the public API: a draft has neither.
+    hosted_invoice_url: row.status === 'draft' ? null : (refs.links?.get(row.id)?.hosted ?? null),
+    invoice_pdf: row.status === 'draft' ? null : (refs.links?.get(row.id)?.pdf ?? null),
     issuer: { type: 'self' },
     last_finalization_error: null,
     // Not in the public object (a payment intent holds it there, and none exists here): the

@@ -42,7 +42,7 @@ async function findInvoice(ctx: RequestContext, id: string): Promise<InvoiceRow>
 export async function retrieveInvoice(ctx: RequestContext) {
   const row = await findInvoice(ctx, ctx.pathParams.invoice);
   const lines = await linesOf(ctx.deps.prisma, row.id);
-  return invoiceObject(ctx.deps.prisma, ctx.caller.accountId, { row, lines }, unixSeconds(ctx.deps.clock));
+  return invoiceObject(ctx.deps.prisma, ctx.caller.accountId, { row, lines }, unixSeconds(ctx.deps.clock), ctx.deps);
 }
 
 /** The public object of one of the caller's invoices (for expansion), or null. */
@@ -50,7 +50,7 @@ export async function retrieveInvoiceObject(ctx: RequestContext, id: string) {
   const row = await ctx.deps.prisma.invoice.findUnique({ where: { id, accountId: ctx.caller.accountId } });
   if (!row) return null;
   const lines = await linesOf(ctx.deps.prisma, id);
-  return invoiceObject(ctx.deps.prisma, ctx.caller.accountId, { row: strip(row), lines }, unixSeconds(ctx.deps.clock));
+  return invoiceObject(ctx.deps.prisma, ctx.caller.accountId, { row: strip(row), lines }, unixSeconds(ctx.deps.clock), ctx.deps);
 }
 
 export async function listInvoices(ctx: RequestContext) {
@@ -78,7 +78,7 @@ export async function listInvoices(ctx: RequestContext) {
 async function serializeInvoices(ctx: RequestContext, rows: (InvoiceRow & { seq: bigint; accountId: string })[]) {
   const { caller, deps } = ctx;
   const lines = await linesByInvoice(deps.prisma, rows.map((row) => row.id));
-  return invoiceObjects(deps.prisma, caller.accountId, rows.map((row) => ({ row: strip(row), lines: lines.get(row.id) ?? [] })), unixSeconds(deps.clock));
+  return invoiceObjects(deps.prisma, caller.accountId, rows.map((row) => ({ row: strip(row), lines: lines.get(row.id) ?? [] })), unixSeconds(deps.clock), deps);
 }
 
 /** `GET /v1/invoices/search`: the matching ids, then their rows read and rendered as the list's. */
@@ -128,9 +128,10 @@ export async function invoiceIntentSettled(tx: Tx, deps: Deps, intent: InvoiceIn
 
 /**
  * `POST /v1/invoices/{id}/pay`: charges an open invoice (its default payment method, its
- * customer's, or `payment_method`). A decline is recorded on the invoice and answered 402.
+ * customer's, or `payment_method`). A decline is recorded on the invoice and answered 402. The
+ * hosted invoice page pays through here too, with `returnUrl` for a 3-D Secure challenge.
  */
-export async function payInvoice(ctx: RequestContext, subscriptions: InvoicePaid) {
+export async function payInvoice(ctx: RequestContext, subscriptions: InvoicePaid, options: { returnUrl?: string } = {}) {
   const { params, deps } = ctx;
   const id = ctx.pathParams.invoice;
   const eventTime = unixSeconds(deps.clock);
@@ -143,9 +144,9 @@ export async function payInvoice(ctx: RequestContext, subscriptions: InvoicePaid
     const scope = requestScope(ctx, tx, clock?.frozenTime ?? eventTime, eventTime);
     let paymentMethod: string | undefined;
     if (params.payment_method !== undefined) paymentMethod = (await resolvePaymentMethod(prismaDb(tx), ctx, params.payment_method, 'payment_method')).id;
-    const { invoice, charge } = await collectInvoice(scope, made, paymentMethod);
+    const { invoice, charge } = await collectInvoice(scope, made, paymentMethod, { returnUrl: options.returnUrl });
     if (charge.kind === 'paid') await subscriptions.paid(scope, invoice.row);
-    return { invoice: await invoiceObject(tx, ctx.caller.accountId, invoice, scope.now), charge, events: scope.events, subscription: invoice.row.subscriptionId };
+    return { invoice: await invoiceObject(tx, ctx.caller.accountId, invoice, scope.now, deps), charge, events: scope.events, subscription: invoice.row.subscriptionId };
   });
   await handOffEvents(deps.queues, result.events);
   if (result.subscription) await subscriptions.schedule(deps, [result.subscription]);

@@ -64,7 +64,7 @@ async function retriesExhausted(scope: Scope, invoice: MadeInvoice, view: Subscr
     const row: InvoiceRow = { ...invoice.row, status: 'uncollectible' };
     await tx.invoice.update({ where: { id: row.id }, data: { status: row.status }, select: { id: true } });
     await saveDetails(tx, scope.accountId, row.id, { ...(await detailsOfInvoice(tx, row.id)), markedUncollectibleAt: scope.now });
-    await emitIn(scope, 'invoice.marked_uncollectible', await invoiceObject(tx, scope.accountId, { row, lines: invoice.lines }, scope.now));
+    await emitIn(scope, 'invoice.marked_uncollectible', await invoiceObject(tx, scope.accountId, { row, lines: invoice.lines }, scope.now, scope.deps));
   }
   // Only a subscription the failure left past_due (not one paid since by a later invoice, nor ended).
   if (view === null || view.row.status !== 'past_due' || policy.subscription === 'past_due') return;

@@ -81,7 +81,7 @@ async function runDueAction(scope: Scope, view: SubscriptionView, at: number): P
       await emitIn(
         scope,
         'invoice.voided',
-        serializeInvoice({ ...invoice.row, status: 'void', voidedAt: at }, invoice.lines, [], await lineRefs(scope.tx, scope.accountId, invoice.lines, [invoice.row], scope.now)),
+        serializeInvoice({ ...invoice.row, status: 'void', voidedAt: at }, invoice.lines, [], await lineRefs(scope.tx, scope.accountId, invoice.lines, [invoice.row], scope.now, scope.deps)),
       );
     }
     await saveSubscriptionRow(scope, view, { ...view, row: { ...row, status: 'incomplete_expired', endedAt: at } });
@@ -148,7 +148,7 @@ async function holdCollection(scope: Scope, invoice: MadeInvoice, pause: PauseCo
   const status = pause.behavior === 'void' ? 'void' : 'uncollectible';
   const row: InvoiceRow = { ...invoice.row, status, voidedAt: status === 'void' ? scope.now : invoice.row.voidedAt };
   await scope.tx.invoice.update({ where: { id: row.id }, data: { status: row.status, voidedAt: row.voidedAt }, select: { id: true } });
-  const object = serializeInvoice(row, invoice.lines, [], await lineRefs(scope.tx, scope.accountId, invoice.lines, [row], scope.now));
+  const object = serializeInvoice(row, invoice.lines, [], await lineRefs(scope.tx, scope.accountId, invoice.lines, [row], scope.now, scope.deps));
   await emitIn(scope, status === 'void' ? 'invoice.voided' : 'invoice.marked_uncollectible', object);
 }
 

@@ -852,6 +852,8 @@ export interface InvoicePayment {
   /** Charge it now, off-session; false leaves the intent for its customer to confirm (`default_incomplete`). */
   readonly confirm: boolean;
   readonly setupFutureUsage?: 'off_session' | null;
+  /** Where a 3-D Secure challenge sends its customer back to (the hosted invoice page); none by default. */
+  readonly returnUrl?: string;
   /** Billing time (a test clock's), for the intent and its charge. */
   readonly now: number;
   readonly events: EmitOptions;
@@ -873,7 +875,7 @@ export async function payInvoiceAmount(
   const [open] = await db.sql.query<PaymentIntentRow & { seq?: bigint }>(selectInvoiceIntentForUpdate(payment.invoiceId, payment.accountId));
   let row: PaymentIntentRow;
   if (open && CONFIRMABLE.includes(open.status)) {
-    row = { ...withoutSeq(open), paymentMethodId: payment.paymentMethodId ?? open.paymentMethodId };
+    row = { ...withoutSeq(open), paymentMethodId: payment.paymentMethodId ?? open.paymentMethodId, returnUrl: payment.returnUrl ?? open.returnUrl };
   } else {
     const id = newId('pi');
     row = {
@@ -908,7 +910,7 @@ export async function payInvoiceAmount(
       latestChargeId: null,
       lastPaymentError: null,
       nextAction: null,
-      returnUrl: null,
+      returnUrl: payment.returnUrl ?? null,
       cancellationReason: null,
       canceledAt: null,
       clientSecret: await deps.encryption.seal(`${id}_secret_${randomBase62(25)}`),

@@ -267,6 +267,12 @@ export async function createPaymentMethod(ctx: RequestContext) {
   return serializePaymentMethod(row);
 }
 
+/** A card of the caller's account from a public test card's number, checked as `card[…]` of POST /v1/payment_methods is (the hosted invoice page's form). */
+export async function createCardPaymentMethod(ctx: RequestContext, card: Pick<CardParam, 'number' | 'exp_month' | 'exp_year' | 'cvc'>): Promise<StoredPaymentMethod> {
+  const checked = checkCard(card, clock(ctx));
+  return ctx.deps.prisma.$transaction((tx) => insertCard(prismaDb(tx), ctx, checked));
+}
+
 export async function retrievePaymentMethod(ctx: RequestContext) {
   const id = ctx.pathParams.payment_method;
   // A public test id makes a fresh payment method, so the read runs in a transaction too.
