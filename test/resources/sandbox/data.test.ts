@@ -139,7 +139,8 @@ test("deletes every row of the key's platform and its connected accounts in one 
       customers: 2,
       // A card per customer, the one each forward of pm_card_visa made, each PaymentIntent's and each SetupIntent's.
       payment_methods: 8,
-      payment_intents: 2,
+      // Each platform's own PaymentIntent, and its subscription's first invoice's (no card: no charge).
+      payment_intents: 4,
       charges: 2,
       refunds: 2,
       setup_intents: 2,
@@ -154,6 +155,11 @@ test("deletes every row of the key's platform and its connected accounts in one 
       subscription_items: 2,
       invoices: 2,
       invoice_items: 4,
+      // The subscription's customer has no card: its first invoice's payment failed and waits for a retry.
+      invoice_payment_retries: 2,
+      invoice_payments: 2,
+      invoice_links: 2,
+      invoice_details: 0,
       test_clocks: 0,
       idempotency_records: 1,
       financial_connections_sessions: 1,

@@ -32,6 +32,13 @@ export interface DeletedCounts {
   subscription_items: number;
   invoices: number;
   invoice_items: number;
+  /** Due payment retries of invoices (dunning). */
+  invoice_payment_retries: number;
+  invoice_payments: number;
+  /** Hosted invoice pages' and PDFs' links. */
+  invoice_links: number;
+  /** What manual invoices carry beyond every invoice's columns. */
+  invoice_details: number;
   test_clocks: number;
   idempotency_records: number;
   seed_runs: number;
