@@ -139,7 +139,7 @@ test("deletes every row of the key's platform and its connected accounts in one 
       customers: 2,
       // A card per customer, the one each forward of pm_card_visa made, each PaymentIntent's and each SetupIntent's.
       payment_methods: 8,
-      // Each platform's own PaymentIntent, and its subscription's first invoice's (no card: no charge).
+      // The platform's and its connected account's own PaymentIntents, and their subscriptions' first invoices' (no card: no charge).
       payment_intents: 4,
       charges: 2,
       refunds: 2,
@@ -155,7 +155,7 @@ test("deletes every row of the key's platform and its connected accounts in one 
       subscription_items: 2,
       invoices: 2,
       invoice_items: 4,
-      // The subscription's customer has no card: its first invoice's payment failed and waits for a retry.
+      // The subscriptions' customers have no card: their first invoices' payments failed and wait for a retry.
       invoice_payment_retries: 2,
       invoice_payments: 2,
       invoice_links: 2,
