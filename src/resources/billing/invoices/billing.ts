@@ -10,7 +10,7 @@ import type { PriceRow } from '../prices/serializer';
 import type { TaxRateRow } from '../tax_rates/serializer';
 import { discountObjects, type DiscountRecord } from '../coupons/serializer';
 import type { Embedded } from '../../../kernel/versions';
-import { cancelInvoiceIntent, invoiceAttemptResult, payInvoiceAmount, type InvoiceIntent } from '../../payments';
+import { resolvePaymentMethod, cancelInvoiceIntent, invoiceAttemptResult, payInvoiceAmount, type InvoiceIntent } from '../../payments';
 import { cancelInvoicePayments, recordInvoicePayment } from '../invoice_payments/service';
 import { computeInvoice, type AppliedDiscount, type DiscountAmount, type LineInput, type LineTax } from './amounts';
 import { serializeInvoice, type InvoiceLineRow, type InvoiceRow, type LineRefs, type StoredTotals } from './serializer';
@@ -654,4 +654,23 @@ export async function invoiceObjects(tx: Tx, accountId: string, invoices: readon
   );
   const withOwn: LineRefs = owned.length === 0 ? refs : { ...refs, discounts: { ...refs.discounts, ...(await discountRefs(tx, owned, now)) } };
   return invoices.map(({ row, lines }) => serializeInvoice(row, lines, [], withOwn, details.get(row.id) ?? NO_DETAILS));
+}
+
+/**
+ * A `default_payment_method` parameter (of an invoice or a subscription): a payment method attached
+ * to the customer; `''` clears it (null); undefined when not sent.
+ */
+export async function attachedPaymentMethodParam(scope: Scope, ctx: RequestContext, id: string | undefined, customerId: string): Promise<string | null | undefined> {
+  if (id === undefined) return undefined;
+  if (id === '') return null;
+  const pm = await resolvePaymentMethod(prismaDb(scope.tx), ctx, id, 'default_payment_method');
+  if (pm.customerId !== customerId) {
+    throw new ApiError({
+      status: 400,
+      code: 'resource_missing',
+      param: 'default_payment_method',
+      message: `The customer does not have a payment method with the ID ${id}. The payment method must be attached to the customer.`,
+    });
+  }
+  return pm.id;
 }

@@ -2,17 +2,16 @@ import { Prisma } from '../../../generated/prisma/client';
 import { unixSeconds } from '../../../lib/clock';
 import { currencyOf } from '../../../lib/currencies';
 import { hasIdShape, newId } from '../../../lib/ids';
-import { ApiError, invalidRequest, parameterMissing, parametersExclusive, resourceMissing } from '../../../kernel/errors';
+import { invalidRequest, parameterMissing, parametersExclusive, resourceMissing } from '../../../kernel/errors';
 import { applyMetadata, type Metadata, type MetadataParam } from '../../../kernel/metadata';
 import type { RequestContext } from '../../../kernel/route';
-import { prismaDb } from '../../../kernel/writes';
 import { previousAttributes, type Tx } from '../../../events/emit';
 import { handOffEvents } from '../../../events/jobs';
-import { lockCustomer, resolvePaymentMethod } from '../../payments';
+import { lockCustomer } from '../../payments';
 import { TxSql } from '../../../lib/sql';
 import { isCouponValid, type DiscountRecord } from '../coupons/serializer';
 import { addInterval } from './amounts';
-import { collectInvoice, draftInvoice, emitIn, invoiceObject, lockInvoice, nextInvoiceNumber, refreshDraft, requestScope, type MadeInvoice, type Scope } from './billing';
+import { attachedPaymentMethodParam, collectInvoice, draftInvoice, emitIn, invoiceObject, lockInvoice, nextInvoiceNumber, refreshDraft, requestScope, type MadeInvoice, type Scope } from './billing';
 import { createInvoiceLink } from './links';
 import { customerDiscountRecords, detailsOfInvoice, saveDetails, type InvoiceDetails } from './queries';
 import { INVOICE_OBJECT, type InvoiceRow } from './serializer';
@@ -70,22 +69,6 @@ async function redeemDiscounts(scope: Scope, list: Record<string, string>[]): Pr
     out.push({ id: newId('di'), coupon_seq: String(coupon.seq), promotion_code: promotionCode, start: scope.now, end });
   }
   return out;
-}
-
-/** The default payment method parameter: one attached to the customer; `''` clears. */
-async function paymentMethodParam(scope: Scope, ctx: RequestContext, id: string | undefined, customerId: string): Promise<string | null | undefined> {
-  if (id === undefined) return undefined;
-  if (id === '') return null;
-  const pm = await resolvePaymentMethod(prismaDb(scope.tx), ctx, id, 'default_payment_method');
-  if (pm.customerId !== customerId) {
-    throw new ApiError({
-      status: 400,
-      code: 'resource_missing',
-      param: 'default_payment_method',
-      message: `The customer does not have a payment method with the ID ${id}. The payment method must be attached to the customer.`,
-    });
-  }
-  return pm.id;
 }
 
 interface Terms {
@@ -155,7 +138,7 @@ export async function createManualInvoice(ctx: RequestContext) {
     const pending = include ? await tx.invoiceItem.findMany({ where: { accountId, customerId, invoiceId: null, subscriptionId: null }, orderBy: { seq: 'asc' }, select: { id: true, currency: true } }) : [];
     const currency = params.currency !== undefined ? currencyOf(params.currency) : (pending[0]?.currency ?? 'usd');
     const records = params.discounts === undefined ? await customerDiscountRecords(tx, customerId) : params.discounts === '' ? [] : await redeemDiscounts(scope, params.discounts);
-    const defaultPaymentMethod = await paymentMethodParam(scope, ctx, params.default_payment_method, customerId);
+    const defaultPaymentMethod = await attachedPaymentMethodParam(scope, ctx, params.default_payment_method, customerId);
     const id = newId('in');
     const drafted = draftInvoice({ customerId, subscription: null, currency, billingReason: 'manual', periodStart: now, periodEnd: now, lines: [], discounts: [] }, customer, now, id);
     const row: InvoiceRow = {
@@ -220,7 +203,7 @@ export async function updateManualInvoice(ctx: RequestContext) {
     const terms = draft
       ? termsOf(params, { collectionMethod: before.collectionMethod, daysUntilDue: details.daysUntilDue, dueDate: details.daysUntilDue === null ? before.dueDate : null }, scope.now)
       : { collectionMethod: before.collectionMethod, daysUntilDue: details.daysUntilDue, dueDate: before.dueDate };
-    const pm = await paymentMethodParam(scope, ctx, params.default_payment_method, before.customerId);
+    const pm = await attachedPaymentMethodParam(scope, ctx, params.default_payment_method, before.customerId);
     const records = params.discounts === undefined ? details.discountRecords : params.discounts === '' ? [] : await redeemDiscounts(scope, params.discounts);
     const autoAdvance: boolean | null = params.auto_advance ?? details.autoAdvance;
     const nextDetails: InvoiceDetails = {

@@ -5,7 +5,7 @@ import type { PriceRow } from '../prices/serializer';
 import type { TaxRateRow } from '../tax_rates/serializer';
 import type { CouponRow } from '../coupons/serializer';
 import { formatDate, formatMoney, percentDiscount, priceAmount, prorate, type AppliedDiscount, type DiscountAmount } from '../invoices/amounts';
-import { collectInvoice, createInvoice, openInvoicePayment, paymentMethodFor, discountRefs, emitIn, pricesById, taxRatesById, type Charge, type DraftLine, type MadeInvoice, type Scope } from '../invoices/billing';
+import { collectInvoice, createInvoice, itemLines, openInvoicePayment, paymentMethodFor, discountRefs, emitIn, pricesById, taxRatesById, type Charge, type DraftLine, type MadeInvoice, type Scope } from '../invoices/billing';
 import { serializeInvoiceItem, type InvoiceItemRow } from '../invoice_items/serializer';
 import {
   type ItemRow,
@@ -258,23 +258,7 @@ export async function insertProrations(scope: Scope, sub: SubscriptionRow, prora
 
 /** The subscription's pending invoice items as invoice lines. */
 export async function pendingItemLines(tx: Tx, accountId: string, subscriptionId: string): Promise<DraftLine[]> {
-  const items = await tx.invoiceItem.findMany({ where: { subscriptionId, invoiceId: null }, orderBy: { seq: 'asc' } });
-  const prices = await pricesById(tx, accountId, items.map((i) => i.priceId));
-  const rates = await taxRatesById(tx, accountId, items.flatMap((i) => i.taxRates));
-  return items.map((i) => ({
-    invoiceItemId: i.id,
-    subscriptionItemId: i.subscriptionItemId,
-    price: prices.get(i.priceId)!,
-    quantity: i.quantity,
-    amount: Number(i.amount),
-    description: i.description ?? '',
-    proration: i.proration,
-    discountable: i.discountable,
-    periodStart: i.periodStart,
-    periodEnd: i.periodEnd,
-    taxRates: i.taxRates.flatMap((id) => (rates.has(id) ? [rates.get(id)!] : [])),
-    discountAmounts: i.discountAmounts as unknown as DiscountAmount[],
-  }));
+  return itemLines(tx, accountId, await tx.invoiceItem.findMany({ where: { subscriptionId, invoiceId: null }, orderBy: { seq: 'asc' } }));
 }
 
 /**

@@ -10,10 +10,9 @@ import { previousAttributes, type Tx } from '../../../events/emit';
 import { handOffEvents } from '../../../events/jobs';
 import { insertPrice, newPriceData } from '../prices/service';
 import type { PriceRow } from '../prices/serializer';
-import { resolvePaymentMethod } from '../../payments';
 import { isCouponValid } from '../coupons/serializer';
 import { addInterval, isMetered, nextPeriodEnd, priceAmount, prorate } from '../invoices/amounts';
-import { chargeOutcome, emitIn, requestScope, amountDueOf, paymentMethodFor, type Charge, type Scope } from '../invoices/billing';
+import { attachedPaymentMethodParam, chargeOutcome, emitIn, requestScope, amountDueOf, paymentMethodFor, type Charge, type Scope } from '../invoices/billing';
 import {
   appliedDiscounts,
   billSubscription,
@@ -49,7 +48,6 @@ import {
   type SubscriptionRow,
   type SubscriptionView,
 } from './serializer';
-import { prismaDb } from '../../../kernel/writes';
 
 const NAME = 'subscription';
 const ITEM_NAME = 'subscription item';
@@ -203,22 +201,6 @@ export async function redeemDiscount(scope: Scope, d: { coupon?: string; promoti
   return { id: newId('di'), coupon: coupon.id, coupon_seq: String(coupon.seq), promotion_code: promotionCode, start: scope.now, end };
 }
 
-/** The payment method a subscription defaults to: attached to its customer. */
-async function defaultPaymentMethodOf(scope: Scope, ctx: RequestContext, id: string | undefined, customerId: string): Promise<string | null | undefined> {
-  if (id === undefined) return undefined;
-  if (id === '') return null;
-  const pm = await resolvePaymentMethod(prismaDb(scope.tx), ctx, id, 'default_payment_method');
-  if (pm.customerId !== customerId) {
-    throw new ApiError({
-      status: 400,
-      code: 'resource_missing',
-      param: 'default_payment_method',
-      message: `The customer does not have a payment method with the ID ${id}. The payment method must be attached to the customer.`,
-    });
-  }
-  return pm.id;
-}
-
 /** Prices of a subscription's live items must share currency and billing interval, and appear once. */
 function checkItems(items: readonly { price: PriceRow }[], param: string): void {
   if (items.length === 0) throw invalidRequest('A subscription needs at least one item.', 'parameter_missing', param);
@@ -314,7 +296,7 @@ export async function createSubscription(ctx: RequestContext) {
     }
     const anchor = trialEnd ?? anchorParam ?? now;
     const periodEnd = trialEnd ?? (anchorParam !== undefined && anchorParam > now ? anchorParam : fullPeriodEnd);
-    const defaultPm = await defaultPaymentMethodOf(scope, ctx, params.default_payment_method, customer.id);
+    const defaultPm = await attachedPaymentMethodParam(scope, ctx, params.default_payment_method, customer.id);
     const row: SubscriptionRow = {
       id,
       customerId: customer.id,
@@ -757,7 +739,7 @@ async function fieldsOf(scope: Scope, ctx: RequestContext, view: SubscriptionVie
   const fields: Partial<SubscriptionRow> = {};
   if (params.metadata !== undefined) fields.metadata = applyMetadata(sub.metadata as Metadata, params.metadata);
   if (params.description !== undefined) fields.description = params.description === '' ? null : params.description;
-  const pm = await defaultPaymentMethodOf(scope, ctx, params.default_payment_method, sub.customerId);
+  const pm = await attachedPaymentMethodParam(scope, ctx, params.default_payment_method, sub.customerId);
   if (pm !== undefined) fields.defaultPaymentMethod = pm;
   const rates = await taxRateIds(scope, params.default_tax_rates, 'default_tax_rates');
   if (rates !== undefined) fields.defaultTaxRates = rates;
