@@ -421,7 +421,8 @@ async function failingRefunds(client: ApiClient, n: number): Promise<string[]> {
  * verified sessions being redacted, app secrets about to expire for the sweep, card CVCs to
  * purge, linked accounts' refreshes, subscriptions and deactivations, `automatic_async` captures'
  * settlements, refunds of 4000000000005126 to fail, test clocks advancing across subscription
- * renewals, and test clocks advancing across a declined renewal's payment retries (dunning).
+ * renewals, test clocks advancing across a declined renewal's payment retries (dunning), and
+ * open `send_invoice` invoices about to go overdue (`invoice.overdue`).
  */
 export async function pipelineScenario(stack: Stack, fault: FaultName, options: Options): Promise<Figures> {
   const started = Date.now();
@@ -476,10 +477,11 @@ export async function pipelineScenario(stack: Stack, fault: FaultName, options: 
   // Test clocks whose first renewal declines: its 8 retries (all declined) run during the advance,
   // then the subscription is canceled (the default schedule).
   const dunning = await advancingClocks(client, Math.max(2, Math.ceil(n / 4)), true);
+  const overdue = await overdueInvoices(client, n);
   const backAt = await inject(stack, fault);
 
   const progress = async () => {
-    const [row] = await stack.query<{ processed: number; redacted: number; secrets: number; cvcs: number; ready: number; renewals: number; refunds: number }>(
+    const [row] = await stack.query<{ processed: number; redacted: number; secrets: number; cvcs: number; ready: number; renewals: number; refunds: number; overdue: number }>(
       `SELECT
          (SELECT count(*)::int FROM identity_verification_sessions WHERE id = ANY($1) AND status = 'verified') AS processed,
          (SELECT count(*)::int FROM identity_verification_sessions WHERE id = ANY($2) AND redaction_status = 'redacted') AS redacted,
@@ -487,8 +489,9 @@ export async function pipelineScenario(stack: Stack, fault: FaultName, options: 
          (SELECT count(*)::int FROM payment_methods WHERE account_id = $3 AND cvc IS NOT NULL) AS cvcs,
          (SELECT count(*)::int FROM test_clocks WHERE id = ANY($4) AND status = 'ready' AND frozen_time = $5) AS ready,
          (SELECT count(DISTINCT (subscription_id, period_start))::int FROM invoices WHERE test_clock_id = ANY($4) AND billing_reason = 'subscription_cycle' AND status = 'paid') AS renewals,
-         (SELECT count(*)::int FROM refunds WHERE id = ANY($6) AND status = 'failed') AS refunds`,
-      [processing, toRedact, accountId, clocks.ids, clocks.target, refunds],
+         (SELECT count(*)::int FROM refunds WHERE id = ANY($6) AND status = 'failed') AS refunds,
+         (SELECT count(*)::int FROM invoice_overdue_notices WHERE invoice_id = ANY($7)) AS overdue`,
+      [processing, toRedact, accountId, clocks.ids, clocks.target, refunds, overdue],
     );
     // Each dunning clock: ready, its renewal invoice tried 9 times (the renewal, 8 retries) and left open, its subscription canceled.
     const [dunned] = await stack.query<{ ready: number; retried: number; canceled: number }>(
@@ -513,8 +516,8 @@ export async function pipelineScenario(stack: Stack, fault: FaultName, options: 
     return {
       finished:
         row.processed + row.redacted + (n - row.secrets) + (n - row.cvcs) + row.ready + row.renewals + fcRow.balances + fcRow.subscriptions + fcRow.inactive + settled.n + row.refunds + expired.n +
-        dunned.ready + dunned.retried + dunned.canceled,
-      total: 10 * n + 3 * clocks.ids.length + 3 * dunning.ids.length,
+        dunned.ready + dunned.retried + dunned.canceled + row.overdue,
+      total: 11 * n + 3 * clocks.ids.length + 3 * dunning.ids.length,
     };
   };
   let pipeline = await progress();
@@ -535,7 +538,7 @@ export async function pipelineScenario(stack: Stack, fault: FaultName, options: 
   // A step run twice would show as a second event for one account.
   const [twice] = await stack.query<{ n: number }>(
     `SELECT count(*)::int AS n FROM (SELECT data->'object'->>'id', type FROM events WHERE account_id = $1
-       AND type IN ('financial_connections.account.refreshed_balance', 'financial_connections.account.deactivated', 'charge.updated', 'refund.failed', 'setup_intent.setup_failed') GROUP BY 1, 2 HAVING count(*) > 1) d`,
+       AND type IN ('financial_connections.account.refreshed_balance', 'financial_connections.account.deactivated', 'charge.updated', 'refund.failed', 'setup_intent.setup_failed', 'invoice.overdue') GROUP BY 1, 2 HAVING count(*) > 1) d`,
     [accountId],
   );
   figures.ranTwice += twice.n;
@@ -686,6 +689,24 @@ async function advancingClocks(client: ApiClient, count: number, declining = fal
   }
   for (const id of ids) ok('an advance', await client.send('POST', `/v1/test_helpers/test_clocks/${id}/advance`, form({ frozen_time: String(CLOCK_TARGET) })));
   return { ids, target: CLOCK_TARGET };
+}
+
+/** `count` open `send_invoice` invoices due a few seconds from now: each gets one `invoice.overdue`. */
+async function overdueInvoices(client: ApiClient, count: number): Promise<string[]> {
+  const ok = (what: string, res: { ok: boolean; body?: unknown }): any => {
+    if (!res.ok) throw new Error(`${what} failed: ${JSON.stringify(res.body)}`);
+    return res.body;
+  };
+  const customer = ok('a customer', await client.send('POST', '/v1/customers', form({ name: 'Overdue' })));
+  const dueDate = Math.floor(Date.now() / 1000) + 3;
+  const ids: string[] = [];
+  for (let i = 0; i < count; i++) {
+    const draft = ok('a send_invoice draft', await client.send('POST', '/v1/invoices', form({ customer: customer.id, collection_method: 'send_invoice', due_date: String(dueDate) })));
+    ok('its item', await client.send('POST', '/v1/invoiceitems', form({ customer: customer.id, invoice: draft.id, amount: '500', currency: 'usd' })));
+    ok('its finalization', await client.send('POST', `/v1/invoices/${draft.id}/finalize`));
+    ids.push(draft.id);
+  }
+  return ids;
 }
 
 export async function finish(client: ApiClient, receivers: Receiver[]): Promise<void> {

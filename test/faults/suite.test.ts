@@ -50,15 +50,16 @@ suite.each(BURST_FAULTS)('a burst of writes with %s mid-burst', (fault) => {
 });
 
 suite.each(PIPELINE_FAULTS)('the delayed pipelines with %s while they wait', (fault) => {
-  test('every processing step, redaction, sweep, Financial Connections step, async capture, refund failure, 3-D Secure expiry, test clock renewal and invoice payment retry finishes once and is delivered', async () => {
+  test('every processing step, redaction, sweep, Financial Connections step, async capture, refund failure, 3-D Secure expiry, test clock renewal, invoice payment retry and invoice overdue step finishes once and is delivered', async () => {
     const figures = record(await pipelineScenario(stack, fault, options));
     expect(figures.problems).toEqual([]);
     // Processing, redaction, the secret sweep, the CVC purge, linked accounts' prefetched
-    // refreshes, subscriptions and deactivations, async captures' settlements, refunds failing and
-    // unanswered 3-D Secure challenges' expiries: each stage's items all done; and each test clock
-    // (one per four items, two at least) ready after its two renewals; and each dunning clock (as
-    // many) ready, its declined renewal tried 9 times (8 retries), its subscription canceled.
-    const total = 10 * options.pipelineItems + 3 * Math.max(2, Math.ceil(options.pipelineItems / 4)) + 3 * Math.max(2, Math.ceil(options.pipelineItems / 4));
+    // refreshes, subscriptions and deactivations, async captures' settlements, refunds failing,
+    // unanswered 3-D Secure challenges' expiries and send_invoice invoices going overdue: each
+    // stage's items all done; and each test clock (one per four items, two at least) ready after
+    // its two renewals; and each dunning clock (as many) ready, its declined renewal tried 9 times
+    // (8 retries), its subscription canceled.
+    const total = 11 * options.pipelineItems + 3 * Math.max(2, Math.ceil(options.pipelineItems / 4)) + 3 * Math.max(2, Math.ceil(options.pipelineItems / 4));
     expect(figures.pipeline).toEqual({ finished: total, total });
   }, 180_000);
 });

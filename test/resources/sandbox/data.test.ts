@@ -159,6 +159,7 @@ test("deletes every row of the key's platform and its connected accounts in one 
       invoice_payment_retries: 2,
       invoice_payments: 2,
       invoice_links: 2,
+      invoice_overdue_notices: 0,
       invoice_details: 0,
       test_clocks: 0,
       idempotency_records: 1,

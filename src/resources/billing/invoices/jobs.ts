@@ -7,8 +7,9 @@ import { detailsByInvoice } from './queries';
 // job only says "look at this draft now": its `invoice_details.finalize_at` says whether anything
 // is due, so a lost, repeated or early job is harmless, and the reconciler re-adds what is due.
 // Drafts on a test clock finalize as their clock advances past that time, not by a job.
+// Open `send_invoice` invoices get `invoice.overdue` the same way at their `due_date` (overdue.ts).
 
-export type InvoiceJob = { step: 'finalize'; id: string };
+export type InvoiceJob = { step: 'finalize' | 'overdue'; id: string };
 
 export const invoicesQueue = defineQueue<InvoiceJob>('invoices', { concurrency: 4 });
 
@@ -16,6 +17,13 @@ export const invoicesQueue = defineQueue<InvoiceJob>('invoices', { concurrency: 
 export const finalizeJob = (id: string, at: number, nowSeconds: number): JobSpec<InvoiceJob> => ({
   id: `finalize-${id}-${at}`,
   data: { step: 'finalize', id },
+  delayMs: Math.max(0, (at - nowSeconds) * 1000),
+});
+
+/** One job per invoice and due date: "is `invoice.overdue` due now?" (the database answers). */
+export const overdueJob = (id: string, at: number, nowSeconds: number): JobSpec<InvoiceJob> => ({
+  id: `overdue-${id}-${at}`,
+  data: { step: 'overdue', id },
   delayMs: Math.max(0, (at - nowSeconds) * 1000),
 });
 

@@ -16,6 +16,7 @@ import { createInvoiceLink } from './links';
 import { customerDiscountRecords, detailsOfInvoice, saveDetails, type InvoiceDetails } from './queries';
 import { INVOICE_OBJECT, type InvoiceRow } from './serializer';
 import { scheduleFinalization } from './jobs';
+import { scheduleOverdue } from './overdue';
 
 // Invoices made through the API (`billing_reason: manual`): a draft, changed or deleted while it
 // is one, then finalized (numbered, its lines and totals fixed), and voided, marked uncollectible
@@ -285,6 +286,7 @@ export async function finalizeManualInvoice(ctx: RequestContext) {
     return { object: await invoiceObject(tx, ctx.caller.accountId, done, scope.now, scope.deps), events: scope.events };
   });
   await handOffEvents(deps.queues, result.events);
+  await scheduleOverdue(deps, [result.object.id as string]);
   return result.object;
 }
 

@@ -4,7 +4,8 @@ import type { Deps, JobWorker, Reconcile } from '../../../kernel/route';
 import { lockInvoice, type BillingDeps, type Scope } from './billing';
 import { finalizeDraft } from './manual';
 import { detailsOfInvoice, dueDrafts } from './queries';
-import { finalizeJob, invoicesQueue, type InvoiceJob } from './jobs';
+import { finalizeJob, invoicesQueue, overdueJob, type InvoiceJob } from './jobs';
+import { dueOverdue, runOverdueJob, scheduleOverdue } from './overdue';
 
 // The auto-advance of drafts: finalized once their `finalize_at` (billing time) has come, by the
 // `invoices` worker on the real clock, or by their test clock's advance (`finalizeDueDraft`).
@@ -50,21 +51,27 @@ export async function nextDueDraftOnClock(tx: Tx, clockId: string, until: number
 /** A real-clock draft's job: finalized now if its time has come. */
 async function runFinalizeJob(deps: Deps, id: string): Promise<string[]> {
   const now = unixSeconds(deps.clock);
-  return deps.prisma.$transaction(async (tx) => {
+  const events = await deps.prisma.$transaction(async (tx) => {
     const onClock = await tx.invoice.findUnique({ where: { id }, select: { testClockId: true } });
     if (!onClock || onClock.testClockId !== null) return [];
     return (await finalizeDueDraft(tx, deps, id, now, now)) ?? [];
   });
+  // Finalized open and sent by email: its overdue step waits for its due date.
+  if (events.length > 0) await scheduleOverdue(deps, [id]);
+  return events;
 }
 
 export const invoicesWorker: JobWorker<InvoiceJob> = {
   queue: invoicesQueue,
-  run: (deps, job) => runFinalizeJob(deps, job.id),
+  run: (deps, job) => (job.step === 'overdue' ? runOverdueJob(deps, job.id) : runFinalizeJob(deps, job.id)),
   failure: 'invoice step failed',
   describe: (job) => ({ step: job.step, invoice: job.id }),
 };
 
-/** Re-adds the job of every real-clock draft whose auto-advance is due (Redis may have lost it). */
+/**
+ * Re-adds the job of every real-clock draft whose auto-advance is due, and of every open invoice
+ * whose `invoice.overdue` is due and unsent (Redis may have lost them).
+ */
 export const reconcileInvoices: Reconcile = async ({ prisma, queues }, nowMs) => {
   const now = Math.floor(nowMs / 1000);
   let count = 0;
@@ -79,5 +86,13 @@ export const reconcileInvoices: Reconcile = async ({ prisma, queues }, nowMs) =>
     after = rows[rows.length - 1].invoice_id;
     if (rows.length < BATCH) break;
   }
-  return { invoicesFinalizing: count };
+  let overdue = 0;
+  for (let after = ''; ; ) {
+    const rows = await dueOverdue(prisma, now, after, BATCH);
+    if (rows.length > 0) await queues.add(invoicesQueue, rows.map((r) => overdueJob(r.id, r.at, now)));
+    overdue += rows.length;
+    if (rows.length < BATCH) break;
+    after = rows[rows.length - 1].id;
+  }
+  return { invoicesFinalizing: count, invoicesOverdue: overdue };
 };

@@ -10,6 +10,7 @@ import { scheduleBilling, testClockJob } from '../subscriptions/jobs';
 import { stepSubscription, systemScope } from '../subscriptions/renewals';
 import { finalizeDueDraft, nextDueDraftOnClock } from '../invoices/pipeline';
 import { nextDueRetryOnClock } from '../invoices/queries';
+import { nextOverdueOnClock, sendDueOverdue } from '../invoices/overdue';
 import { retryDueInvoice } from '../subscriptions/dunning';
 import { emitIn } from '../invoices/billing';
 import { serializeDeletedTestClock, serializeTestClock, type TestClockRow } from './serializer';
@@ -175,6 +176,13 @@ export async function runTestClockJob(deps: Deps, id: string): Promise<string[]>
       // Invoices' payment retries and drafts' auto-advance come in time order with the subscriptions' actions.
       const retry = await nextDueRetryOnClock(tx, id, due?.nextActionAt ?? target);
       const draft = await nextDueDraftOnClock(tx, id, retry?.at ?? due?.nextActionAt ?? target);
+      // Invoices' overdue step too, first at a tie.
+      const overdue = await nextOverdueOnClock(tx, id, draft?.at ?? retry?.at ?? due?.nextActionAt ?? target);
+      if (overdue) {
+        const at = Math.max(clock.frozenTime, overdue.at);
+        await tx.testClock.update({ where: { id }, data: { frozenTime: at }, select: { id: true } });
+        return { done: false, events: (await sendDueOverdue(tx, deps, overdue.id, at, at)) ?? [] };
+      }
       if (draft) {
         const at = Math.max(clock.frozenTime, draft.at);
         await tx.testClock.update({ where: { id }, data: { frozenTime: at }, select: { id: true } });

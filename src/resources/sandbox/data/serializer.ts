@@ -37,6 +37,8 @@ export interface DeletedCounts {
   invoice_payments: number;
   /** Hosted invoice pages' and PDFs' links. */
   invoice_links: number;
+  /** The `invoice.overdue` sent per invoice. */
+  invoice_overdue_notices: number;
   /** What manual invoices carry beyond every invoice's columns. */
   invoice_details: number;
   test_clocks: number;

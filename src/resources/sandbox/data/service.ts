@@ -25,10 +25,11 @@ export const RESET_TABLES = [
   ['events', 'events'],
   ['webhook_endpoints', 'webhook_endpoints'],
   ['invoice_items', 'invoice_items'],
-  // What invoices carry beside their own row: dunning's due retries, payments, hosted links, manual details.
+  // What invoices carry beside their own row: dunning's due retries, payments, hosted links, overdue notices, manual details.
   ['invoice_payment_retries', 'invoice_payment_retries'],
   ['invoice_payments', 'invoice_payments'],
   ['invoice_links', 'invoice_links'],
+  ['invoice_overdue_notices', 'invoice_overdue_notices'],
   ['invoice_details', 'invoice_details'],
   // Their lines go with them by cascade.
   ['invoices', 'invoices'],
