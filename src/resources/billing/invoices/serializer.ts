@@ -11,7 +11,8 @@ import type { InvoiceLinkUrls } from './links';
 export const INVOICE_OBJECT = 'invoice';
 export const LINE_OBJECT = 'line_item';
 
-export type InvoiceRow = Omit<Invoice, 'seq' | 'accountId'>;
+/** An invoice's own columns, as written through the generated client (`payment_settings` is written by SQL: billing.ts). */
+export type InvoiceRow = Omit<Invoice, 'seq' | 'accountId' | 'paymentSettings'>;
 export type InvoiceLineRow = Omit<InvoiceLine, 'seq'>;
 
 /** What an invoice fixed when it was made: its totals and the customer's details then. */
