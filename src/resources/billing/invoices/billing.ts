@@ -13,7 +13,7 @@ import type { Embedded } from '../../../kernel/versions';
 import { resolvePaymentMethod, cancelInvoiceIntent, invoiceAttemptResult, payInvoiceAmount, type InvoiceIntent } from '../../payments';
 import { cancelInvoicePayments, recordInvoicePayment } from '../invoice_payments/service';
 import { computeInvoice, type AppliedDiscount, type DiscountAmount, type LineInput, type LineTax } from './amounts';
-import { serializeInvoice, type InvoiceLineRow, type InvoiceRow, type LineRefs, type StoredTotals } from './serializer';
+import { serializeInvoice, type InvoiceLineRow, type InvoicePaymentSettings, type InvoiceRow, type LineRefs, type StoredTotals } from './serializer';
 import { clearRetry, detailsByInvoice, detailsOfInvoice, nextAttempts, NO_DETAILS, retryOfInvoice, saveRetry } from './queries';
 import { accountPolicy, retryDelaySeconds, type RetryPolicy } from './retries';
 import { createInvoiceLink, invoiceLinks, type LinkDeps } from './links';
@@ -78,16 +78,38 @@ export async function lineRefs(
   linkDeps?: LinkDeps,
 ): Promise<LineRefs> {
   const rateIds = lines.flatMap((l) => (l.taxes as unknown as LineTax[]).map((t) => t.tax_rate_details.tax_rate));
-  const [prices, taxRates, discounts, intents, retries, links] = await Promise.all([
+  const [prices, taxRates, discounts, intents, retries, links, paymentSettings] = await Promise.all([
     pricesById(tx, accountId, lines.map((l) => l.priceId)),
     taxRatesById(tx, accountId, rateIds),
     invoiceDiscounts(tx, invoices, now),
     invoiceIntents(tx, invoices.map((i) => i.id)),
     nextAttempts(tx, invoices.map((i) => i.id)),
     linkDeps ? invoiceLinks(tx, linkDeps, invoices.map((i) => i.id)) : undefined,
+    invoicePaymentSettings(tx, invoices),
   ]);
-  return { prices, taxRates, discounts, intents, retries, links };
+  return { prices, taxRates, discounts, intents, retries, links, paymentSettings };
 }
+
+/**
+ * The payment settings of subscription invoices: those they were made with; a preview (no row
+ * yet) shows its subscription's, as the invoice it previews will.
+ */
+async function invoicePaymentSettings(tx: Tx, invoices: readonly Pick<InvoiceRow, 'id' | 'subscriptionId'>[]): Promise<LineRefs['paymentSettings']> {
+  const ofSubscriptions = invoices.filter((i) => i.subscriptionId !== null);
+  if (ofSubscriptions.length === 0) return new Map();
+  const rows = await tx.$queryRaw<{ id: string; settings: InvoicePaymentSettings | null }[]>`
+    SELECT v.id, CASE WHEN i.id IS NULL THEN s.payment_settings ELSE i.payment_settings END AS settings
+    FROM unnest(${ofSubscriptions.map((i) => i.id)}::text[], ${ofSubscriptions.map((i) => i.subscriptionId as string)}::text[]) AS v(id, sub)
+    LEFT JOIN invoices i ON i.id = v.id
+    LEFT JOIN subscriptions s ON s.id = v.sub`;
+  return new Map(rows.flatMap((r) => (r.settings ? [[r.id, keptSettings(r.settings)] as const] : [])));
+}
+
+/** The part of a subscription's payment settings an invoice shows. */
+const keptSettings = (settings: InvoicePaymentSettings): InvoicePaymentSettings => ({
+  payment_method_options: settings.payment_method_options ?? null,
+  payment_method_types: settings.payment_method_types ?? null,
+});
 
 /** The PaymentIntent each invoice is paid through (its newest) and its latest charge, by invoice. */
 async function invoiceIntents(tx: Tx, invoiceIds: readonly string[]): Promise<LineRefs['intents']> {
@@ -317,7 +339,7 @@ export async function createInvoice(scope: Scope, spec: InvoiceSpec): Promise<Ma
   const items = spec.lines.flatMap((l) => (l.invoiceItemId ? [l.invoiceItemId] : []));
   if (items.length > 0) await tx.invoiceItem.updateMany({ where: { id: { in: items } }, data: { invoiceId: id } });
   const defaultRates: TaxRateRow[] = [];
-  const refs = await draftRefs(tx, spec.lines, draft, scope.now);
+  const refs = { ...(await draftRefs(tx, spec.lines, draft, scope.now)), paymentSettings: await copyPaymentSettings(tx, draft) };
   await emitIn(scope, 'invoice.created', serializeInvoice(draft, lines, defaultRates, refs));
   if (spec.draft) return { row: draft, lines };
   const row: InvoiceRow = {
@@ -331,6 +353,15 @@ export async function createInvoice(scope: Scope, spec: InvoiceSpec): Promise<Ma
   const links = await invoiceLinks(tx, scope.deps, [id]);
   await emitIn(scope, 'invoice.finalized', serializeInvoice(row, lines, defaultRates, { ...refs, links }));
   return { row, lines };
+}
+
+/** A subscription's invoice keeps the payment settings its subscription has when it is made. */
+async function copyPaymentSettings(tx: Tx, invoice: Pick<InvoiceRow, 'id' | 'subscriptionId'>): Promise<LineRefs['paymentSettings']> {
+  if (invoice.subscriptionId === null) return new Map();
+  const [copied] = await tx.$queryRaw<{ settings: InvoicePaymentSettings | null }[]>`
+    UPDATE invoices SET payment_settings = (SELECT payment_settings FROM subscriptions WHERE id = ${invoice.subscriptionId})
+    WHERE id = ${invoice.id} RETURNING payment_settings AS settings`;
+  return copied?.settings ? new Map([[invoice.id, keptSettings(copied.settings)]]) : new Map();
 }
 
 /** What charging a payment method does, known before anything is written. */

@@ -11,7 +11,8 @@ import type { InvoiceLinkUrls } from './links';
 export const INVOICE_OBJECT = 'invoice';
 export const LINE_OBJECT = 'line_item';
 
-export type InvoiceRow = Omit<Invoice, 'seq' | 'accountId'>;
+/** An invoice's own columns, as written through the generated client (`payment_settings` is written by SQL: billing.ts). */
+export type InvoiceRow = Omit<Invoice, 'seq' | 'accountId' | 'paymentSettings'>;
 export type InvoiceLineRow = Omit<InvoiceLine, 'seq'>;
 
 /** What an invoice fixed when it was made: its totals and the customer's details then. */
@@ -37,6 +38,14 @@ export interface LineRefs {
   readonly retries?: ReadonlyMap<string, number>;
   /** The hosted page and PDF of each finalized invoice, by invoice (links.ts). */
   readonly links?: ReadonlyMap<string, InvoiceLinkUrls>;
+  /** The payment settings each subscription invoice was made with (its subscription's), by invoice. */
+  readonly paymentSettings?: ReadonlyMap<string, InvoicePaymentSettings>;
+}
+
+/** What an invoice keeps of its subscription's `payment_settings` (the rest is the subscription's own). */
+export interface InvoicePaymentSettings {
+  readonly payment_method_options: Record<string, unknown> | null;
+  readonly payment_method_types: string[] | null;
 }
 
 /** Where an invoice embeds its PaymentIntent and charge, for the versions that show them (versions/invoices.ts). */
@@ -119,6 +128,19 @@ export function serializeLine(row: InvoiceLineRow, refs: LineRefs = NO_REFS) {
   };
   return embed(line, embeddedRefs(refs, [row.priceId], taxRateIdsOf(row)));
 }
+
+/** The methods the public invoice's `payment_method_options` lists, each null unless given. */
+const OPTION_METHODS = ['acss_debit', 'bancontact', 'card', 'customer_balance', 'konbini', 'payto', 'pix', 'sepa_debit', 'upi', 'us_bank_account'];
+
+/** The public `payment_settings`: its subscription's types and options, else none (the account's defaults). */
+const paymentSettingsOf = (kept: InvoicePaymentSettings | undefined) => {
+  const options = kept?.payment_method_options ?? null;
+  return {
+    default_mandate: null,
+    payment_method_options: options === null ? null : { ...Object.fromEntries(OPTION_METHODS.map((m) => [m, null])), ...options },
+    payment_method_types: kept?.payment_method_types ?? null,
+  };
+};
 
 /**
  * `details`: what a manual invoice carries beyond the row (`invoice_details`); a subscription's
@@ -212,7 +234,7 @@ export function serializeInvoice(row: InvoiceRow, lines: readonly InvoiceLineRow
               ...(row.subscriptionProrationDate === null ? {} : { subscription_proration_date: row.subscriptionProrationDate }),
             },
           },
-    payment_settings: { default_mandate: null, payment_method_options: null, payment_method_types: null },
+    payment_settings: paymentSettingsOf(refs.paymentSettings?.get(row.id)),
     period_end: row.periodEnd,
     period_start: row.periodStart,
     post_payment_credit_notes_amount: 0,

@@ -5,7 +5,9 @@ import type { PriceRow } from '../prices/serializer';
 import type { TaxRateRow } from '../tax_rates/serializer';
 import type { CouponRow } from '../coupons/serializer';
 import { formatDate, formatMoney, percentDiscount, priceAmount, prorate, type AppliedDiscount, type DiscountAmount } from '../invoices/amounts';
-import { collectInvoice, createInvoice, itemLines, openInvoicePayment, paymentMethodFor, discountRefs, emitIn, pricesById, taxRatesById, type Charge, type DraftLine, type MadeInvoice, type Scope } from '../invoices/billing';
+import { collectInvoice, createInvoice, itemLines, openInvoicePayment, paymentMethodFor, emitIn, pricesById, taxRatesById, type Charge, type DraftLine, type MadeInvoice, type OwnedDiscount, type Scope } from '../invoices/billing';
+import { discountObjects } from '../coupons/serializer';
+import type { Embedded } from '../../../kernel/versions';
 import { serializeInvoiceItem, type InvoiceItemRow } from '../invoice_items/serializer';
 import {
   type ItemRow,
@@ -27,12 +29,30 @@ export type StoredRow = Omit<SubscriptionRow, keyof SubscriptionSettings> & { se
 
 /** A subscription with its items, prices and tax rates, for serializing and billing. */
 export async function loadView(tx: Tx, row: StoredRow, accountId: string): Promise<SubscriptionView> {
-  const items = (await tx.subscriptionItem.findMany({ where: { subscriptionId: row.id }, orderBy: { seq: 'asc' } })).map(({ seq: _s, accountId: _a, ...r }) => r);
-  const settings =
-    row.trialMissingPaymentMethod === undefined || row.pauseCollection === undefined
-      ? await settingsOf(tx, row.id)
-      : { trialMissingPaymentMethod: row.trialMissingPaymentMethod as string, pauseCollection: row.pauseCollection as PauseCollection | null };
-  return viewOf(tx, { ...stripRow(row), ...settings }, items, accountId);
+  return (await loadViews(tx, [row], accountId))[0];
+}
+
+/**
+ * The views of `rows` (a page of a list), in their order: one read each for all their items, SQL
+ * columns, prices, tax rates and coupons, not one set per row.
+ */
+export async function loadViews(tx: Tx, rows: readonly StoredRow[], accountId: string): Promise<SubscriptionView[]> {
+  if (rows.length === 0) return [];
+  const ids = rows.map((r) => r.id);
+  const items = await tx.subscriptionItem.findMany({ where: { subscriptionId: { in: ids } }, orderBy: { seq: 'asc' } });
+  const columns = await sqlColumnsOf(tx, ids);
+  const itemsOf = new Map<string, ItemRow[]>(ids.map((id) => [id, []]));
+  for (const { seq: _s, accountId: _a, ...item } of items) itemsOf.get(item.subscriptionId)?.push(item);
+  const entries = rows.map((row) => {
+    const found = columns.get(row.id);
+    // The row's own values when it was read with them (by SQL), else the column's.
+    const settings =
+      row.trialMissingPaymentMethod === undefined || row.pauseCollection === undefined
+        ? { trialMissingPaymentMethod: found?.trial_missing_payment_method ?? 'create_invoice', pauseCollection: found?.pause_collection ?? null }
+        : { trialMissingPaymentMethod: row.trialMissingPaymentMethod as string, pauseCollection: row.pauseCollection as PauseCollection | null };
+    return { row: { ...stripRow(row), ...settings }, items: itemsOf.get(row.id)!, paymentSettings: found?.payment_settings ?? null };
+  });
+  return viewsOf(tx, entries, accountId);
 }
 
 const stripRow = (row: StoredRow) => {
@@ -40,11 +60,18 @@ const stripRow = (row: StoredRow) => {
   return rest;
 };
 
-/** The subscription's columns newer than the generated client, by SQL. */
-async function settingsOf(tx: Tx, id: string): Promise<SubscriptionSettings> {
-  const [found] = await tx.$queryRaw<{ trial_missing_payment_method: string; pause_collection: PauseCollection | null }[]>`
-    SELECT trial_missing_payment_method, pause_collection FROM subscriptions WHERE id = ${id}`;
-  return { trialMissingPaymentMethod: found?.trial_missing_payment_method ?? 'create_invoice', pauseCollection: found?.pause_collection ?? null };
+interface SqlColumnRow {
+  id: string;
+  trial_missing_payment_method: string;
+  pause_collection: PauseCollection | null;
+  payment_settings: StoredPaymentSettings | null;
+}
+
+/** The subscriptions' columns newer than the generated client, by SQL, by id. */
+async function sqlColumnsOf(tx: Tx, ids: readonly string[]): Promise<Map<string, SqlColumnRow>> {
+  const found = await tx.$queryRaw<SqlColumnRow[]>`
+    SELECT id, trial_missing_payment_method, pause_collection, payment_settings FROM subscriptions WHERE id IN (${Prisma.join([...new Set(ids)])})`;
+  return new Map(found.map((r) => [r.id, r]));
 }
 
 /** Writes those columns when they differ from `before` (all of them when there is no `before`). */
@@ -62,23 +89,50 @@ export function clientColumns<T extends SubscriptionSettings>(row: T): Omit<T, S
 
 /** The view of a subscription whose item rows are known. */
 export async function viewOf(tx: Tx, row: SubscriptionRow, items: readonly ItemRow[], accountId: string): Promise<SubscriptionView> {
-  const prices = await pricesById(tx, accountId, items.map((i) => i.priceId));
-  const rates = await taxRatesById(tx, accountId, [...row.defaultTaxRates, ...items.flatMap((i) => i.taxRates)]);
+  // `payment_settings` by SQL: the column is newer than the generated client.
+  const paymentSettings = (await sqlColumnsOf(tx, [row.id])).get(row.id)?.payment_settings ?? null;
+  return (await viewsOf(tx, [{ row, items, paymentSettings }], accountId))[0];
+}
+
+/** The views of subscriptions whose item rows and `payment_settings` are known: one read each for their prices, tax rates and coupons. */
+async function viewsOf(
+  tx: Tx,
+  entries: readonly { row: SubscriptionRow; items: readonly ItemRow[]; paymentSettings: StoredPaymentSettings | null }[],
+  accountId: string,
+): Promise<SubscriptionView[]> {
+  const prices = await pricesById(tx, accountId, entries.flatMap((e) => e.items.map((i) => i.priceId)));
+  const rates = await taxRatesById(tx, accountId, entries.flatMap(({ row, items }) => [...row.defaultTaxRates, ...items.flatMap((i) => i.taxRates)]));
   const pick = (ids: readonly string[]) => ids.flatMap((id) => (rates.has(id) ? [rates.get(id)!] : []));
-  const owned = [
+  const owned = entries.map(({ row, items }) => [
     ...(row.discounts as unknown as StoredDiscount[]).map((record) => ({ record, customer: row.customerId, subscription: row.id, subscriptionItem: null })),
     ...items.flatMap((i) => (i.discounts as unknown as StoredDiscount[]).map((record) => ({ record, customer: row.customerId, subscription: row.id, subscriptionItem: i.id }))),
-  ];
-  // By SQL: the column is newer than the generated client.
-  const [settings] = await tx.$queryRaw<{ payment_settings: StoredPaymentSettings | null }[]>`SELECT payment_settings FROM subscriptions WHERE id = ${row.id}`;
-  return {
+  ]);
+  // Coupons' `valid` as of reading them: the request's clock is not at hand here.
+  const discounts = await discountRefsOf(tx, owned, Math.floor(Date.now() / 1000));
+  return entries.map(({ row, items, paymentSettings }, n) => ({
     row,
     items: items.map((i) => ({ row: i, price: prices.get(i.priceId)!, taxRates: i.taxRatesSet ? pick(i.taxRates) : null })),
     defaultTaxRates: pick(row.defaultTaxRates),
-    paymentSettings: settings?.payment_settings ?? null,
-    // Coupons' `valid` as of reading them: the request's clock is not at hand here.
-    discounts: await discountRefs(tx, owned, Math.floor(Date.now() / 1000)),
-  };
+    paymentSettings,
+    discounts: discounts[n],
+  }));
+}
+
+/** Each group of stored discounts as `discount` objects with their coupons (as `discountRefs`), the coupons of all in one read. */
+async function discountRefsOf(tx: Tx, groups: readonly OwnedDiscount[][], now: number): Promise<Embedded[]> {
+  const seqs = [...new Set(groups.flatMap((g) => g.map((o) => o.record.coupon_seq)))];
+  if (seqs.length === 0) return groups.map(() => ({}));
+  const coupons = await tx.coupon.findMany({ where: { seq: { in: seqs.map(BigInt) } } });
+  const bySeq = new Map(coupons.map(({ seq, accountId: _a, ...c }) => [String(seq), c]));
+  return groups.map((owned) =>
+    Object.assign(
+      {},
+      ...owned.flatMap((o) => {
+        const coupon = bySeq.get(o.record.coupon_seq);
+        return coupon ? [discountObjects(o.record, coupon, o, now)] : [];
+      }),
+    ),
+  );
 }
 
 /** The tax rates that apply to an item: its own when set, else the subscription's defaults. */

@@ -22,6 +22,7 @@ import {
   insertProrations,
   jsonOf,
   loadView,
+  loadViews,
   nullableJson,
   pendingItemLines,
   periodLines,
@@ -452,8 +453,8 @@ export async function listSubscriptions(ctx: RequestContext) {
 }
 
 /** Subscriptions as the list and the search render them. */
-const serializeSubscriptions = (ctx: RequestContext, rows: StoredRow[]) =>
-  Promise.all(rows.map(async (row) => serializeSubscription(await loadView(ctx.deps.prisma, row, ctx.caller.accountId))));
+const serializeSubscriptions = async (ctx: RequestContext, rows: StoredRow[]) =>
+  (await loadViews(ctx.deps.prisma, rows, ctx.caller.accountId)).map((view) => serializeSubscription(view));
 
 /** `GET /v1/subscriptions/search`: the matching ids, then their rows read and rendered as the list's. */
 export async function searchSubscriptions(ctx: RequestContext) {

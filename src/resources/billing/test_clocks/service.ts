@@ -155,23 +155,36 @@ export async function advanceTestClock(ctx: RequestContext) {
 const STEPS_PER_JOB = 500;
 
 /**
- * Moves an advancing clock to its target: each due action of its subscriptions, earliest first,
- * in a transaction of its own that also moves the clock's frozen time there, so a killed worker
- * resumes where the database says; then `ready`. Answers the events written.
+ * Subscriptions due at the same instant are independent: this many step at once, each in a
+ * transaction of its own (the worker's pool holds 10 connections). A customer's run one at a time.
+ */
+const STEP_CONCURRENCY = 6;
+
+type ClaimedStep = { kind: 'done' | 'one'; events: string[] } | { kind: 'batch'; at: number; subs: { id: string; customerId: string | null }[] };
+
+/**
+ * Moves an advancing clock to its target: each due action of its subscriptions, earliest first.
+ * A claim transaction locks the clock, finds the earliest due action and moves the frozen time
+ * there; a draft or retry runs in that transaction, while the subscriptions due at that same
+ * instant then step concurrently, each locked and re-checked in a transaction of its own (so a
+ * killed or repeated job resumes where the database says, and runs nothing twice); then `ready`.
+ * Answers the events written.
  */
 export async function runTestClockJob(deps: Deps, id: string): Promise<string[]> {
   const events: string[] = [];
-  for (let i = 0; i < STEPS_PER_JOB; i++) {
-    const step = await deps.prisma.$transaction(async (tx) => {
-      const locked = await tx.$queryRaw<{ id: string }[]>`SELECT id FROM test_clocks WHERE id = ${id} AND status = 'advancing' AND NOT deleted FOR UPDATE`;
+  for (let steps = 0; steps < STEPS_PER_JOB; ) {
+    const step = await deps.prisma.$transaction(async (tx): Promise<ClaimedStep | null> => {
+      const locked = await tx.$queryRaw<TestClockRow[]>`
+        SELECT id, created, name, frozen_time AS "frozenTime", status, target_frozen_time AS "targetFrozenTime",
+               deletes_after AS "deletesAfter", deleted, account_id AS "accountId"
+        FROM test_clocks WHERE id = ${id} AND status = 'advancing' AND NOT deleted FOR UPDATE`;
       if (locked.length === 0) return null;
-      const stored = await tx.testClock.findUniqueOrThrow({ where: { id } });
-      const clock = strip(stored);
+      const { accountId, ...clock } = locked[0] as TestClockRow & { accountId: string };
       const target = clock.targetFrozenTime!;
       const due = await tx.subscription.findFirst({
         where: { testClockId: id, nextActionAt: { lte: target } },
         orderBy: [{ nextActionAt: 'asc' }, { id: 'asc' }],
-        select: { id: true, nextActionAt: true, accountId: true },
+        select: { id: true, nextActionAt: true },
       });
       // Invoices' payment retries and drafts' auto-advance come in time order with the subscriptions' actions.
       const retry = await nextDueRetryOnClock(tx, id, due?.nextActionAt ?? target);
@@ -186,30 +199,81 @@ export async function runTestClockJob(deps: Deps, id: string): Promise<string[]>
       if (draft) {
         const at = Math.max(clock.frozenTime, draft.at);
         await tx.testClock.update({ where: { id }, data: { frozenTime: at }, select: { id: true } });
-        return { done: false, events: (await finalizeDueDraft(tx, deps, draft.id, at, at)) ?? [] };
+        return { kind: 'one', events: (await finalizeDueDraft(tx, deps, draft.id, at, at)) ?? [] };
       }
       if (retry) {
         const at = Math.max(clock.frozenTime, retry.at);
         await tx.testClock.update({ where: { id }, data: { frozenTime: at }, select: { id: true } });
-        return { done: false, events: (await retryDueInvoice(tx, deps, retry.id, at, at)) ?? [] };
+        return { kind: 'one', events: (await retryDueInvoice(tx, deps, retry.id, at, at)) ?? [] };
       }
       if (!due) {
         const ready: TestClockRow = { ...clock, frozenTime: target, status: 'ready', targetFrozenTime: null };
         await tx.testClock.update({ where: { id }, data: { frozenTime: target, status: 'ready', targetFrozenTime: null }, select: { id: true } });
-        const scope = await systemScope(tx, deps, stored.accountId, target);
+        const scope = await systemScope(tx, deps, accountId, target);
         await emitIn(scope, 'test_helpers.test_clock.ready', serializeTestClock(ready));
-        return { done: true, events: scope.events };
+        return { kind: 'done', events: scope.events };
       }
-      const at = Math.max(clock.frozenTime, due.nextActionAt!);
-      await tx.testClock.update({ where: { id }, data: { frozenTime: at }, select: { id: true } });
-      return { done: false, events: (await stepSubscription(tx, deps, due.id, at)) ?? [] };
+      // Every subscription due at this same instant (none earlier is left): they step after this commit.
+      const dueAt = due.nextActionAt!;
+      const subs = await tx.subscription.findMany({
+        where: { testClockId: id, nextActionAt: dueAt },
+        orderBy: { id: 'asc' },
+        take: STEPS_PER_JOB - steps,
+        select: { id: true, customerId: true },
+      });
+      const at = Math.max(clock.frozenTime, dueAt);
+      if (at !== clock.frozenTime) await tx.testClock.update({ where: { id }, data: { frozenTime: at }, select: { id: true } });
+      return { kind: 'batch', at: dueAt, subs };
     });
     if (step === null) return events;
-    events.push(...step.events);
-    if (step.done) return events;
+    if (step.kind !== 'batch') {
+      events.push(...step.events);
+      if (step.kind === 'done') return events;
+      steps++;
+      continue;
+    }
+    steps += step.subs.length;
+    events.push(...(await stepConcurrently(deps, step.subs, step.at)));
   }
   // More to do: a job of its own (the job id names the step, so it is not the one running).
   const clock = await deps.prisma.testClock.findUnique({ where: { id }, select: { frozenTime: true, targetFrozenTime: true } });
   if (clock?.targetFrozenTime) await scheduleBilling(deps.queues, [{ ...testClockJob(id, clock.targetFrozenTime), id: `test_clock-${id}-${clock.targetFrozenTime}-${clock.frozenTime}` }]);
   return events;
+}
+
+/**
+ * Steps the subscriptions due at `at`, STEP_CONCURRENCY at once, each in its own transaction
+ * (stepSubscription locks the subscription and skips it unless still due by `at`). A customer's
+ * subscriptions stay in one lane, in id order, so they never wait on each other's locks.
+ * Answers the events in the subscriptions' order; the first failure is thrown once the lanes stop.
+ */
+async function stepConcurrently(deps: Deps, subs: { id: string; customerId: string | null }[], at: number): Promise<string[]> {
+  const lanes = new Map<string, string[]>();
+  for (const s of subs) {
+    const key = s.customerId ?? s.id;
+    const lane = lanes.get(key);
+    if (lane) lane.push(s.id);
+    else lanes.set(key, [s.id]);
+  }
+  const queue = [...lanes.values()];
+  const written = new Map<string, string[]>();
+  let failure: unknown = null;
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: Math.min(STEP_CONCURRENCY, queue.length) }, async () => {
+      while (failure === null && next < queue.length) {
+        for (const subId of queue[next++]) {
+          try {
+            written.set(subId, (await deps.prisma.$transaction((tx) => stepSubscription(tx, deps, subId, at))) ?? []);
+          } catch (err) {
+            failure ??= err;
+            break;
+          }
+        }
+      }
+    }),
+  );
+  // As a failed step always did, a failure fails the job: the outbox relay still delivers what committed.
+  if (failure !== null) throw failure;
+  return subs.flatMap((s) => written.get(s.id) ?? []);
 }

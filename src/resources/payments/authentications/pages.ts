@@ -238,11 +238,28 @@ const STAND_IN = `(function () {
     if (!intent || intent.kind !== KINDS[kind]) return Promise.resolve(invalidSecret('clientSecret'));
     var params = { client_secret: clientSecret, use_stripe_sdk: 'true' };
     data = data || {};
-    if (typeof data.payment_method === 'string') params.payment_method = data.payment_method;
     if (typeof data.return_url === 'string') params.return_url = data.return_url;
-    return this.request('POST', intent.kind.path + intent.id + '/confirm', params).then(function (r) {
-      if (!r.ok) return { error: r.json.error };
-      return self.nextAction(intent, clientSecret, r.json);
+    return this.paymentMethodOf(data.payment_method).then(function (pm) {
+      if (pm.error) return { error: pm.error };
+      if (pm.id) params.payment_method = pm.id;
+      return self.request('POST', intent.kind.path + intent.id + '/confirm', params).then(function (r) {
+        if (!r.ok) return { error: r.json.error };
+        return self.nextAction(intent, clientSecret, r.json);
+      });
+    });
+  };
+
+  /** An id as given; card details ({card: {number, exp_month, exp_year, cvc}, billing_details}, where Stripe.js takes a card Element) become a PaymentMethod first. */
+  Client.prototype.paymentMethodOf = function (pm) {
+    if (typeof pm === 'string') return Promise.resolve({ id: pm });
+    if (!pm || typeof pm !== 'object') return Promise.resolve({});
+    if (!pm.card || typeof pm.card !== 'object' || typeof pm.card.number !== 'string') {
+      return Promise.resolve({ error: { type: 'validation_error', code: 'parameter_invalid', message: 'payment_method: pass an id, or {card: {number, exp_month, exp_year, cvc}}: there are no Elements here.' } });
+    }
+    var params = { type: 'card', card: pm.card };
+    if (pm.billing_details) params.billing_details = pm.billing_details;
+    return this.request('POST', '/v1/payment_methods', params).then(function (r) {
+      return r.ok ? { id: r.json.id } : { error: r.json.error };
     });
   };
 
