@@ -194,7 +194,7 @@ export async function runTestClockJob(deps: Deps, id: string): Promise<string[]>
       if (overdue) {
         const at = Math.max(clock.frozenTime, overdue.at);
         await tx.testClock.update({ where: { id }, data: { frozenTime: at }, select: { id: true } });
-        return { done: false, events: (await sendDueOverdue(tx, deps, overdue.id, at, at)) ?? [] };
+        return { kind: 'one', events: (await sendDueOverdue(tx, deps, overdue.id, at, at)) ?? [] };
       }
       if (draft) {
         const at = Math.max(clock.frozenTime, draft.at);
