@@ -51,6 +51,20 @@ export const requestScope = (ctx: RequestContext, tx: Tx, now: number, eventTime
   events: [],
 });
 
+/** The scope of work the system does on its own for an account, at billing time `now`. */
+export async function systemScope(tx: Tx, deps: BillingDeps, accountId: string, now: number): Promise<Scope> {
+  return {
+    tx,
+    deps,
+    accountId,
+    apiVersion: await accountApiVersion(tx, accountId, deps.config.defaultApiVersion),
+    cause: automaticCause,
+    now,
+    eventTime: unixSeconds(deps.clock),
+    events: [],
+  };
+}
+
 export async function emitIn(scope: Scope, type: EventType, object: Record<string, unknown>, previous?: Record<string, unknown>): Promise<void> {
   scope.events.push(
     await emit(scope.tx, type, object, { accountId: scope.accountId, apiVersion: scope.apiVersion, created: scope.eventTime, cause: scope.cause, previousAttributes: previous }),

@@ -1,7 +1,7 @@
-import { accountApiVersion, automaticCause, type Tx } from '../../../events/emit';
+import type { Tx } from '../../../events/emit';
 import { unixSeconds } from '../../../lib/clock';
 import type { Deps } from '../../../kernel/route';
-import { emitIn, invoiceObject, lockInvoice, type BillingDeps, type Scope } from './billing';
+import { emitIn, invoiceObject, lockInvoice, systemScope, type BillingDeps } from './billing';
 import { invoicesQueue, overdueJob } from './jobs';
 
 // `invoice.overdue`: an open `send_invoice` invoice past its `due_date`, once. The public API sends
@@ -25,16 +25,7 @@ export async function sendDueOverdue(tx: Tx, deps: BillingDeps, id: string, unti
   const inserted = await tx.$executeRaw`
     INSERT INTO invoice_overdue_notices (invoice_id, account_id, sent_at) VALUES (${id}, ${accountId}, ${at}) ON CONFLICT (invoice_id) DO NOTHING`;
   if (inserted === 0) return null;
-  const scope: Scope = {
-    tx,
-    deps,
-    accountId,
-    apiVersion: await accountApiVersion(tx, accountId, deps.config.defaultApiVersion),
-    cause: automaticCause,
-    now: at,
-    eventTime: unixSeconds(deps.clock),
-    events: [],
-  };
+  const scope = await systemScope(tx, deps, accountId, at);
   await emitIn(scope, 'invoice.overdue', await invoiceObject(tx, accountId, made, at, deps));
   return scope.events;
 }

@@ -1,7 +1,7 @@
 import { unixSeconds } from '../../../lib/clock';
-import { accountApiVersion, automaticCause, type Tx } from '../../../events/emit';
+import type { Tx } from '../../../events/emit';
 import type { Deps, JobWorker, Reconcile } from '../../../kernel/route';
-import { lockInvoice, type BillingDeps, type Scope } from './billing';
+import { lockInvoice, systemScope, type BillingDeps } from './billing';
 import { finalizeDraft } from './manual';
 import { detailsOfInvoice, dueDrafts } from './queries';
 import { finalizeJob, invoicesQueue, overdueJob, type InvoiceJob } from './jobs';
@@ -25,16 +25,7 @@ export async function finalizeDueDraft(tx: Tx, deps: BillingDeps, id: string, un
   const details = await detailsOfInvoice(tx, id);
   const due = details.finalizeAt;
   if (made.row.status !== 'draft' || due === null || due > until || details.autoAdvance !== true) return null;
-  const scope: Scope = {
-    tx,
-    deps,
-    accountId,
-    apiVersion: await accountApiVersion(tx, accountId, deps.config.defaultApiVersion),
-    cause: automaticCause,
-    now: at ?? due,
-    eventTime: unixSeconds(deps.clock),
-    events: [],
-  };
+  const scope = await systemScope(tx, deps, accountId, at ?? due);
   await finalizeDraft(scope, made, details);
   return scope.events;
 }

@@ -6,7 +6,8 @@ import { clearRetry, detailsOfInvoice, retryOfInvoice, saveDetails } from '../in
 import type { RetryPolicy } from '../invoices/retries';
 import type { InvoiceRow } from '../invoices/serializer';
 import { loadView } from './billing';
-import { invoicePaid, systemScope } from './renewals';
+import { invoicePaid } from './renewals';
+import { systemScope } from '../invoices/billing';
 import type { SubscriptionView } from './serializer';
 import { endSubscription, saveSubscriptionRow } from './service';
 import { scheduleRetries, scheduleSubscriptions } from './jobs';

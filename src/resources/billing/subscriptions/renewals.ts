@@ -1,9 +1,9 @@
-import { accountApiVersion, automaticCause, type Tx } from '../../../events/emit';
+import type { Tx } from '../../../events/emit';
 import type { Deps } from '../../../kernel/route';
 import { unixSeconds } from '../../../lib/clock';
 import { embed, embeddedOf } from '../../../kernel/versions';
 import { nextPeriodEnd } from '../invoices/amounts';
-import { cancelInvoicePayment, draftInvoice, emitIn, lineRefs, lockInvoice, paymentMethodFor, type BillingDeps, type MadeInvoice, type Scope } from '../invoices/billing';
+import { cancelInvoicePayment, draftInvoice, emitIn, lineRefs, lockInvoice, paymentMethodFor, systemScope, type BillingDeps, type MadeInvoice, type Scope } from '../invoices/billing';
 import { serializeInvoice } from '../invoices/serializer';
 import type { InvoiceRow } from '../invoices/serializer';
 import { loadView, lookBack, periodOf, startPeriod } from './billing';
@@ -37,20 +37,6 @@ export async function invoicePaid(scope: Scope, invoice: InvoiceRow, paymentMeth
   if (paymentMethodId && view.paymentSettings?.save_default_payment_method === 'on_subscription') row = { ...row, defaultPaymentMethod: paymentMethodId };
   if (row !== view.row) await saveSubscriptionRow(scope, view, { ...view, row });
   if (resumes) await emitIn(scope, 'customer.subscription.resumed', serializeSubscription({ ...view, row }));
-}
-
-/** The scope of work the system does on its own for an account, at billing time `now`. */
-export async function systemScope(tx: Tx, deps: BillingDeps, accountId: string, now: number): Promise<Scope> {
-  return {
-    tx,
-    deps,
-    accountId,
-    apiVersion: await accountApiVersion(tx, accountId, deps.config.defaultApiVersion),
-    cause: automaticCause,
-    now,
-    eventTime: unixSeconds(deps.clock),
-    events: [],
-  };
 }
 
 /**
