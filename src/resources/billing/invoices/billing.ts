@@ -1,6 +1,6 @@
 import { Prisma, type Customer } from '../../../generated/prisma/client';
-import { newId } from '../../../lib/ids';
-import { ApiError } from '../../../kernel/errors';
+import { hasIdShape, newId } from '../../../lib/ids';
+import { ApiError, invalidRequest, resourceMissing } from '../../../kernel/errors';
 import type { Deps, RequestContext } from '../../../kernel/route';
 import { unixSeconds } from '../../../lib/clock';
 import { prismaDb } from '../../../kernel/writes';
@@ -8,11 +8,11 @@ import { accountApiVersion, automaticCause, causeOf, emit, type EventCause, type
 import type { EventType } from '../../../events/types';
 import type { PriceRow } from '../prices/serializer';
 import type { TaxRateRow } from '../tax_rates/serializer';
-import { discountObjects, type DiscountRecord } from '../coupons/serializer';
+import { discountObjects, isCouponValid, type DiscountRecord } from '../coupons/serializer';
 import type { Embedded } from '../../../kernel/versions';
-import { resolvePaymentMethod, cancelInvoiceIntent, invoiceAttemptResult, payInvoiceAmount, type InvoiceIntent } from '../../payments';
+import { resolvePaymentMethod, cancelInvoiceIntent, invoiceAttemptResult, payInvoiceAmount, type CustomerDiscount, type InvoiceIntent } from '../../payments';
 import { cancelInvoicePayments, recordInvoicePayment } from '../invoice_payments/service';
-import { computeInvoice, type AppliedDiscount, type DiscountAmount, type LineInput, type LineTax } from './amounts';
+import { addInterval, computeInvoice, type AppliedDiscount, type DiscountAmount, type LineInput, type LineTax } from './amounts';
 import { serializeInvoice, type InvoiceLineRow, type InvoicePaymentSettings, type InvoiceRow, type LineRefs, type StoredTotals } from './serializer';
 import { clearRetry, detailsByInvoice, detailsOfInvoice, nextAttempts, NO_DETAILS, retryOfInvoice, saveRetry } from './queries';
 import { accountPolicy, retryDelaySeconds, type RetryPolicy } from './retries';
@@ -718,4 +718,27 @@ export async function attachedPaymentMethodParam(scope: Scope, ctx: RequestConte
     });
   }
   return pm.id;
+}
+
+/**
+ * One discount: the coupon `coupon` names, or the one behind the active promotion code
+ * `promotion_code`, checked valid and redeemed at `scope.now` (`at` names the parameters in errors).
+ * Subscriptions, customers (`customerDiscounts`) and manual invoices store what it answers.
+ */
+export async function redeemDiscount(scope: Scope, d: { coupon?: string; promotion_code?: string }, at: (name: string) => string): Promise<CustomerDiscount> {
+  let coupon;
+  let promotionCode: string | null = null;
+  if (d.promotion_code !== undefined) {
+    const code = hasIdShape('promo', d.promotion_code) ? await scope.tx.promotionCode.findFirst({ where: { id: d.promotion_code, accountId: scope.accountId }, include: { coupon: true } }) : null;
+    if (!code || !code.active) throw resourceMissing('promotion code', d.promotion_code, at('promotion_code'), 400);
+    coupon = code.coupon;
+    promotionCode = code.id;
+  } else {
+    coupon = await scope.tx.coupon.findFirst({ where: { id: d.coupon, accountId: scope.accountId, deleted: false } });
+    if (!coupon) throw resourceMissing('coupon', d.coupon ?? '', at('coupon'), 400);
+  }
+  if (!isCouponValid(coupon, scope.now)) throw invalidRequest(`Coupon ${coupon.id} is no longer valid.`, 'coupon_expired', at('coupon'));
+  const end = coupon.duration === 'repeating' ? addInterval(scope.now, 'month', coupon.durationInMonths ?? 1) : null;
+  await scope.tx.coupon.update({ where: { seq: coupon.seq }, data: { timesRedeemed: { increment: 1 } }, select: { seq: true } });
+  return { id: newId('di'), coupon: coupon.id, coupon_seq: String(coupon.seq), promotion_code: promotionCode, start: scope.now, end };
 }

@@ -9,9 +9,8 @@ import { previousAttributes, type Tx } from '../../../events/emit';
 import { handOffEvents } from '../../../events/jobs';
 import { lockCustomer } from '../../payments';
 import { TxSql } from '../../../lib/sql';
-import { isCouponValid, type DiscountRecord } from '../coupons/serializer';
-import { addInterval } from './amounts';
-import { attachedPaymentMethodParam, collectInvoice, draftInvoice, emitIn, invoiceObject, lockInvoice, nextInvoiceNumber, refreshDraft, requestScope, type MadeInvoice, type Scope } from './billing';
+import type { DiscountRecord } from '../coupons/serializer';
+import { attachedPaymentMethodParam, collectInvoice, redeemDiscount, draftInvoice, emitIn, invoiceObject, lockInvoice, nextInvoiceNumber, refreshDraft, requestScope, type MadeInvoice, type Scope } from './billing';
 import { createInvoiceLink } from './links';
 import { customerDiscountRecords, detailsOfInvoice, saveDetails, type InvoiceDetails } from './queries';
 import { INVOICE_OBJECT, type InvoiceRow } from './serializer';
@@ -53,21 +52,7 @@ async function redeemDiscounts(scope: Scope, list: Record<string, string>[]): Pr
     const at = (n: string) => `discounts[${i}][${n}]`;
     if (d.discount !== undefined) throw invalidRequest('Only `coupon` and `promotion_code` discounts can be given here.', 'parameter_invalid', at('discount'));
     if ((d.coupon === undefined) === (d.promotion_code === undefined)) throw invalidRequest('Each discount needs exactly one of `coupon` or `promotion_code`.', 'parameter_invalid', at('coupon'));
-    let coupon;
-    let promotionCode: string | null = null;
-    if (d.promotion_code !== undefined) {
-      const code = hasIdShape('promo', d.promotion_code) ? await scope.tx.promotionCode.findFirst({ where: { id: d.promotion_code, accountId: scope.accountId }, include: { coupon: true } }) : null;
-      if (!code || !code.active) throw resourceMissing('promotion code', d.promotion_code, at('promotion_code'), 400);
-      coupon = code.coupon;
-      promotionCode = code.id;
-    } else {
-      coupon = await scope.tx.coupon.findFirst({ where: { id: d.coupon, accountId: scope.accountId, deleted: false } });
-      if (!coupon) throw resourceMissing('coupon', d.coupon ?? '', at('coupon'), 400);
-    }
-    if (!isCouponValid(coupon, scope.now)) throw invalidRequest(`Coupon ${coupon.id} is no longer valid.`, 'coupon_expired', at('coupon'));
-    await scope.tx.coupon.update({ where: { seq: coupon.seq }, data: { timesRedeemed: { increment: 1 } }, select: { seq: true } });
-    const end = coupon.duration === 'repeating' ? addInterval(scope.now, 'month', coupon.durationInMonths ?? 1) : null;
-    out.push({ id: newId('di'), coupon_seq: String(coupon.seq), promotion_code: promotionCode, start: scope.now, end });
+    out.push(await redeemDiscount(scope, d, at));
   }
   return out;
 }

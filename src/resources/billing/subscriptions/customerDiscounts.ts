@@ -1,7 +1,8 @@
 import { unixSeconds } from '../../../lib/clock';
 import type { CustomerDiscounts } from '../../payments';
 import { discountRefs, requestScope } from '../invoices/billing';
-import { billingNow, redeemDiscount } from './service';
+import { billingNow } from './service';
+import { redeemDiscount } from '../invoices/billing';
 
 // A customer's discount (its `coupon` or `promotion_code` at versions before 2025-03-31.basil):
 // redeemed as a subscription's are, shown as theirs are, and applied to the customer's

@@ -10,9 +10,8 @@ import { previousAttributes, type Tx } from '../../../events/emit';
 import { handOffEvents } from '../../../events/jobs';
 import { insertPrice, newPriceData } from '../prices/service';
 import type { PriceRow } from '../prices/serializer';
-import { isCouponValid } from '../coupons/serializer';
 import { addInterval, isMetered, nextPeriodEnd, priceAmount, prorate } from '../invoices/amounts';
-import { attachedPaymentMethodParam, chargeOutcome, emitIn, requestScope, amountDueOf, paymentMethodFor, type Charge, type Scope } from '../invoices/billing';
+import { attachedPaymentMethodParam, chargeOutcome, redeemDiscount, emitIn, requestScope, amountDueOf, paymentMethodFor, type Charge, type Scope } from '../invoices/billing';
 import {
   appliedDiscounts,
   billSubscription,
@@ -177,29 +176,6 @@ async function discountsOf(scope: Scope, list: Record<string, string>[] | '' | u
     void ids;
   }
   return out;
-}
-
-/**
- * One discount: the coupon `coupon` names, or the one behind the active promotion code
- * `promotion_code`, checked valid and redeemed at `scope.now` (`at` names the parameters in errors).
- * Subscriptions and customers (`customerDiscounts`) store what it answers.
- */
-export async function redeemDiscount(scope: Scope, d: { coupon?: string; promotion_code?: string }, at: (name: string) => string): Promise<StoredDiscount> {
-  let coupon;
-  let promotionCode: string | null = null;
-  if (d.promotion_code !== undefined) {
-    const code = hasIdShape('promo', d.promotion_code) ? await scope.tx.promotionCode.findFirst({ where: { id: d.promotion_code, accountId: scope.accountId }, include: { coupon: true } }) : null;
-    if (!code || !code.active) throw resourceMissing('promotion code', d.promotion_code, at('promotion_code'), 400);
-    coupon = code.coupon;
-    promotionCode = code.id;
-  } else {
-    coupon = await scope.tx.coupon.findFirst({ where: { id: d.coupon, accountId: scope.accountId, deleted: false } });
-    if (!coupon) throw resourceMissing('coupon', d.coupon ?? '', at('coupon'), 400);
-  }
-  if (!isCouponValid(coupon, scope.now)) throw invalidRequest(`Coupon ${coupon.id} is no longer valid.`, 'coupon_expired', at('coupon'));
-  const end = coupon.duration === 'repeating' ? addInterval(scope.now, 'month', coupon.durationInMonths ?? 1) : null;
-  await scope.tx.coupon.update({ where: { seq: coupon.seq }, data: { timesRedeemed: { increment: 1 } }, select: { seq: true } });
-  return { id: newId('di'), coupon: coupon.id, coupon_seq: String(coupon.seq), promotion_code: promotionCode, start: scope.now, end };
 }
 
 /** Prices of a subscription's live items must share currency and billing interval, and appear once. */
