@@ -3,8 +3,8 @@ import { hasIdShape, newId } from '../../../lib/ids';
 import { ApiError, invalidRequest, resourceMissing } from '../../../kernel/errors';
 import type { Deps, RequestContext } from '../../../kernel/route';
 import { unixSeconds } from '../../../lib/clock';
-import { prismaDb } from '../../../kernel/writes';
-import { accountApiVersion, automaticCause, causeOf, emit, type EventCause, type Tx } from '../../../events/emit';
+import { prismaDb, type Db } from '../../../kernel/writes';
+import { accountApiVersion, automaticCause, causeOf, emitIn as emitTo, holdingEvents, type EventCause, type Tx } from '../../../events/emit';
 import type { EventType } from '../../../events/types';
 import type { PriceRow } from '../prices/serializer';
 import type { TaxRateRow } from '../tax_rates/serializer';
@@ -14,7 +14,7 @@ import { resolvePaymentMethod, cancelInvoiceIntent, invoiceAttemptResult, payInv
 import { cancelInvoicePayments, recordInvoicePayment } from '../invoice_payments/service';
 import { addInterval, computeInvoice, type AppliedDiscount, type DiscountAmount, type LineInput, type LineTax } from './amounts';
 import { serializeInvoice, type InvoiceLineRow, type InvoicePaymentSettings, type InvoiceRow, type LineRefs, type StoredTotals } from './serializer';
-import { clearRetry, detailsByInvoice, detailsOfInvoice, nextAttempts, NO_DETAILS, retryOfInvoice, saveRetry } from './queries';
+import { clearRetry, detailsByInvoice, detailsOfInvoice, nextAttempts, NO_DETAILS, retryOfInvoice, saveRetry, type InvoiceDetails } from './queries';
 import { accountPolicy, retryDelaySeconds, type RetryPolicy } from './retries';
 import { createInvoiceLink, invoiceLinks, type LinkDeps } from './links';
 
@@ -38,6 +38,8 @@ export interface Scope {
   /** Real time, for events' `created` (billing time may be far in the past or future). */
   readonly eventTime: number;
   readonly events: string[];
+  /** Where its writes through payments, and its events, go: `tx` at once, or with its events held (`heldScope`). */
+  readonly db: Db;
 }
 
 export const requestScope = (ctx: RequestContext, tx: Tx, now: number, eventTime: number): Scope => ({
@@ -49,25 +51,42 @@ export const requestScope = (ctx: RequestContext, tx: Tx, now: number, eventTime
   now,
   eventTime,
   events: [],
+  db: prismaDb(tx),
 });
 
-/** The scope of work the system does on its own for an account, at billing time `now`. */
-export async function systemScope(tx: Tx, deps: BillingDeps, accountId: string, now: number): Promise<Scope> {
+/**
+ * The scope of work the system does on its own for an account, at billing time `now`.
+ * `apiVersion`: the account's, when the caller has read it already.
+ */
+export async function systemScope(tx: Tx, deps: BillingDeps, accountId: string, now: number, apiVersion?: string): Promise<Scope> {
   return {
     tx,
     deps,
     accountId,
-    apiVersion: await accountApiVersion(tx, accountId, deps.config.defaultApiVersion),
+    apiVersion: apiVersion ?? (await accountApiVersion(tx, accountId, deps.config.defaultApiVersion)),
     cause: automaticCause,
     now,
     eventTime: unixSeconds(deps.clock),
     events: [],
+    db: prismaDb(tx),
   };
+}
+
+/**
+ * Runs `work` in `scope` with its events held, then writes them as one statement: for a step
+ * that owns its transaction and writes many (a renewal). Answers the events' ids.
+ */
+export async function withHeldEvents(scope: Scope, work: (scope: Scope) => Promise<void>): Promise<string[]> {
+  const db = holdingEvents(scope.db);
+  const held: Scope = { ...scope, db };
+  await work(held);
+  await db.flush();
+  return held.events;
 }
 
 export async function emitIn(scope: Scope, type: EventType, object: Record<string, unknown>, previous?: Record<string, unknown>): Promise<void> {
   scope.events.push(
-    await emit(scope.tx, type, object, { accountId: scope.accountId, apiVersion: scope.apiVersion, created: scope.eventTime, cause: scope.cause, previousAttributes: previous }),
+    await emitTo(scope.db, type, object, { accountId: scope.accountId, apiVersion: scope.apiVersion, created: scope.eventTime, cause: scope.cause, previousAttributes: previous }),
   );
 }
 
@@ -90,16 +109,19 @@ export async function lineRefs(
   now = 0,
   /** To show the invoices' hosted page and PDF URLs (their tokens are sealed). */
   linkDeps?: LinkDeps,
+  /** What the caller knows already (of the invoice it just made): not read again. */
+  known: Partial<LineRefs> = {},
 ): Promise<LineRefs> {
   const rateIds = lines.flatMap((l) => (l.taxes as unknown as LineTax[]).map((t) => t.tax_rate_details.tax_rate));
+  const ids = invoices.map((i) => i.id);
   const [prices, taxRates, discounts, intents, retries, links, paymentSettings] = await Promise.all([
-    pricesById(tx, accountId, lines.map((l) => l.priceId)),
-    taxRatesById(tx, accountId, rateIds),
-    invoiceDiscounts(tx, invoices, now),
-    invoiceIntents(tx, invoices.map((i) => i.id)),
-    nextAttempts(tx, invoices.map((i) => i.id)),
-    linkDeps ? invoiceLinks(tx, linkDeps, invoices.map((i) => i.id)) : undefined,
-    invoicePaymentSettings(tx, invoices),
+    known.prices ?? pricesById(tx, accountId, lines.map((l) => l.priceId)),
+    known.taxRates ?? taxRatesById(tx, accountId, rateIds),
+    known.discounts ?? invoiceDiscounts(tx, invoices, now),
+    known.intents ?? invoiceIntents(tx, ids),
+    known.retries ?? nextAttempts(tx, ids),
+    known.links ?? (linkDeps ? invoiceLinks(tx, linkDeps, ids) : undefined),
+    known.paymentSettings ?? invoicePaymentSettings(tx, invoices),
   ]);
   return { prices, taxRates, discounts, intents, retries, links, paymentSettings };
 }
@@ -132,10 +154,15 @@ async function invoiceIntents(tx: Tx, invoiceIds: readonly string[]): Promise<Li
   return new Map(rows.map((r) => [r.invoiceId!, { paymentIntent: r.id, charge: r.latestChargeId }]));
 }
 
-/** The same, from the lines of a draft (their prices and tax rates at hand). */
-const draftRefs = async (tx: Tx, lines: readonly DraftLine[], invoice: Pick<InvoiceRow, 'subscriptionId' | 'discounts'>, now: number): Promise<LineRefs> => ({
+/** What the lines of a draft refer to, at hand: their prices and tax rates. */
+export const draftLineRefs = (lines: readonly DraftLine[]): Pick<LineRefs, 'prices' | 'taxRates'> => ({
   prices: new Map(lines.map((l) => [l.price.id, l.price])),
   taxRates: new Map(lines.flatMap((l) => l.taxRates.map((r) => [r.id, r] as const))),
+});
+
+/** The same, with the discounts of the draft's subscription. */
+const draftRefs = async (tx: Tx, lines: readonly DraftLine[], invoice: Pick<InvoiceRow, 'subscriptionId' | 'discounts'>, now: number): Promise<LineRefs> => ({
+  ...draftLineRefs(lines),
   discounts: await invoiceDiscounts(tx, [invoice], now),
 });
 
@@ -249,6 +276,11 @@ const lineInputOf = (line: DraftLine) => ({
 export interface MadeInvoice {
   readonly row: InvoiceRow;
   readonly lines: InvoiceLineRow[];
+  /**
+   * What its object refers to, as known by whoever made or charged it in this transaction (its
+   * details too: a new invoice has none), so its next event reads none of it again.
+   */
+  readonly known?: Partial<LineRefs> & { readonly details?: InvoiceDetails };
 }
 
 type CustomerDetails = Pick<Customer, 'id' | 'email' | 'name' | 'phone' | 'address' | 'shipping' | 'taxExempt' | 'testClockId'>;
@@ -363,10 +395,10 @@ export async function createInvoice(scope: Scope, spec: InvoiceSpec): Promise<Ma
     number,
   };
   await tx.invoice.update({ where: { id }, data: { status: row.status, finalizedAt: row.finalizedAt, number: row.number }, select: { id: true } });
-  await createInvoiceLink(tx, scope.deps, scope.accountId, id, scope.now);
-  const links = await invoiceLinks(tx, scope.deps, [id]);
-  await emitIn(scope, 'invoice.finalized', serializeInvoice(row, lines, defaultRates, { ...refs, links }));
-  return { row, lines };
+  const links = new Map([[id, await createInvoiceLink(tx, scope.deps, scope.accountId, id, scope.now)]]);
+  const known = { ...refs, links, intents: new Map(), retries: new Map(), details: NO_DETAILS };
+  await emitIn(scope, 'invoice.finalized', serializeInvoice(row, lines, defaultRates, known));
+  return { row, lines, known };
 }
 
 /** A subscription's invoice keeps the payment settings its subscription has when it is made. */
@@ -428,8 +460,10 @@ const intentDescription = (row: InvoiceRow): string =>
   row.billingReason === 'subscription_create' ? 'Subscription creation' : row.billingReason === 'subscription_update' ? 'Subscription update' : row.billingReason === 'subscription_cycle' ? 'Subscription cycle' : 'Payment for Invoice';
 
 /** The payment through the invoice's PaymentIntent (made, or its open one confirmed again); its events join the scope's. */
-async function payThroughIntent(scope: Scope, row: InvoiceRow, paymentMethodId: string | null, confirm: boolean, setupFutureUsage?: 'off_session', returnUrl?: string) {
-  const paid = await payInvoiceAmount(prismaDb(scope.tx), scope.deps, {
+async function payThroughIntent(scope: Scope, made: MadeInvoice, paymentMethodId: string | null, confirm: boolean, setupFutureUsage?: 'off_session', returnUrl?: string) {
+  const { row } = made;
+  const paid = await payInvoiceAmount(scope.db, scope.deps, {
+    newInvoice: made.known?.intents?.size === 0,
     accountId: scope.accountId,
     invoiceId: row.id,
     customerId: row.customerId,
@@ -444,15 +478,15 @@ async function payThroughIntent(scope: Scope, row: InvoiceRow, paymentMethodId: 
     events: { accountId: scope.accountId, apiVersion: scope.apiVersion, created: scope.eventTime, cause: scope.cause },
   });
   scope.events.push(...paid.eventIds);
-  await recordInvoicePayment(prismaDb(scope.tx), row, paid.intent, scope.now);
+  await recordInvoicePayment(scope.db, row, paid.intent, scope.now);
   return paid;
 }
 
 /** Voiding an invoice cancels its open PaymentIntent (`void_invoice`). */
 export async function cancelInvoicePayment(scope: Scope, invoiceId: string): Promise<void> {
   const events = { accountId: scope.accountId, apiVersion: scope.apiVersion, created: scope.eventTime, cause: scope.cause };
-  scope.events.push(...(await cancelInvoiceIntent(prismaDb(scope.tx), scope.deps, scope.accountId, invoiceId, scope.now, events)));
-  await cancelInvoicePayments(prismaDb(scope.tx), invoiceId, scope.now);
+  scope.events.push(...(await cancelInvoiceIntent(scope.db, scope.deps, scope.accountId, invoiceId, scope.now, events)));
+  await cancelInvoicePayments(scope.db, invoiceId, scope.now);
 }
 
 /**
@@ -461,7 +495,7 @@ export async function cancelInvoicePayment(scope: Scope, invoiceId: string): Pro
  */
 export async function openInvoicePayment(scope: Scope, made: MadeInvoice, paymentMethodId: string | null, setupFutureUsage?: 'off_session'): Promise<void> {
   if (Number(made.row.amountDue) <= 0) return;
-  await payThroughIntent(scope, made.row, paymentMethodId, false, setupFutureUsage);
+  await payThroughIntent(scope, made, paymentMethodId, false, setupFutureUsage);
 }
 
 /**
@@ -483,9 +517,11 @@ export async function collectInvoice(
   const amount = Number(made.row.amountDue);
   let charge: Charge = { kind: 'paid' };
   let error: Prisma.JsonValue = null;
+  let intent: { paymentIntent: string; charge: string | null } | null = null;
   if (amount > 0) {
     const pm = pmId === null ? null : await tx.paymentMethod.findFirst({ where: { id: pmId, accountId: scope.accountId }, select: { id: true } });
-    const paid = await payThroughIntent(scope, made.row, pm?.id ?? null, true, undefined, options.returnUrl);
+    const paid = await payThroughIntent(scope, made, pm?.id ?? null, true, undefined, options.returnUrl);
+    intent = { paymentIntent: paid.intent.id, charge: paid.intent.latestChargeId };
     if (pm === null) charge = { kind: 'no_payment_method', error: noPaymentMethod() };
     else if (paid.error) charge = { kind: 'declined', error: paid.error };
     else if (paid.intent.status === 'requires_action') charge = { kind: 'action_required', error: authenticationRequired() };
@@ -501,7 +537,10 @@ export async function collectInvoice(
   await saveCollection(tx, row);
   // Written before the events, which show `next_payment_attempt`.
   const retries: RetryOutcome = charge.kind === 'paid' ? (await clearRetry(tx, row.id), { exhausted: null }) : await scheduleRetry(scope, row, charge, options.retries);
-  const object = await invoiceObject(tx, scope.accountId, { row, lines: made.lines }, scope.now, scope.deps);
+  // A new invoice's intent is the one just made, and a paid one has no retry left.
+  const known = made.known && intent ? { ...made.known, intents: new Map([[row.id, intent]]), retries: charge.kind === 'paid' ? new Map() : undefined } : undefined;
+  const invoice: MadeInvoice = { row, lines: made.lines, known };
+  const object = await invoiceObject(tx, scope.accountId, invoice, scope.now, scope.deps);
   if (charge.kind === 'paid') {
     await emitIn(scope, 'invoice.paid', object);
     await emitIn(scope, 'invoice.payment_succeeded', object);
@@ -510,7 +549,7 @@ export async function collectInvoice(
   } else {
     await emitIn(scope, 'invoice.payment_failed', object);
   }
-  return { invoice: { row, lines: made.lines }, charge, retries };
+  return { invoice, charge, retries };
 }
 
 /** Where an invoice's retry schedule stands after an attempt: `exhausted` is the policy whose last retry just failed. */
@@ -579,6 +618,7 @@ export async function settleInvoiceIntent(tx: Tx, deps: BillingDeps, intent: Inv
     now: clock?.frozenTime ?? eventTime,
     eventTime,
     events: [],
+    db: prismaDb(tx),
   };
   const row: InvoiceRow =
     outcome === 'succeeded'
@@ -587,7 +627,7 @@ export async function settleInvoiceIntent(tx: Tx, deps: BillingDeps, intent: Inv
   await saveCollection(tx, row);
   // Paid by its customer: no retry runs after.
   if (outcome === 'succeeded') await clearRetry(tx, row.id);
-  await recordInvoicePayment(prismaDb(tx), row, intent, scope.now);
+  await recordInvoicePayment(scope.db, row, intent, scope.now);
   const object = await invoiceObject(tx, scope.accountId, { row, lines: made.lines }, scope.now, scope.deps);
   if (outcome === 'succeeded') {
     await emitIn(scope, 'invoice.paid', object);
@@ -680,6 +720,7 @@ export async function invoiceObject(tx: Tx, accountId: string, made: MadeInvoice
 
 /** The same for several invoices (a list page), with one query per kind of reference. */
 export async function invoiceObjects(tx: Tx, accountId: string, invoices: readonly MadeInvoice[], now: number, deps: LinkDeps) {
+  const known = invoices.length === 1 ? invoices[0].known : undefined;
   const [refs, details] = await Promise.all([
     lineRefs(
       tx,
@@ -688,11 +729,14 @@ export async function invoiceObjects(tx: Tx, accountId: string, invoices: readon
       invoices.map((i) => i.row),
       now,
       deps,
+      known,
     ),
-    detailsByInvoice(
-      tx,
-      invoices.map((i) => i.row.id),
-    ),
+    known?.details
+      ? new Map([[invoices[0].row.id, known.details]])
+      : detailsByInvoice(
+          tx,
+          invoices.map((i) => i.row.id),
+        ),
   ]);
   const owned = invoices.flatMap(({ row }) =>
     (details.get(row.id)?.discountRecords ?? []).map((record) => ({ record, customer: row.customerId, subscription: null, subscriptionItem: null })),

@@ -24,13 +24,14 @@ export const invoicePageUrl = (deps: Pick<Deps, 'config'>, token: string): strin
 
 const urlsOf = (deps: Pick<Deps, 'config'>, token: string): InvoiceLinkUrls => ({ hosted: invoicePageUrl(deps, token), pdf: `${invoicePageUrl(deps, token)}/pdf` });
 
-/** Gives a just finalized invoice its link (once: finalizing again keeps the first). */
-export async function createInvoiceLink(tx: Tx, deps: Pick<Deps, 'encryption'>, accountId: string, invoiceId: string, now: number): Promise<void> {
+/** Gives a just finalized invoice its link (once: finalizing again keeps the first); answers its URLs. */
+export async function createInvoiceLink(tx: Tx, deps: LinkDeps, accountId: string, invoiceId: string, now: number): Promise<InvoiceLinkUrls> {
   const token = randomBase62(48);
-  await tx.$executeRaw`
+  const made = await tx.$executeRaw`
     INSERT INTO invoice_links (invoice_id, account_id, created, token_hash, token)
     VALUES (${invoiceId}, ${accountId}, ${now}, ${hashToken(token)}, ${await deps.encryption.seal(token)})
     ON CONFLICT (invoice_id) DO NOTHING`;
+  return made === 1 ? urlsOf(deps, token) : (await invoiceLinks(tx, deps, [invoiceId])).get(invoiceId)!;
 }
 
 /** The URLs of those invoices that have a link, by invoice id. */

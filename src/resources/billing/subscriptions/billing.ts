@@ -325,7 +325,18 @@ export async function billSubscription(
   view: SubscriptionView,
   reason: string,
   lines: readonly DraftLine[],
-  options: { periodStart: number; periodEnd: number; discountsAt?: number; prorationDate?: number; collect?: boolean; paused?: boolean; id?: string; draft?: boolean },
+  options: {
+    periodStart: number;
+    periodEnd: number;
+    discountsAt?: number;
+    /** The discounts live at `discountsAt`, when the caller has them already. */
+    discounts?: readonly AppliedDiscount[];
+    prorationDate?: number;
+    collect?: boolean;
+    paused?: boolean;
+    id?: string;
+    draft?: boolean;
+  },
 ): Promise<{ invoice: MadeInvoice; charge: Charge | null }> {
   const { row } = view;
   const made = await createInvoice(scope, {
@@ -336,7 +347,7 @@ export async function billSubscription(
     periodStart: options.periodStart,
     periodEnd: options.periodEnd,
     lines,
-    discounts: await appliedDiscounts(scope.tx, await discountsBilled(scope.tx, row), options.discountsAt ?? options.periodStart),
+    discounts: options.discounts ?? (await appliedDiscounts(scope.tx, await discountsBilled(scope.tx, row), options.discountsAt ?? options.periodStart)),
     prorationDate: options.prorationDate,
     id: options.id,
     draft: options.draft,
@@ -348,7 +359,8 @@ export async function billSubscription(
     // `save_default_payment_method=on_subscription`: the card that pays it is saved for later (and becomes the subscription's default).
     const save = view.paymentSettings?.save_default_payment_method === 'on_subscription' ? 'off_session' : undefined;
     await openInvoicePayment(scope, made, await paymentMethodFor(scope.tx, made.row), save);
-    return { invoice: made, charge: null };
+    // Its intent is new since it was made: what was known of it is not.
+    return { invoice: { row: made.row, lines: made.lines }, charge: null };
   }
   // A declined first invoice or renewal is retried on the platform's schedule (dunning.ts).
   const { invoice, charge } = await collectInvoice(scope, made, undefined, { retries: reason === 'subscription_create' || reason === 'subscription_cycle' ? 'start' : undefined });
@@ -385,7 +397,7 @@ export async function startPeriod(
   const { row } = view;
   const { start, end } = period;
   const { next, lines, discounts } = await periodOf(scope, view, start, end, period.anchor);
-  const { invoice, charge } = await billSubscription(scope, next, period.reason, lines, { ...lookBack(row, start), discountsAt: start, collect: period.collect, paused: period.paused, draft: period.draft });
+  const { invoice, charge } = await billSubscription(scope, next, period.reason, lines, { ...lookBack(row, start), discountsAt: start, discounts, collect: period.collect, paused: period.paused, draft: period.draft });
   // Once-only discounts end with the invoice that applied them; repeating ones when their months are up.
   const used = new Set(invoice.row.discounts);
   const kept = (row.discounts as unknown as StoredDiscount[]).filter(

@@ -3,7 +3,7 @@ import type { Deps } from '../../../kernel/route';
 import { unixSeconds } from '../../../lib/clock';
 import { embed, embeddedOf } from '../../../kernel/versions';
 import { nextPeriodEnd } from '../invoices/amounts';
-import { cancelInvoicePayment, draftInvoice, emitIn, lineRefs, lockInvoice, paymentMethodFor, systemScope, type BillingDeps, type MadeInvoice, type Scope } from '../invoices/billing';
+import { cancelInvoicePayment, draftInvoice, draftLineRefs, emitIn, lineRefs, lockInvoice, paymentMethodFor, systemScope, withHeldEvents, type BillingDeps, type MadeInvoice, type Scope } from '../invoices/billing';
 import { serializeInvoice } from '../invoices/serializer';
 import type { InvoiceRow } from '../invoices/serializer';
 import { loadView, lookBack, periodOf, startPeriod } from './billing';
@@ -43,16 +43,15 @@ export async function invoicePaid(scope: Scope, invoice: InvoiceRow, paymentMeth
  * Runs the subscription's next due action if it is due by `until` (billing time), in `tx`, with
  * the subscription locked; answers the events it wrote, or null when nothing was due.
  */
-export async function stepSubscription(tx: Tx, deps: BillingDeps, id: string, until: number): Promise<string[] | null> {
+export async function stepSubscription(tx: Tx, deps: BillingDeps, id: string, until: number, apiVersion?: string): Promise<string[] | null> {
   const rows = await tx.$queryRaw<{ id: string }[]>`SELECT id FROM subscriptions WHERE id = ${id} FOR UPDATE`;
   if (rows.length === 0) return null;
   const stored = await tx.subscription.findUniqueOrThrow({ where: { id } });
   const at = stored.nextActionAt;
   if (at === null || at > until) return null;
-  const scope = await systemScope(tx, deps, stored.accountId, at);
+  const scope = await systemScope(tx, deps, stored.accountId, at, apiVersion);
   const view = await loadView(tx, stored, stored.accountId);
-  await runDueAction(scope, view, at);
-  return scope.events;
+  return withHeldEvents(scope, (held) => runDueAction(held, view, at));
 }
 
 async function runDueAction(scope: Scope, view: SubscriptionView, at: number): Promise<void> {
@@ -152,7 +151,9 @@ async function emitUpcoming(scope: Scope, view: SubscriptionView): Promise<void>
   const customer = await scope.tx.customer.findUniqueOrThrow({ where: { id: row.customerId } });
   const spec = { customerId: row.customerId, subscription: row, currency: row.currency, billingReason: 'upcoming', ...lookBack(row, start), lines, discounts };
   const { row: draft, lines: drafted } = draftInvoice(spec, customer, scope.now, '');
-  const invoice = serializeInvoice(draft, drafted, [], await lineRefs(scope.tx, scope.accountId, drafted, [draft], scope.now));
+  // Nothing stored refers to a draft no row holds: only its subscription's discounts and payment settings are read.
+  const known = { ...draftLineRefs(lines), intents: new Map(), retries: new Map() };
+  const invoice = serializeInvoice(draft, drafted, [], await lineRefs(scope.tx, scope.accountId, drafted, [draft], scope.now, undefined, known));
   const { id: _none, ...preview } = invoice;
   await emitIn(scope, 'invoice.upcoming', embed({ ...preview, lines: { ...preview.lines, url: '/v1/invoices/upcoming/lines' } }, embeddedOf(invoice) ?? {}));
 }

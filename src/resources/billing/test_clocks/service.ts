@@ -3,7 +3,7 @@ import { hasIdShape, newId } from '../../../lib/ids';
 import { invalidRequest, resourceMissing } from '../../../kernel/errors';
 import { paginate } from '../../../kernel/list';
 import type { Deps, RequestContext } from '../../../kernel/route';
-import { emit, requestEventOptions, type Tx } from '../../../events/emit';
+import { accountApiVersion, emit, requestEventOptions, type Tx } from '../../../events/emit';
 import { handOffEvents } from '../../../events/jobs';
 import { addInterval } from '../invoices/amounts';
 import { scheduleBilling, testClockJob } from '../subscriptions/jobs';
@@ -161,7 +161,7 @@ const STEPS_PER_JOB = 500;
  */
 const STEP_CONCURRENCY = 6;
 
-type ClaimedStep = { kind: 'done' | 'one'; events: string[] } | { kind: 'batch'; at: number; subs: { id: string; customerId: string | null }[] };
+type ClaimedStep = { kind: 'done' | 'one'; events: string[] } | { kind: 'batch'; at: number; subs: { id: string; customerId: string | null }[]; apiVersion: string };
 
 /**
  * Moves an advancing clock to its target: each due action of its subscriptions, earliest first.
@@ -224,7 +224,8 @@ export async function runTestClockJob(deps: Deps, id: string): Promise<string[]>
       });
       const at = Math.max(clock.frozenTime, dueAt);
       if (at !== clock.frozenTime) await tx.testClock.update({ where: { id }, data: { frozenTime: at }, select: { id: true } });
-      return { kind: 'batch', at: dueAt, subs };
+      // The clock's account's version, read once for the batch's steps (all of this account).
+      return { kind: 'batch', at: dueAt, subs, apiVersion: await accountApiVersion(tx, accountId, deps.config.defaultApiVersion) };
     });
     if (step === null) return events;
     if (step.kind !== 'batch') {
@@ -234,7 +235,7 @@ export async function runTestClockJob(deps: Deps, id: string): Promise<string[]>
       continue;
     }
     steps += step.subs.length;
-    events.push(...(await stepConcurrently(deps, step.subs, step.at)));
+    events.push(...(await stepConcurrently(deps, step.subs, step.at, step.apiVersion)));
   }
   // More to do: a job of its own (the job id names the step, so it is not the one running).
   const clock = await deps.prisma.testClock.findUnique({ where: { id }, select: { frozenTime: true, targetFrozenTime: true } });
@@ -248,7 +249,7 @@ export async function runTestClockJob(deps: Deps, id: string): Promise<string[]>
  * subscriptions stay in one lane, in id order, so they never wait on each other's locks.
  * Answers the events in the subscriptions' order; the first failure is thrown once the lanes stop.
  */
-async function stepConcurrently(deps: Deps, subs: { id: string; customerId: string | null }[], at: number): Promise<string[]> {
+async function stepConcurrently(deps: Deps, subs: { id: string; customerId: string | null }[], at: number, apiVersion: string): Promise<string[]> {
   const lanes = new Map<string, string[]>();
   for (const s of subs) {
     const key = s.customerId ?? s.id;
@@ -265,7 +266,7 @@ async function stepConcurrently(deps: Deps, subs: { id: string; customerId: stri
       while (failure === null && next < queue.length) {
         for (const subId of queue[next++]) {
           try {
-            written.set(subId, (await deps.prisma.$transaction((tx) => stepSubscription(tx, deps, subId, at))) ?? []);
+            written.set(subId, (await deps.prisma.$transaction((tx) => stepSubscription(tx, deps, subId, at, apiVersion))) ?? []);
           } catch (err) {
             failure ??= err;
             break;

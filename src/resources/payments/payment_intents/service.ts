@@ -857,6 +857,8 @@ export interface InvoicePayment {
   /** Billing time (a test clock's), for the intent and its charge. */
   readonly now: number;
   readonly events: EmitOptions;
+  /** The invoice was made in this transaction: it has no intent yet to look for. */
+  readonly newInvoice?: boolean;
 }
 
 /**
@@ -872,7 +874,7 @@ export async function payInvoiceAmount(
   payment: InvoicePayment,
 ): Promise<{ intent: PaymentIntentRow; error?: ApiError; eventIds: string[] }> {
   const scope = newScope(db, deps, payment.accountId, payment.now, payment.events);
-  const [open] = await db.sql.query<PaymentIntentRow & { seq?: bigint }>(selectInvoiceIntentForUpdate(payment.invoiceId, payment.accountId));
+  const [open] = payment.newInvoice ? [] : await db.sql.query<PaymentIntentRow & { seq?: bigint }>(selectInvoiceIntentForUpdate(payment.invoiceId, payment.accountId));
   let row: PaymentIntentRow;
   if (open && CONFIRMABLE.includes(open.status)) {
     row = { ...withoutSeq(open), paymentMethodId: payment.paymentMethodId ?? open.paymentMethodId, returnUrl: payment.returnUrl ?? open.returnUrl };
