@@ -179,7 +179,7 @@ describe('discounts on update', () => {
     expect(invoice.lines.data[0].discount_amounts).toEqual([{ amount: 100, discount: set.body.discounts[0] }]);
     expect(invoice.total).toBe(900);
 
-    // Other changes keep the discounts: 2 × … no, a new amount, 2000 → 10 % = 200.
+    // Other changes keep the discounts: a new amount, 2000, takes 10 % = 200.
     const repriced = (await post(key, `${II}/${item.id}`, { amount: 2000 })).body;
     expect(repriced.discounts).toEqual(set.body.discounts);
     expect((await get(key, `${IN}/${draft.id}`)).body.total).toBe(1800);
