@@ -220,7 +220,7 @@ describe('discounts on update', () => {
 describe("a subscription's renewal", () => {
   const START = Date.UTC(2027, 2, 10, 9) / 1000;
 
-  test("takes its pending item with the item's discount first, then the subscription's (3000 → 2400; 1000 → 900 → 720)", async () => {
+  test("takes its pending item with the item's discount first, then the subscription's (3000 → 2400; 1000 → 900 → 720); so does its preview", async () => {
     const key = newTestKey();
     const clock = (await post(key, '/v1/test_helpers/test_clocks', { frozen_time: START })).body.id as string;
     const customer = (await post(key, '/v1/customers', { test_clock: clock })).body.id as string;
@@ -231,6 +231,17 @@ describe("a subscription's renewal", () => {
     expect(sub.status).toBe('active');
     const item = (await post(key, II, { customer, subscription: sub.id, amount: 1000, currency: 'usd', discounts: [{ coupon: await coupon(key, { percent_off: 10 }) }] })).body;
     const [subDiscount] = sub.discounts;
+    const expected = [
+      { amount: 100, discount: item.discounts[0] },
+      { amount: 180, discount: subDiscount },
+    ];
+    const lineOf = (invoice: any) => invoice.lines.data.find((l: any) => l.parent?.invoice_item_details?.invoice_item === item.id);
+
+    // The preview of that invoice shows the same (it reads the pending items as the renewal does).
+    const preview = await post(key, `${IN}/create_preview`, { subscription: sub.id });
+    expect(preview.status).toBe(200);
+    expect(lineOf(preview.body).discount_amounts).toEqual(expected);
+    expect(preview.body.total).toBe(2400 + 720);
 
     expect((await post(key, `/v1/test_helpers/test_clocks/${clock}/advance`, { frozen_time: addInterval(START, 'month', 1) + 60 })).status).toBe(200);
     await until(async () => (await get(key, `/v1/test_helpers/test_clocks/${clock}`)).body.status === 'ready', 30000, `${clock} ready`);
@@ -239,11 +250,7 @@ describe("a subscription's renewal", () => {
     expect(invoices).toHaveLength(2);
     const renewal = invoices[0];
     expect(renewal.billing_reason).toBe('subscription_cycle');
-    const itemLine = renewal.lines.data.find((l: any) => l.parent?.invoice_item_details?.invoice_item === item.id);
-    expect(itemLine.discount_amounts).toEqual([
-      { amount: 100, discount: item.discounts[0] },
-      { amount: 180, discount: subDiscount },
-    ]);
+    expect(lineOf(renewal).discount_amounts).toEqual(expected);
     expect(renewal).toMatchObject({ subtotal: 4000, total: 2400 + 720, status: 'paid' });
     expect((await get(key, `${II}/${item.id}`)).body.invoice).toBe(renewal.id);
   });
