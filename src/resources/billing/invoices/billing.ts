@@ -756,9 +756,14 @@ export async function redeemDiscount(scope: Scope, d: { coupon?: string; promoti
  * (`redeemDiscount`); `discount` reuses one of `reusable` (those of the object or its ancestors),
  * or is refused where the object takes none (null). `param` names the parameter in errors.
  */
-export async function discountParams(scope: Scope, list: readonly Record<string, string>[], param: string, reusable: readonly DiscountRecord[] | null = null): Promise<DiscountRecord[]> {
+export async function discountParams<R extends DiscountRecord = CustomerDiscount>(
+  scope: Scope,
+  list: readonly Record<string, string>[],
+  param: string,
+  reusable: readonly R[] | null = null,
+): Promise<(R | CustomerDiscount)[]> {
   const kinds = reusable === null ? ['coupon', 'promotion_code'] : ['coupon', 'discount', 'promotion_code'];
-  const out: DiscountRecord[] = [];
+  const out: (R | CustomerDiscount)[] = [];
   for (const [i, d] of list.entries()) {
     const at = (n: string) => `${param}[${i}][${n}]`;
     if (reusable === null && d.discount !== undefined) throw invalidRequest('Only `coupon` and `promotion_code` discounts can be given here.', 'parameter_invalid', at('discount'));
