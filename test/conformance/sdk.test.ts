@@ -836,12 +836,13 @@ const CASES: Record<string, OperationCase> = {
   },
   GetInvoiceitems: { ok: (stripe) => stripe.invoiceItems.list({ pending: true }), fails: (stripe) => stripe.invoiceItems.list({ limit: 0 }), error: InvalidRequest },
   PostInvoiceitems: {
-    ok: async (stripe) => stripe.invoiceItems.create({ customer: await customer(stripe), amount: 500, currency: 'usd' }),
+    ok: async (stripe) => stripe.invoiceItems.create({ customer: await customer(stripe), amount: 500, currency: 'usd', discounts: [{ coupon: await coupon(stripe) }] }),
     fails: async (stripe) => stripe.invoiceItems.create({ customer: await customer(stripe), amount: 500 }),
     error: InvalidRequest,
   },
   PostInvoiceitemsInvoiceitem: {
-    ok: async (stripe) => stripe.invoiceItems.update((await stripe.invoiceItems.create({ customer: await customer(stripe), amount: 500, currency: 'usd' })).id, { amount: 700 }),
+    ok: async (stripe) =>
+      stripe.invoiceItems.update((await stripe.invoiceItems.create({ customer: await customer(stripe), amount: 500, currency: 'usd' })).id, { amount: 700, discounts: [{ coupon: await coupon(stripe) }] }),
     fails: (stripe) => stripe.invoiceItems.update('ii_nope', { amount: 700 }),
     error: InvalidRequest,
   },

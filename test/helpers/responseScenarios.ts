@@ -1087,11 +1087,17 @@ export const scenarios: Record<string, Scenario> = {
     return [
       answer('amount', await post(key, II, { customer, amount: 1250, currency: 'usd', description: 'Setup', metadata: { a: '1' } })),
       answer('price × quantity', await post(key, II, { customer, pricing: { price }, quantity: 3, expand: ['customer'] })),
+      answer('discounts', await post(key, II, { customer, amount: 900, currency: 'usd', discounts: [{ coupon: (await createCoupon(t, key)).id }] })),
     ];
   },
   PostInvoiceitemsInvoiceitem: async (key) => {
     const made = await post(key, II, { customer: (await createCustomer(t, key)).id, amount: 100, currency: 'usd' });
-    return [answer('no change', await post(key, `${II}/${made.body.id}`, '')), answer('amount', await post(key, `${II}/${made.body.id}`, { amount: 250, description: 'x' }))];
+    return [
+      answer('no change', await post(key, `${II}/${made.body.id}`, '')),
+      answer('amount', await post(key, `${II}/${made.body.id}`, { amount: 250, description: 'x' })),
+      answer('discounts', await post(key, `${II}/${made.body.id}`, { discounts: [{ coupon: (await createCoupon(t, key)).id }] })),
+      answer('discounts cleared', await post(key, `${II}/${made.body.id}`, { discounts: '' })),
+    ];
   },
   DeleteInvoiceitemsInvoiceitem: async (key) => {
     const made = await post(key, II, { customer: (await createCustomer(t, key)).id, amount: 100, currency: 'usd' });
@@ -1556,6 +1562,7 @@ export const errorScenarios: Record<string, Scenario> = {
   PostInvoiceitems: async (key) => [
     answer('no customer', await post(key, II, { amount: 1, currency: 'usd' })),
     answer('no currency', await post(key, II, { customer: (await createCustomer(t, key)).id, amount: 1 })),
+    answer('unknown coupon', await post(key, II, { customer: (await createCustomer(t, key)).id, amount: 1, currency: 'usd', discounts: [{ coupon: 'nope' }] })),
   ],
   PostInvoiceitemsInvoiceitem: async (key) => [answer('unknown id', await post(key, `${II}/ii_nope`, { description: 'x' }))],
   DeleteInvoiceitemsInvoiceitem: async (key) => [answer('unknown id', await del(key, `${II}/ii_nope`))],

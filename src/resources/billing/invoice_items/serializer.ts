@@ -9,7 +9,8 @@ import { embeddedRefs } from '../invoices/serializer';
 
 export const INVOICE_ITEM_OBJECT = 'invoiceitem';
 
-export type InvoiceItemRow = Omit<InvoiceItem, 'seq' | 'accountId'>;
+/** An item as its object shows it (its discounts' records, `discountRecords`, are read and written apart). */
+export type InvoiceItemRow = Omit<InvoiceItem, 'seq' | 'accountId' | 'discountRecords'>;
 
 /** `price`: the item's price, which versions before 2025-03-31.basil showed whole (`embed`). */
 export function serializeInvoiceItem(row: InvoiceItemRow, taxRates: readonly TaxRateRow[], price?: PriceRow) {

@@ -10,7 +10,9 @@ import type { Tx } from '../../../events/emit';
 import { handOffEvents } from '../../../events/jobs';
 import type { PriceRow } from '../prices/serializer';
 import { priceAmount } from '../invoices/amounts';
-import { emitIn, lockInvoice, pricesById, refreshDraft, requestScope, taxRatesById, type Scope } from '../invoices/billing';
+import { discountParams, emitIn, lockInvoice, pricesById, refreshDraft, requestScope, taxRatesById, type Scope } from '../invoices/billing';
+import { customerDiscountRecords, detailsOfInvoice } from '../invoices/queries';
+import type { DiscountRecord } from '../coupons/serializer';
 import { deletedInvoiceItem, serializeInvoiceItem, type InvoiceItemRow } from './serializer';
 import { lockItem } from './queries';
 import { lockCustomer } from '../../payments';
@@ -180,8 +182,37 @@ async function lockedDraft(scope: Scope, id: string) {
   return made;
 }
 
-/** Writes an item row (new or changed). */
-const itemData = (row: InvoiceItemRow) => ({ ...row, discountAmounts: row.discountAmounts as Prisma.InputJsonValue, metadata: row.metadata as Prisma.InputJsonValue });
+/** Writes an item row (new or changed) with its discounts' records. */
+const itemData = (row: InvoiceItemRow, records: readonly DiscountRecord[]) => ({
+  ...row,
+  discounts: records.map((r) => r.id),
+  discountRecords: records as unknown as Prisma.InputJsonValue,
+  discountAmounts: row.discountAmounts as Prisma.InputJsonValue,
+  metadata: row.metadata as Prisma.InputJsonValue,
+});
+
+const recordsOf = (stored: unknown): DiscountRecord[] => (Array.isArray(stored) ? (stored as DiscountRecord[]) : []);
+
+/**
+ * An item's `discounts` parameter as its discounts: coupons and promotion codes redeemed, or
+ * (`discount`) one already on the item or its ancestors (its customer, subscription or draft
+ * invoice) reused; `''` clears; undefined when not sent.
+ */
+async function itemDiscounts(
+  scope: Scope,
+  list: Record<string, string>[] | '' | undefined,
+  owner: { customerId: string; subscriptionId: string | null; invoiceId: string | null; own: readonly DiscountRecord[] },
+): Promise<DiscountRecord[] | undefined> {
+  if (list === undefined) return undefined;
+  if (list === '') return [];
+  const { tx } = scope;
+  const [customer, subscription, invoice] = await Promise.all([
+    customerDiscountRecords(tx, owner.customerId),
+    owner.subscriptionId === null ? [] : tx.subscription.findUnique({ where: { id: owner.subscriptionId }, select: { discounts: true } }).then((s) => recordsOf(s?.discounts)),
+    owner.invoiceId === null ? [] : detailsOfInvoice(tx, owner.invoiceId).then((d) => d.discountRecords),
+  ]);
+  return discountParams(scope, list, 'discounts', [...owner.own, ...customer, ...subscription, ...invoice]);
+}
 
 export async function createInvoiceItem(ctx: RequestContext) {
   const { params, deps } = ctx;
@@ -221,6 +252,7 @@ export async function createInvoiceItem(ctx: RequestContext) {
     }
     const amount = priceAmount(price, quantity);
     const period = periodOf(params.period, { start: now, end: now });
+    const records = (await itemDiscounts(scope, params.discounts, { customerId, subscriptionId, invoiceId: invoice?.row.id ?? null, own: [] })) ?? [];
     const row: InvoiceItemRow = {
       id: newId('ii'),
       customerId,
@@ -242,11 +274,11 @@ export async function createInvoiceItem(ctx: RequestContext) {
       periodStart: period.start,
       periodEnd: period.end,
       taxRates: (await taxRateIds(scope, params.tax_rates)) ?? [],
-      discounts: [],
+      discounts: records.map((r) => r.id),
       discountAmounts: [],
       metadata: applyMetadata({}, params.metadata as MetadataParam | undefined),
     };
-    await tx.invoiceItem.create({ data: { ...itemData(row), accountId }, select: { id: true } });
+    await tx.invoiceItem.create({ data: { ...itemData(row, records), accountId }, select: { id: true } });
     if (invoice) await refreshDraft(scope, invoice.row);
     const object = await serializeOne(tx, accountId, row);
     await emitIn(scope, 'invoiceitem.created', object);
@@ -284,6 +316,8 @@ export async function updateInvoiceItem(ctx: RequestContext) {
     // A proration's amount is its share of a period, not its price times quantity: it stays unless its pricing changes.
     const repriced = newPrice !== undefined || params.quantity !== undefined;
     const period = periodOf(params.period, { start: before.periodStart, end: before.periodEnd });
+    const own = recordsOf(before.discountRecords);
+    const records = (await itemDiscounts(scope, params.discounts, { ...before, own })) ?? own;
     const row: InvoiceItemRow = {
       ...before,
       description,
@@ -296,11 +330,13 @@ export async function updateInvoiceItem(ctx: RequestContext) {
       periodStart: period.start,
       periodEnd: period.end,
       taxRates: (await taxRateIds(scope, params.tax_rates)) ?? before.taxRates,
+      discounts: records.map((r) => r.id),
       metadata: applyMetadata(before.metadata as Metadata, params.metadata as MetadataParam | undefined),
     };
-    await tx.invoiceItem.update({ where: { id: row.id }, data: itemData(row), select: { id: true } });
+    await tx.invoiceItem.update({ where: { id: row.id }, data: itemData(row, records), select: { id: true } });
     if (invoice) await refreshDraft(scope, invoice.row);
-    // The public API has no `invoiceitem.updated` event (its event types name only created and deleted).
+    // No event: the public API dropped `invoiceitem.updated` from its event types (stripe-node
+    // v15: "no longer part of the publicly documented Stripe API"); only created and deleted remain.
     return { object: await serializeOne(tx, accountId, row), events: scope.events };
   });
   await handOffEvents(deps.queues, result.events);

@@ -147,12 +147,17 @@ export function percentDiscount(coupon: CouponRow, amount: number): number {
 
 /**
  * Each line's discounts and taxes, and the invoice's totals. Discounts apply to discountable
- * lines one after another, each to what the ones before it left of a line (the public order:
- * the line's own discounts first, then the invoice's, each list in its order): a percentage per
- * line; an amount off split across the lines it applies to in proportion to what is left of
- * them, the last taking the remainder, never more than is left. Taxes apply to what is left of
- * each line: exclusive rates add `base × rate`, inclusive rates take `base × rate / (100 + all
- * inclusive rates)` out of it.
+ * lines one after another, each to what the ones before it left of a line, in the public order
+ * ("Item discounts are applied before invoice discounts", the public API's `discounts` of
+ * invoice items and lines): the line's own discounts first (a subscription item's, an invoice
+ * item's), then the invoice's, each list in its order. A percentage per line; an amount off
+ * split across the lines it applies to in proportion to what is left of them, the last taking
+ * the remainder, never more than is left (a line's own amount off takes at most what is left of
+ * it). A coupon's `applies_to` products limit it at either level; a line that is not
+ * discountable takes none, its own included ("controls whether discounts apply to this invoice
+ * item"); an invoice discount a line carries as its own (one reused) applies to it once. Taxes
+ * apply to what is left of each line: exclusive rates add `base × rate`, inclusive rates take
+ * `base × rate / (100 + all inclusive rates)` out of it.
  */
 export function computeInvoice(lines: readonly LineInput[], discounts: readonly AppliedDiscount[]): { lines: LineResult[]; totals: InvoiceTotals } {
   const results: LineResult[] = lines.map((line) => ({ discount_amounts: [...(line.discountAmounts ?? [])], taxes: [] }));
@@ -166,11 +171,13 @@ export function computeInvoice(lines: readonly LineInput[], discounts: readonly 
   lines.forEach((line, i) => {
     if (!line.discountable) return;
     for (const { id, coupon } of line.discounts ?? []) {
+      if (!applies(coupon, line)) continue;
       give(i, id, coupon.percentOff !== null ? percentDiscount(coupon, left[i]) : Math.min(amountOffIn(coupon, line.currency) ?? 0, Math.max(0, left[i])));
     }
   });
+  const ownOf = (line: LineInput, id: string) => (line.discounts ?? []).some((d) => d.id === id);
   for (const { id, coupon } of discounts) {
-    const eligible = lines.map((line, i) => ({ line, i })).filter(({ line }) => line.discountable && applies(coupon, line));
+    const eligible = lines.map((line, i) => ({ line, i })).filter(({ line }) => line.discountable && applies(coupon, line) && !ownOf(line, id));
     if (coupon.percentOff !== null) {
       for (const { i } of eligible) give(i, id, percentDiscount(coupon, left[i]));
       continue;

@@ -651,7 +651,13 @@ type StoredItem = Omit<Prisma.InvoiceItemGetPayload<object>, 'seq' | 'accountId'
 
 /** Invoice items as the lines of an invoice, in their order (`items` as stored). */
 export async function itemLines(tx: Tx, accountId: string, items: readonly StoredItem[]): Promise<DraftLine[]> {
-  const [prices, rates] = await Promise.all([pricesById(tx, accountId, items.map((i) => i.priceId)), taxRatesById(tx, accountId, items.flatMap((i) => i.taxRates))]);
+  const records = (i: StoredItem) => (Array.isArray(i.discountRecords) ? (i.discountRecords as unknown as DiscountRecord[]) : []);
+  const [prices, rates, applied] = await Promise.all([
+    pricesById(tx, accountId, items.map((i) => i.priceId)),
+    taxRatesById(tx, accountId, items.flatMap((i) => i.taxRates)),
+    appliedOf(tx, items.flatMap(records)),
+  ]);
+  const byId = new Map(applied.map((d) => [d.id, d]));
   return items.map((i) => ({
     invoiceItemId: i.id,
     subscriptionItemId: i.subscriptionItemId,
@@ -665,6 +671,8 @@ export async function itemLines(tx: Tx, accountId: string, items: readonly Store
     periodEnd: i.periodEnd,
     taxRates: i.taxRates.flatMap((id) => (rates.has(id) ? [rates.get(id)!] : [])),
     discountAmounts: i.discountAmounts as unknown as DiscountAmount[],
+    // The item's own discounts, applied to its line before the invoice's (amounts.ts).
+    discounts: records(i).flatMap((r) => (byId.has(r.id) ? [byId.get(r.id)!] : [])),
   }));
 }
 
@@ -785,4 +793,30 @@ export async function redeemDiscount(scope: Scope, d: { coupon?: string; promoti
   const end = coupon.duration === 'repeating' ? addInterval(scope.now, 'month', coupon.durationInMonths ?? 1) : null;
   await scope.tx.coupon.update({ where: { seq: coupon.seq }, data: { timesRedeemed: { increment: 1 } }, select: { seq: true } });
   return { id: newId('di'), coupon: coupon.id, coupon_seq: String(coupon.seq), promotion_code: promotionCode, start: scope.now, end };
+}
+
+/**
+ * A `discounts` parameter's entries as stored discounts: each `coupon` or `promotion_code` redeemed
+ * (`redeemDiscount`); `discount` reuses one of `reusable` (those of the object or its ancestors),
+ * or is refused where the object takes none (null). `param` names the parameter in errors.
+ */
+export async function discountParams<R extends DiscountRecord = CustomerDiscount>(
+  scope: Scope,
+  list: readonly Record<string, string>[],
+  param: string,
+  reusable: readonly R[] | null = null,
+): Promise<(R | CustomerDiscount)[]> {
+  const kinds = reusable === null ? ['coupon', 'promotion_code'] : ['coupon', 'discount', 'promotion_code'];
+  const out: (R | CustomerDiscount)[] = [];
+  for (const [i, d] of list.entries()) {
+    const at = (n: string) => `${param}[${i}][${n}]`;
+    if (reusable === null && d.discount !== undefined) throw invalidRequest('Only `coupon` and `promotion_code` discounts can be given here.', 'parameter_invalid', at('discount'));
+    const given = kinds.filter((n) => d[n] !== undefined);
+    if (given.length !== 1) throw invalidRequest(`Each discount needs exactly one of ${kinds.map((k) => `\`${k}\``).join(', ')}.`, 'parameter_invalid', at(given[1] ?? 'coupon'));
+    const reused = d.discount === undefined ? undefined : reusable?.find((r) => r.id === d.discount);
+    if (d.discount !== undefined && !reused) throw resourceMissing('discount', d.discount, at('discount'), 400);
+    out.push(reused ?? (await redeemDiscount(scope, d, at)));
+  }
+  // A discount named twice applies once.
+  return out.filter((r, i) => out.findIndex((o) => o.id === r.id) === i);
 }

@@ -9,8 +9,7 @@ import { previousAttributes, type Tx } from '../../../events/emit';
 import { handOffEvents } from '../../../events/jobs';
 import { lockCustomer } from '../../payments';
 import { TxSql } from '../../../lib/sql';
-import type { DiscountRecord } from '../coupons/serializer';
-import { attachedPaymentMethodParam, collectInvoice, redeemDiscount, draftInvoice, emitIn, invoiceObject, lockInvoice, nextInvoiceNumber, refreshDraft, requestScope, type MadeInvoice, type Scope } from './billing';
+import { attachedPaymentMethodParam, collectInvoice, discountParams, draftInvoice, emitIn, invoiceObject, lockInvoice, nextInvoiceNumber, refreshDraft, requestScope, type MadeInvoice, type Scope } from './billing';
 import { createInvoiceLink } from './links';
 import { customerDiscountRecords, detailsOfInvoice, saveDetails, type InvoiceDetails } from './queries';
 import { INVOICE_OBJECT, type InvoiceRow } from './serializer';
@@ -43,18 +42,6 @@ async function lockOwned(ctx: RequestContext, tx: Tx) {
   const eventTime = unixSeconds(ctx.deps.clock);
   const scope = requestScope(ctx, tx, await billingNow(tx, made.row.testClockId, eventTime), eventTime);
   return { made, details: await detailsOfInvoice(tx, id), scope };
-}
-
-/** Each of `list` redeemed (a coupon, or the coupon behind an active promotion code) at `scope.now`. */
-async function redeemDiscounts(scope: Scope, list: Record<string, string>[]): Promise<DiscountRecord[]> {
-  const out: DiscountRecord[] = [];
-  for (const [i, d] of list.entries()) {
-    const at = (n: string) => `discounts[${i}][${n}]`;
-    if (d.discount !== undefined) throw invalidRequest('Only `coupon` and `promotion_code` discounts can be given here.', 'parameter_invalid', at('discount'));
-    if ((d.coupon === undefined) === (d.promotion_code === undefined)) throw invalidRequest('Each discount needs exactly one of `coupon` or `promotion_code`.', 'parameter_invalid', at('coupon'));
-    out.push(await redeemDiscount(scope, d, at));
-  }
-  return out;
 }
 
 interface Terms {
@@ -123,7 +110,7 @@ export async function createManualInvoice(ctx: RequestContext) {
     // Pending items a subscription will bill stay its own.
     const pending = include ? await tx.invoiceItem.findMany({ where: { accountId, customerId, invoiceId: null, subscriptionId: null }, orderBy: { seq: 'asc' }, select: { id: true, currency: true } }) : [];
     const currency = params.currency !== undefined ? currencyOf(params.currency) : (pending[0]?.currency ?? 'usd');
-    const records = params.discounts === undefined ? await customerDiscountRecords(tx, customerId) : params.discounts === '' ? [] : await redeemDiscounts(scope, params.discounts);
+    const records = params.discounts === undefined ? await customerDiscountRecords(tx, customerId) : params.discounts === '' ? [] : await discountParams(scope, params.discounts, 'discounts');
     const defaultPaymentMethod = await attachedPaymentMethodParam(scope, ctx, params.default_payment_method, customerId);
     const id = newId('in');
     const drafted = draftInvoice({ customerId, subscription: null, currency, billingReason: 'manual', periodStart: now, periodEnd: now, lines: [], discounts: [] }, customer, now, id);
@@ -190,7 +177,7 @@ export async function updateManualInvoice(ctx: RequestContext) {
       ? termsOf(params, { collectionMethod: before.collectionMethod, daysUntilDue: details.daysUntilDue, dueDate: details.daysUntilDue === null ? before.dueDate : null }, scope.now)
       : { collectionMethod: before.collectionMethod, daysUntilDue: details.daysUntilDue, dueDate: before.dueDate };
     const pm = await attachedPaymentMethodParam(scope, ctx, params.default_payment_method, before.customerId);
-    const records = params.discounts === undefined ? details.discountRecords : params.discounts === '' ? [] : await redeemDiscounts(scope, params.discounts);
+    const records = params.discounts === undefined ? details.discountRecords : params.discounts === '' ? [] : await discountParams(scope, params.discounts, 'discounts');
     const autoAdvance: boolean | null = params.auto_advance ?? details.autoAdvance;
     const nextDetails: InvoiceDetails = {
       ...details,

@@ -11,7 +11,7 @@ import { handOffEvents } from '../../../events/jobs';
 import { insertPrice, newPriceData } from '../prices/service';
 import type { PriceRow } from '../prices/serializer';
 import { addInterval, isMetered, nextPeriodEnd, priceAmount, prorate } from '../invoices/amounts';
-import { attachedPaymentMethodParam, chargeOutcome, redeemDiscount, emitIn, requestScope, amountDueOf, paymentMethodFor, type Charge, type Scope } from '../invoices/billing';
+import { attachedPaymentMethodParam, chargeOutcome, discountParams, emitIn, requestScope, amountDueOf, paymentMethodFor, type Charge, type Scope } from '../invoices/billing';
 import {
   appliedDiscounts,
   billSubscription,
@@ -164,18 +164,10 @@ async function taxRateIds(scope: Scope, ids: string[] | '' | undefined, param: s
 }
 
 /** `discounts` parameters (coupons or promotion codes) as stored discounts; `''` clears. */
-async function discountsOf(scope: Scope, list: Record<string, string>[] | '' | undefined, param: string, ids: { subscription: string }): Promise<StoredDiscount[] | undefined> {
+async function discountsOf(scope: Scope, list: Record<string, string>[] | '' | undefined, param: string, _ids: { subscription: string }): Promise<StoredDiscount[] | undefined> {
   if (list === undefined) return undefined;
   if (list === '') return [];
-  const out: StoredDiscount[] = [];
-  for (const [i, d] of list.entries()) {
-    const at = (n: string) => `${param}[${i}][${n}]`;
-    if (d.discount !== undefined) throw invalidRequest('Only `coupon` and `promotion_code` discounts can be given here.', 'parameter_invalid', at('discount'));
-    if ((d.coupon === undefined) === (d.promotion_code === undefined)) throw invalidRequest(`Each discount needs exactly one of \`coupon\` or \`promotion_code\`.`, 'parameter_invalid', at('coupon'));
-    out.push(await redeemDiscount(scope, d, at));
-    void ids;
-  }
-  return out;
+  return discountParams(scope, list, param);
 }
 
 /** Prices of a subscription's live items must share currency and billing interval, and appear once. */

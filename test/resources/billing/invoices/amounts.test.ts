@@ -1,4 +1,5 @@
-import { addInterval, divRound, formatDate, formatMoney, nextPeriodEnd, priceAmount, prorate } from '../../../../src/resources/billing/invoices/amounts';
+import { addInterval, computeInvoice, divRound, formatDate, formatMoney, nextPeriodEnd, priceAmount, prorate, type LineInput } from '../../../../src/resources/billing/invoices/amounts';
+import type { CouponRow } from '../../../../src/resources/billing/coupons/serializer';
 import type { PriceRow } from '../../../../src/resources/billing/prices/serializer';
 
 // The arithmetic of invoices, by hand: rounding, prorations, tiers, billing periods.
@@ -53,4 +54,33 @@ test('descriptions: money and dates', () => {
   expect(formatMoney(500, 'jpy')).toBe('¥500');
   expect(formatMoney(1200, 'chf')).toBe('CHF 12.00');
   expect(formatDate(Date.UTC(2026, 8, 1) / 1000)).toBe('01 Sep 2026');
+});
+
+describe('computeInvoice: a line its own discounts first, then the invoice its own on what is left', () => {
+  const coupon = (fields: Partial<CouponRow>): CouponRow => ({ percentOff: null, amountOff: null, currency: null, currencyOptions: {}, appliesToProducts: [], ...fields }) as CouponRow;
+  const line = (amount: number, fields: Partial<LineInput> = {}): LineInput => ({ amount, currency: 'usd', productId: 'prod_a', discountable: true, taxRates: [], ...fields });
+  const ten = { id: 'di_ten', coupon: coupon({ percentOff: 10 }) };
+  const twenty = { id: 'di_twenty', coupon: coupon({ percentOff: 20 }) };
+
+  test('1000 → 900 → 720; a line without its own 500 → 400', () => {
+    const { lines, totals } = computeInvoice([line(1000, { discounts: [ten] }), line(500)], [twenty]);
+    expect(lines.map((l) => l.discount_amounts)).toEqual([
+      [
+        { amount: 100, discount: 'di_ten' },
+        { amount: 180, discount: 'di_twenty' },
+      ],
+      [{ amount: 100, discount: 'di_twenty' }],
+    ]);
+    expect(totals.total).toBe(1120);
+  });
+
+  test('not discountable: neither its own nor the invoice discount', () => {
+    expect(computeInvoice([line(1000, { discountable: false, discounts: [ten] })], [twenty]).totals.total).toBe(1000);
+  });
+
+  test('its own coupon limited to other products gives nothing; an invoice discount it carries as its own applies once', () => {
+    expect(computeInvoice([line(1000, { discounts: [{ id: 'di_x', coupon: coupon({ percentOff: 10, appliesToProducts: ['prod_b'] }) }] })], []).totals.total).toBe(1000);
+    const { lines } = computeInvoice([line(1000, { discounts: [twenty] }), line(1000)], [twenty]);
+    expect(lines.map((l) => l.discount_amounts)).toEqual([[{ amount: 200, discount: 'di_twenty' }], [{ amount: 200, discount: 'di_twenty' }]]);
+  });
 });
