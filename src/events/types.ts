@@ -123,6 +123,9 @@ export const EVENT_TYPES = [
   'invoice_payment.paid',
   'invoiceitem.created',
   'invoiceitem.deleted',
+  // Not in the newest SDK's list: the public API dropped it from its docs (stripe-node v15), but
+  // integrations pinned to older versions subscribe to it, and Sandbank still sends it.
+  'invoiceitem.updated',
   'issuing_authorization.created',
   'issuing_authorization.request',
   'issuing_authorization.updated',

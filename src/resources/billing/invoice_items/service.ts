@@ -6,7 +6,7 @@ import { invalidRequest, parameterMissing, parametersExclusive, resourceMissing 
 import { paginateRows, rangeWhere } from '../../../kernel/list';
 import { applyMetadata, type Metadata, type MetadataParam } from '../../../kernel/metadata';
 import type { RequestContext } from '../../../kernel/route';
-import type { Tx } from '../../../events/emit';
+import { previousAttributes, type Tx } from '../../../events/emit';
 import { handOffEvents } from '../../../events/jobs';
 import type { PriceRow } from '../prices/serializer';
 import { priceAmount } from '../invoices/amounts';
@@ -335,9 +335,11 @@ export async function updateInvoiceItem(ctx: RequestContext) {
     };
     await tx.invoiceItem.update({ where: { id: row.id }, data: itemData(row, records), select: { id: true } });
     if (invoice) await refreshDraft(scope, invoice.row);
-    // No event: the public API dropped `invoiceitem.updated` from its event types (stripe-node
-    // v15: "no longer part of the publicly documented Stripe API"); only created and deleted remain.
-    return { object: await serializeOne(tx, accountId, row), events: scope.events };
+    const serialize = serializeItemWith(await itemRefs(tx, accountId, [before, row]));
+    const object = serialize(row);
+    // Sent as the API did when it documented it (stripe-node v14 and earlier list it; v15 dropped it from the docs).
+    await emitIn(scope, 'invoiceitem.updated', object, previousAttributes(serialize(before), object));
+    return { object, events: scope.events };
   });
   await handOffEvents(deps.queues, result.events);
   return result.object;

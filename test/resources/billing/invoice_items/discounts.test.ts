@@ -164,7 +164,7 @@ describe('discounts on create', () => {
 });
 
 describe('discounts on update', () => {
-  test("set, replaced and cleared (''); a draft's lines and totals follow; no invoiceitem.updated (the public API has none)", async () => {
+  test("set, replaced and cleared (''); a draft's lines and totals follow; each change sends invoiceitem.updated", async () => {
     const { key, customer } = await setup();
     const draft = (await post(key, IN, { customer, currency: 'usd' })).body;
     const item = (await post(key, II, { customer, amount: 1000, currency: 'usd', invoice: draft.id })).body;
@@ -196,9 +196,15 @@ describe('discounts on update', () => {
     expect(invoice.lines.data[0].discount_amounts).toEqual([]);
     expect(invoice.total).toBe(2000);
 
-    const types = (await get(key, '/v1/events?limit=100')).body.data.map((ev: any) => ev.type);
-    expect(types).toContain('invoiceitem.created');
-    expect(types).not.toContain('invoiceitem.updated');
+    const events = (await get(key, '/v1/events?limit=100')).body.data;
+    expect(events.map((ev: any) => ev.type)).toContain('invoiceitem.created');
+    // Four updates, newest first: the last cleared the two discounts, the first set one (none before).
+    const updated = events.filter((ev: any) => ev.type === 'invoiceitem.updated');
+    expect(updated).toHaveLength(4);
+    expect(updated[0].data.object).toEqual(cleared);
+    expect(updated[0].data.previous_attributes).toEqual({ discounts: kept.discounts });
+    expect(updated[2].data.previous_attributes).toMatchObject({ amount: 1000 });
+    expect(updated[3].data.previous_attributes).toEqual({ discounts: [] });
   });
 
   test('an unknown coupon on update changes nothing', async () => {
