@@ -353,6 +353,7 @@ export function draftInvoice(spec: InvoiceSpec, customer: CustomerDetails, now: 
  */
 export async function nextInvoiceNumber(tx: Tx, customerId: string): Promise<string> {
   await tx.$queryRaw`SELECT id FROM customers WHERE id = ${customerId} FOR UPDATE`;
+  // A statement of its own: its snapshot, taken after the lock, sees the number the lock's last holder gave.
   const numbered = await tx.invoice.count({ where: { customerId, number: { not: null } } });
   return `${customerId.slice(4, 12).toUpperCase()}-${String(numbered + 1).padStart(4, '0')}`;
 }
@@ -369,9 +370,11 @@ export async function createInvoice(scope: Scope, spec: InvoiceSpec): Promise<Ma
   const number = await nextInvoiceNumber(tx, customer.id);
   const { row: draft, lines } = draftInvoice(spec, customer, scope.now, spec.id ?? newId('in'));
   const id = draft.id;
+  // Stored finalized at once (unless it stays a draft); `invoice.created` still shows the draft it was.
+  const row: InvoiceRow = spec.draft ? draft : { ...draft, status: 'open', finalizedAt: scope.now, number };
   await tx.invoice.create({
     data: {
-      ...draft,
+      ...row,
       accountId: scope.accountId,
       totals: draft.totals as Prisma.InputJsonValue,
       metadata: {},
@@ -388,13 +391,6 @@ export async function createInvoice(scope: Scope, spec: InvoiceSpec): Promise<Ma
   const refs = { ...(await draftRefs(tx, spec.lines, draft, scope.now)), paymentSettings: await copyPaymentSettings(tx, draft) };
   await emitIn(scope, 'invoice.created', serializeInvoice(draft, lines, defaultRates, refs));
   if (spec.draft) return { row: draft, lines };
-  const row: InvoiceRow = {
-    ...draft,
-    status: 'open',
-    finalizedAt: scope.now,
-    number,
-  };
-  await tx.invoice.update({ where: { id }, data: { status: row.status, finalizedAt: row.finalizedAt, number: row.number }, select: { id: true } });
   const links = new Map([[id, await createInvoiceLink(tx, scope.deps, scope.accountId, id, scope.now)]]);
   const known = { ...refs, links, intents: new Map(), retries: new Map(), details: NO_DETAILS };
   await emitIn(scope, 'invoice.finalized', serializeInvoice(row, lines, defaultRates, known));
@@ -536,7 +532,9 @@ export async function collectInvoice(
   }
   await saveCollection(tx, row);
   // Written before the events, which show `next_payment_attempt`.
-  const retries: RetryOutcome = charge.kind === 'paid' ? (await clearRetry(tx, row.id), { exhausted: null }) : await scheduleRetry(scope, row, charge, options.retries);
+  // A new invoice (no retry known) has no schedule to end.
+  const hasRetry = made.known?.retries?.size !== 0;
+  const retries: RetryOutcome = charge.kind === 'paid' ? (hasRetry && (await clearRetry(tx, row.id)), { exhausted: null }) : await scheduleRetry(scope, row, charge, options.retries);
   // A new invoice's intent is the one just made, and a paid one has no retry left.
   const known = made.known && intent ? { ...made.known, intents: new Map([[row.id, intent]]), retries: charge.kind === 'paid' ? new Map() : undefined } : undefined;
   const invoice: MadeInvoice = { row, lines: made.lines, known };

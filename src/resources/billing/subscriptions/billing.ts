@@ -40,7 +40,9 @@ export async function loadViews(tx: Tx, rows: readonly StoredRow[], accountId: s
   if (rows.length === 0) return [];
   const ids = rows.map((r) => r.id);
   const items = await tx.subscriptionItem.findMany({ where: { subscriptionId: { in: ids } }, orderBy: { seq: 'asc' } });
-  const columns = await sqlColumnsOf(tx, ids);
+  // Rows the generated client read whole carry those columns already.
+  const whole = rows.every((r) => r.trialMissingPaymentMethod !== undefined && r.pauseCollection !== undefined && r.paymentSettings !== undefined);
+  const columns = whole ? new Map<string, SqlColumnRow>() : await sqlColumnsOf(tx, ids);
   const itemsOf = new Map<string, ItemRow[]>(ids.map((id) => [id, []]));
   for (const { seq: _s, accountId: _a, ...item } of items) itemsOf.get(item.subscriptionId)?.push(item);
   const entries = rows.map((row) => {
@@ -50,7 +52,8 @@ export async function loadViews(tx: Tx, rows: readonly StoredRow[], accountId: s
       row.trialMissingPaymentMethod === undefined || row.pauseCollection === undefined
         ? { trialMissingPaymentMethod: found?.trial_missing_payment_method ?? 'create_invoice', pauseCollection: found?.pause_collection ?? null }
         : { trialMissingPaymentMethod: row.trialMissingPaymentMethod as string, pauseCollection: row.pauseCollection as PauseCollection | null };
-    return { row: { ...stripRow(row), ...settings }, items: itemsOf.get(row.id)!, paymentSettings: found?.payment_settings ?? null };
+    const paymentSettings = (row.paymentSettings === undefined ? found?.payment_settings : (row.paymentSettings as StoredPaymentSettings | null)) ?? null;
+    return { row: { ...stripRow(row), ...settings }, items: itemsOf.get(row.id)!, paymentSettings };
   });
   return viewsOf(tx, entries, accountId);
 }
