@@ -2,7 +2,6 @@ import type { Tx } from '../../../events/emit';
 import { unixSeconds } from '../../../lib/clock';
 import type { Deps } from '../../../kernel/route';
 import { emitIn, invoiceObject, lockInvoice, systemScope, type BillingDeps } from './billing';
-import { invoicesQueue, overdueJob } from './jobs';
 
 // `invoice.overdue`: an open `send_invoice` invoice past its `due_date`, once. The public API sends
 // it from a Billing automation (its Dashboard setting picks the days after due); here it is sent
@@ -56,14 +55,4 @@ export async function runOverdueJob(deps: Deps, id: string): Promise<string[]> {
     if (!onClock || onClock.testClockId !== null) return [];
     return (await sendDueOverdue(tx, deps, id, now, now)) ?? [];
   });
-}
-
-/** Adds the overdue job of each of those invoices that is open, `send_invoice`, on the real clock. */
-export async function scheduleOverdue(deps: Pick<Deps, 'prisma' | 'queues' | 'clock'>, ids: readonly string[]): Promise<void> {
-  const rows = await deps.prisma.invoice.findMany({
-    where: { id: { in: [...ids] }, testClockId: null, status: 'open', collectionMethod: 'send_invoice', dueDate: { not: null } },
-    select: { id: true, dueDate: true },
-  });
-  const now = unixSeconds(deps.clock);
-  if (rows.length > 0) await deps.queues.add(invoicesQueue, rows.map((r) => overdueJob(r.id, r.dueDate!, now)));
 }

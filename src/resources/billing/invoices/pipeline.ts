@@ -4,8 +4,8 @@ import type { Deps, JobWorker, Reconcile } from '../../../kernel/route';
 import { lockInvoice, systemScope, type BillingDeps } from './billing';
 import { finalizeDraft } from './manual';
 import { detailsOfInvoice, dueDrafts } from './queries';
-import { finalizeJob, invoicesQueue, overdueJob, type InvoiceJob } from './jobs';
-import { dueOverdue, runOverdueJob, scheduleOverdue } from './overdue';
+import { finalizeJob, invoicesQueue, overdueJob, scheduleOverdue, type InvoiceJob } from './jobs';
+import { dueOverdue, runOverdueJob } from './overdue';
 
 // The auto-advance of drafts: finalized once their `finalize_at` (billing time) has come, by the
 // `invoices` worker on the real clock, or by their test clock's advance (`finalizeDueDraft`).
@@ -48,7 +48,7 @@ async function runFinalizeJob(deps: Deps, id: string): Promise<string[]> {
     return (await finalizeDueDraft(tx, deps, id, now, now)) ?? [];
   });
   // Finalized open and sent by email: its overdue step waits for its due date.
-  if (events.length > 0) await scheduleOverdue(deps, [id]);
+  if (events.length > 0) await scheduleOverdue(deps, { invoices: [id] });
   return events;
 }
 

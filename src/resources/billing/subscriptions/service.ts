@@ -940,6 +940,8 @@ export async function cancelSubscription(ctx: RequestContext) {
     return { subscription: serializeSubscription(after), events: scope.events };
   });
   await handOffEvents(deps.queues, result.events);
+  // An `invoice_now` invoice sent by email waits for its due date.
+  await scheduleSubscriptions(deps, [result.subscription.id as string]);
   return result.subscription;
 }
 
