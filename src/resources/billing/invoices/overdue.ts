@@ -15,10 +15,13 @@ import { emitIn, invoiceObject, lockInvoice, systemScope, type BillingDeps } fro
  * events written, or null when nothing was due.
  */
 export async function sendDueOverdue(tx: Tx, deps: BillingDeps, id: string, until: number, at: number): Promise<string[] | null> {
-  const locked = await tx.$queryRaw<{ account_id: string }[]>`SELECT account_id FROM invoices WHERE id = ${id} FOR UPDATE`;
+  // Unlocked: lockInvoice locks its owners first (billing's lock order, billing.ts).
+  const locked = await tx.$queryRaw<{ account_id: string }[]>`SELECT account_id FROM invoices WHERE id = ${id}`;
   if (locked.length === 0) return null;
   const accountId = locked[0].account_id;
-  const made = (await lockInvoice(tx, accountId, id))!;
+  const made = await lockInvoice(tx, accountId, id);
+  // Deleted meanwhile (a draft).
+  if (!made) return null;
   const row = made.row;
   if (row.status !== 'open' || row.collectionMethod !== 'send_invoice' || row.dueDate === null || row.dueDate > until) return null;
   const inserted = await tx.$executeRaw`

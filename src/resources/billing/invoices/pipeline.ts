@@ -18,10 +18,13 @@ const BATCH = 500;
  * when nothing was due.
  */
 export async function finalizeDueDraft(tx: Tx, deps: BillingDeps, id: string, until: number, at: number | null = null): Promise<string[] | null> {
-  const locked = await tx.$queryRaw<{ account_id: string }[]>`SELECT account_id FROM invoices WHERE id = ${id} FOR UPDATE`;
+  // Unlocked: lockInvoice locks its owners first (billing's lock order, billing.ts).
+  const locked = await tx.$queryRaw<{ account_id: string }[]>`SELECT account_id FROM invoices WHERE id = ${id}`;
   if (locked.length === 0) return null;
   const accountId = locked[0].account_id;
-  const made = (await lockInvoice(tx, accountId, id))!;
+  const made = await lockInvoice(tx, accountId, id);
+  // A draft deleted meanwhile.
+  if (!made) return null;
   const details = await detailsOfInvoice(tx, id);
   const due = details.finalizeAt;
   if (made.row.status !== 'draft' || due === null || due > until || details.autoAdvance !== true) return null;
