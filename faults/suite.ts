@@ -5,6 +5,7 @@ import { ApiClient, burst, form, ForwardDestination, Receiver, type RequestRecor
 import { freePort, makeRoot, PostgresCluster, RedisServer, sleep, Supervised, waitFor } from './services';
 import { requestLogScenario } from './requestLog';
 import { formatRestart, restartScenario, RESTART_FAULTS, type RestartTimes } from './restart';
+import { hashKey } from '../src/kernel/auth';
 
 // The fault suite: each scenario is a burst of event-producing writes (verification sessions,
 // one `created` event each) from concurrent clients that retry with their Idempotency-Key, to two
@@ -15,6 +16,10 @@ import { formatRestart, restartScenario, RESTART_FAULTS, type RestartTimes } fro
 
 const ROOT = resolve(__dirname, '..');
 const REGISTER = join(ROOT, 'scripts', 'swc-register.js');
+
+/** The account whose declined first invoices are retried on the real clock during the fault, on a short schedule. */
+const RETRY_PLATFORM = 'acct_FaultsRetries001';
+const REAL_RETRY_DAYS = 0.00003;
 
 /** Every finished write and pipeline must be back to normal this long after the fault ended. */
 export const RECOVERY_BAR_MS = 15_000;
@@ -132,6 +137,8 @@ export class Stack {
       FC_DEACTIVATION_DELAY_MS: '2000',
       ASYNC_CAPTURE_DELAY_MS: '2000',
       REFUND_FAILURE_DELAY_MS: '2000',
+      // The real-clock dunning account's retries: two, about 2.6 s apart (others keep the default).
+      BILLING_RETRY_SCHEDULE: JSON.stringify({ [RETRY_PLATFORM]: { days: [REAL_RETRY_DAYS, REAL_RETRY_DAYS] } }),
       // Every receiver is on this machine; anything else would be a mistake to refuse, not to send.
       WEBHOOK_LOOPBACK_ONLY: 'true',
       // Forwards go to a local destination, with the default (realistic) timeout and pickup time:
@@ -421,8 +428,10 @@ async function failingRefunds(client: ApiClient, n: number): Promise<string[]> {
  * verified sessions being redacted, app secrets about to expire for the sweep, card CVCs to
  * purge, linked accounts' refreshes, subscriptions and deactivations, `automatic_async` captures'
  * settlements, refunds of 4000000000005126 to fail, test clocks advancing across subscription
- * renewals, test clocks advancing across a declined renewal's payment retries (dunning), and
- * open `send_invoice` invoices about to go overdue (`invoice.overdue`).
+ * renewals, test clocks advancing across a declined renewal's payment retries (dunning), open
+ * `send_invoice` invoices about to go overdue (`invoice.overdue`), drafts with `auto_advance` on
+ * test clocks advancing past their finalization, and declined first invoices retried on the real
+ * clock (a short BILLING_RETRY_SCHEDULE).
  */
 export async function pipelineScenario(stack: Stack, fault: FaultName, options: Options): Promise<Figures> {
   const started = Date.now();
@@ -444,8 +453,9 @@ export async function pipelineScenario(stack: Stack, fault: FaultName, options: 
     const redacted = await client.send('POST', `/v1/identity/verification_sessions/${id}/redact`);
     if (!redacted.ok) throw new Error(`redact failed: ${JSON.stringify(redacted.body)}`);
   }
-  const expiresAt = Math.floor(Date.now() / 1000) + 2;
   for (let i = 0; i < n; i++) {
+    // Each its own: on a busy machine making them all takes longer than 2 s.
+    const expiresAt = Math.floor(Date.now() / 1000) + 2;
     const secret = await client.send('POST', '/v1/apps/secrets', form({ name: `s${i}`, payload: 'p', 'scope[type]': 'account', expires_at: String(expiresAt) }));
     if (!secret.ok) throw new Error(`creating a secret failed: ${JSON.stringify(secret.body)}`);
     // A card whose CVC the purge clears after CARD_CVC_TTL_SECONDS.
@@ -478,6 +488,10 @@ export async function pipelineScenario(stack: Stack, fault: FaultName, options: 
   // then the subscription is canceled (the default schedule).
   const dunning = await advancingClocks(client, Math.max(2, Math.ceil(n / 4)), true);
   const overdue = await overdueInvoices(client, n);
+  // Drafts with auto_advance on test clocks advancing past their finalization (an hour on).
+  const drafts = await autoAdvancingDrafts(client, Math.max(2, Math.ceil(n / 4)));
+  // Real-clock subscriptions whose declined first invoice is retried twice during the fault.
+  const retried = await realClockDunning(stack, Math.max(2, Math.ceil(n / 4)));
   const backAt = await inject(stack, fault);
 
   const progress = async () => {
@@ -513,11 +527,21 @@ export async function pipelineScenario(stack: Stack, fault: FaultName, options: 
       [fc.subscribed, fc.inactive],
     );
     const [expired] = await stack.query<{ n: number }>(`SELECT count(*)::int AS n FROM setup_intents WHERE id = ANY($1) AND status = 'requires_payment_method'`, [challenged]);
+    // Each auto-advancing draft: open (finalized); each of their clocks: ready. Each real-clock
+    // dunning invoice: tried 3 times (its first charge, 2 retries), its schedule over.
+    const [later] = await stack.query<{ finalized: number; ready: number; retried: number }>(
+      `SELECT
+         (SELECT count(*)::int FROM invoices WHERE id = ANY($1) AND status = 'open' AND number IS NOT NULL) AS finalized,
+         (SELECT count(*)::int FROM test_clocks WHERE id = ANY($2) AND status = 'ready' AND frozen_time = $3) AS ready,
+         (SELECT count(*)::int FROM invoices i WHERE id = ANY($4) AND status = 'open' AND attempt_count = 3
+            AND NOT EXISTS (SELECT 1 FROM invoice_payment_retries r WHERE r.invoice_id = i.id)) AS retried`,
+      [drafts.ids, drafts.clocks, drafts.target, retried],
+    );
     return {
       finished:
         row.processed + row.redacted + (n - row.secrets) + (n - row.cvcs) + row.ready + row.renewals + fcRow.balances + fcRow.subscriptions + fcRow.inactive + settled.n + row.refunds + expired.n +
-        dunned.ready + dunned.retried + dunned.canceled + row.overdue,
-      total: 11 * n + 3 * clocks.ids.length + 3 * dunning.ids.length,
+        dunned.ready + dunned.retried + dunned.canceled + row.overdue + later.finalized + later.ready + later.retried,
+      total: 11 * n + 3 * clocks.ids.length + 3 * dunning.ids.length + drafts.ids.length + drafts.clocks.length + retried.length,
     };
   };
   let pipeline = await progress();
@@ -538,7 +562,7 @@ export async function pipelineScenario(stack: Stack, fault: FaultName, options: 
   // A step run twice would show as a second event for one account.
   const [twice] = await stack.query<{ n: number }>(
     `SELECT count(*)::int AS n FROM (SELECT data->'object'->>'id', type FROM events WHERE account_id = $1
-       AND type IN ('financial_connections.account.refreshed_balance', 'financial_connections.account.deactivated', 'charge.updated', 'refund.failed', 'setup_intent.setup_failed', 'invoice.overdue') GROUP BY 1, 2 HAVING count(*) > 1) d`,
+       AND type IN ('financial_connections.account.refreshed_balance', 'financial_connections.account.deactivated', 'charge.updated', 'refund.failed', 'setup_intent.setup_failed', 'invoice.overdue', 'invoice.finalized') GROUP BY 1, 2 HAVING count(*) > 1) d`,
     [accountId],
   );
   figures.ranTwice += twice.n;
@@ -559,6 +583,14 @@ export async function pipelineScenario(stack: Stack, fault: FaultName, options: 
     [dunning.ids],
   );
   figures.ranTwice += retriedTwice.n;
+  // A real-clock retry run twice is a fourth charge, or an attempt counted past 3.
+  const [realRetriedTwice] = await stack.query<{ n: number }>(
+    `SELECT
+       (SELECT count(*)::int FROM invoices WHERE id = ANY($1) AND attempt_count > 3) +
+       (SELECT count(*)::int FROM (SELECT p.invoice_id FROM charges c JOIN payment_intents p ON p.id = c.payment_intent_id WHERE p.invoice_id = ANY($1) GROUP BY 1 HAVING count(*) > 3) c) AS n`,
+    [retried],
+  );
+  figures.ranTwice += realRetriedTwice.n;
   // The pipelines' own delays (processing, redaction, the sweep and the CVC purge) are part of this time.
   setRecovery(figures, backAt, finishedAt, allArrived(receivers, ids) ? latestArrival(receivers, ids) : Infinity);
   Object.assign(figures, processFigures(stack, started));
@@ -691,6 +723,60 @@ async function advancingClocks(client: ApiClient, count: number, declining = fal
   return { ids, target: CLOCK_TARGET };
 }
 
+/**
+ * `count` test clocks, each with four drafts of a customer on it with `auto_advance` (finalized an
+ * hour after they were made), each advancing two hours: each draft is finalized once.
+ */
+async function autoAdvancingDrafts(client: ApiClient, count: number): Promise<{ ids: string[]; clocks: string[]; target: number }> {
+  const ok = (what: string, res: { ok: boolean; body?: unknown }): any => {
+    if (!res.ok) throw new Error(`${what} failed: ${JSON.stringify(res.body)}`);
+    return res.body;
+  };
+  const target = CLOCK_START + 2 * 3600;
+  const ids: string[] = [];
+  const clocks: string[] = [];
+  for (let i = 0; i < count; i++) {
+    const clock = ok('a test clock', await client.send('POST', '/v1/test_helpers/test_clocks', form({ frozen_time: String(CLOCK_START) })));
+    const customer = ok('a customer', await client.send('POST', '/v1/customers', form({ test_clock: clock.id })));
+    for (let j = 0; j < 4; j++) {
+      const draft = ok('an auto-advancing draft', await client.send('POST', '/v1/invoices', form({ customer: customer.id, auto_advance: 'true', collection_method: 'send_invoice', days_until_due: '30' })));
+      ok('its item', await client.send('POST', '/v1/invoiceitems', form({ customer: customer.id, invoice: draft.id, amount: '500', currency: 'usd' })));
+      ids.push(draft.id);
+    }
+    clocks.push(clock.id);
+  }
+  for (const id of clocks) ok('an advance', await client.send('POST', `/v1/test_helpers/test_clocks/${id}/advance`, form({ frozen_time: String(target) })));
+  return { ids, clocks, target };
+}
+
+/**
+ * `count` real-clock subscriptions of the retry platform (RETRY_PLATFORM, a key of its own) whose
+ * first invoice declines: each is retried twice, a few seconds apart, around the fault; answers
+ * the invoices.
+ */
+async function realClockDunning(stack: Stack, count: number): Promise<string[]> {
+  const key = `sk_test_faults${randomBytes(12).toString('hex')}`;
+  await stack.query(`INSERT INTO accounts (id, created) VALUES ($1, $2) ON CONFLICT (id) DO NOTHING`, [RETRY_PLATFORM, Math.floor(Date.now() / 1000)]);
+  await stack.query(`INSERT INTO api_keys (key_hash, hint, account_id, origin) VALUES ($1, 'sk_test_…', $2, 'open')`, [hashKey(key), RETRY_PLATFORM]);
+  const client = new ApiClient(stack.apiUrl, key);
+  const ok = (what: string, res: { ok: boolean; body?: unknown }): any => {
+    if (!res.ok) throw new Error(`${what} failed: ${JSON.stringify(res.body)}`);
+    return res.body;
+  };
+  const price = ok('a price', await client.send('POST', '/v1/prices', form({ 'product_data[name]': 'Monthly', currency: 'usd', unit_amount: '1000', 'recurring[interval]': 'month' })));
+  const ids: string[] = [];
+  for (let i = 0; i < count; i++) {
+    const customer = ok('a customer', await client.send('POST', '/v1/customers', form({ name: 'Dunned' })));
+    const card = ok('a declining card', await client.send('POST', '/v1/payment_methods/pm_card_chargeCustomerFail/attach', form({ customer: customer.id })));
+    ok('its default card', await client.send('POST', `/v1/customers/${customer.id}`, form({ 'invoice_settings[default_payment_method]': card.id })));
+    const sub = ok('a subscription', await client.send('POST', '/v1/subscriptions', form({ customer: customer.id, 'items[0][price]': price.id })));
+    if (sub.status !== 'incomplete') throw new Error(`a declined first invoice left its subscription ${sub.status}`);
+    ids.push(sub.latest_invoice);
+  }
+  await client.close();
+  return ids;
+}
+
 /** `count` open `send_invoice` invoices due a few seconds from now: each gets one `invoice.overdue`. */
 async function overdueInvoices(client: ApiClient, count: number): Promise<string[]> {
   const ok = (what: string, res: { ok: boolean; body?: unknown }): any => {
@@ -698,9 +784,10 @@ async function overdueInvoices(client: ApiClient, count: number): Promise<string
     return res.body;
   };
   const customer = ok('a customer', await client.send('POST', '/v1/customers', form({ name: 'Overdue' })));
-  const dueDate = Math.floor(Date.now() / 1000) + 3;
   const ids: string[] = [];
   for (let i = 0; i < count; i++) {
+    // Each its own: on a busy machine making them all takes longer than 3 s.
+    const dueDate = Math.floor(Date.now() / 1000) + 3;
     const draft = ok('a send_invoice draft', await client.send('POST', '/v1/invoices', form({ customer: customer.id, collection_method: 'send_invoice', due_date: String(dueDate) })));
     ok('its item', await client.send('POST', '/v1/invoiceitems', form({ customer: customer.id, invoice: draft.id, amount: '500', currency: 'usd' })));
     ok('its finalization', await client.send('POST', `/v1/invoices/${draft.id}/finalize`));

@@ -50,7 +50,7 @@ suite.each(BURST_FAULTS)('a burst of writes with %s mid-burst', (fault) => {
 });
 
 suite.each(PIPELINE_FAULTS)('the delayed pipelines with %s while they wait', (fault) => {
-  test('every processing step, redaction, sweep, Financial Connections step, async capture, refund failure, 3-D Secure expiry, test clock renewal, invoice payment retry and invoice overdue step finishes once and is delivered', async () => {
+  test('every processing step, redaction, sweep, Financial Connections step, async capture, refund failure, 3-D Secure expiry, test clock renewal, invoice payment retry (on test clocks and the real clock), invoice overdue step and draft auto-advance finishes once and is delivered', async () => {
     const figures = record(await pipelineScenario(stack, fault, options));
     expect(figures.problems).toEqual([]);
     // Processing, redaction, the secret sweep, the CVC purge, linked accounts' prefetched
@@ -58,8 +58,10 @@ suite.each(PIPELINE_FAULTS)('the delayed pipelines with %s while they wait', (fa
     // unanswered 3-D Secure challenges' expiries and send_invoice invoices going overdue: each
     // stage's items all done; and each test clock (one per four items, two at least) ready after
     // its two renewals; and each dunning clock (as many) ready, its declined renewal tried 9 times
-    // (8 retries), its subscription canceled.
-    const total = 11 * options.pipelineItems + 3 * Math.max(2, Math.ceil(options.pipelineItems / 4)) + 3 * Math.max(2, Math.ceil(options.pipelineItems / 4));
+    // (8 retries), its subscription canceled; and each auto-advance clock (as many) ready, its four
+    // drafts finalized; and each real-clock declined first invoice (as many) retried twice.
+    const clocks = Math.max(2, Math.ceil(options.pipelineItems / 4));
+    const total = 11 * options.pipelineItems + 3 * clocks + 3 * clocks + (4 + 1) * clocks + clocks;
     expect(figures.pipeline).toEqual({ finished: total, total });
   }, 180_000);
 });

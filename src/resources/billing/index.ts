@@ -18,6 +18,7 @@ import * as invoices from './invoices/routes';
 import { pages as invoicePages } from './invoices/pages';
 import * as invoiceSerializer from './invoices/serializer';
 import { invoiceIntentSettled, retrieveInvoiceObject } from './invoices/service';
+import { lockInvoice } from './invoices/billing';
 import * as invoiceItems from './invoice_items/routes';
 import * as invoiceItemSerializer from './invoice_items/serializer';
 import { invoicePaid } from './subscriptions/renewals';
@@ -48,7 +49,10 @@ import { retrySchedules } from './invoices/retries';
 // Across areas: billing → payments (a customer's card, a test card's outcome), through its index.
 
 // An invoice's PaymentIntent confirmed by its customer (or its challenge answered) pays the invoice here.
-useInvoicePayments({ settled: (tx, deps, intent, outcome) => invoiceIntentSettled(tx, deps, intent, outcome, { paid: invoicePaid, schedule: scheduleSubscriptions }) });
+useInvoicePayments({
+  settled: (tx, deps, intent, outcome) => invoiceIntentSettled(tx, deps, intent, outcome, { paid: invoicePaid, schedule: scheduleSubscriptions }),
+  lock: async (tx, accountId, invoiceId) => void (await lockInvoice(tx, accountId, invoiceId)),
+});
 
 export const area: Area = {
   name: 'billing',

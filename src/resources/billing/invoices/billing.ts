@@ -352,7 +352,7 @@ export function draftInvoice(spec: InvoiceSpec, customer: CustomerDetails, now: 
  * customer's lock keeps two invoices from sharing one.
  */
 export async function nextInvoiceNumber(tx: Tx, customerId: string): Promise<string> {
-  await tx.$queryRaw`SELECT id FROM customers WHERE id = ${customerId} FOR UPDATE`;
+  await tx.$queryRaw`SELECT id FROM customers WHERE id = ${customerId} FOR NO KEY UPDATE`;
   // A statement of its own: its snapshot, taken after the lock, sees the number the lock's last holder gave.
   const numbered = await tx.invoice.count({ where: { customerId, number: { not: null } } });
   return `${customerId.slice(4, 12).toUpperCase()}-${String(numbered + 1).padStart(4, '0')}`;
@@ -636,8 +636,42 @@ export async function settleInvoiceIntent(tx: Tx, deps: BillingDeps, intent: Inv
   return { scope, invoice: { row, lines: made.lines } };
 }
 
-/** An invoice of the account with its lines, locked for the rest of the transaction; null when there is none. */
+// Billing's lock order, in every transaction that locks more than one of these rows: the customer,
+// then its subscription, then the invoice, then what hangs off the invoice (its retry row, its
+// PaymentIntent). A path that starts from an invoice (a payment, a retry, an overdue notice, a
+// draft's finalization) reads its owners unlocked first (an invoice's customer and subscription,
+// a subscription's customer never change) and locks them before it; one that starts from a
+// subscription (a renewal, an unpaid first invoice expiring, a change) locks its customer first.
+// Without one order, a retry (invoice, then subscription) and an expiry (subscription, then
+// invoice), or a renewal (subscription, then customer for the invoice's number) and a finalization
+// (invoice, then customer), could each wait for the other. Locking a row held already is free.
+// The customer's lock is NO KEY UPDATE: rows referring to the customer can still be inserted.
+
+/** Locks `customerId`, then `subscriptionId` (when given), as billing's lock order says. */
+export async function lockOwners(tx: Tx, customerId: string, subscriptionId: string | null): Promise<void> {
+  await tx.$queryRaw`SELECT id FROM customers WHERE id = ${customerId} FOR NO KEY UPDATE`;
+  if (subscriptionId !== null) await tx.$queryRaw`SELECT id FROM subscriptions WHERE id = ${subscriptionId} FOR UPDATE`;
+}
+
+/** Locks subscription `id` (of `accountId` when given) after its customer; answers whether there is one. */
+export async function lockSubscriptionRow(tx: Tx, id: string, accountId?: string): Promise<boolean> {
+  // The customer found and locked in one statement (a subscription's customer never changes).
+  const owner =
+    accountId === undefined
+      ? await tx.$queryRaw<{ id: string }[]>`SELECT id FROM customers WHERE id = (SELECT customer_id FROM subscriptions WHERE id = ${id}) FOR NO KEY UPDATE`
+      : await tx.$queryRaw<{ id: string }[]>`
+          SELECT id FROM customers WHERE id = (SELECT customer_id FROM subscriptions WHERE id = ${id} AND account_id = ${accountId}) FOR NO KEY UPDATE`;
+  if (owner.length === 0) return false;
+  await tx.$queryRaw`SELECT id FROM subscriptions WHERE id = ${id} FOR UPDATE`;
+  return true;
+}
+
+/** An invoice of the account with its lines, locked (after its customer and subscription) for the rest of the transaction; null when there is none. */
 export async function lockInvoice(tx: Tx, accountId: string, id: string): Promise<MadeInvoice | null> {
+  const [owner] = await tx.$queryRaw<{ customer_id: string; subscription_id: string | null }[]>`
+    SELECT customer_id, subscription_id FROM invoices WHERE id = ${id} AND account_id = ${accountId}`;
+  if (!owner) return null;
+  await lockOwners(tx, owner.customer_id, owner.subscription_id);
   const locked = await tx.$queryRaw<{ id: string }[]>`SELECT id FROM invoices WHERE id = ${id} AND account_id = ${accountId} FOR UPDATE`;
   if (locked.length === 0) return null;
   const { seq: _seq, accountId: _a, ...row } = await tx.invoice.findUniqueOrThrow({ where: { id } });

@@ -13,8 +13,7 @@ import { attachedPaymentMethodParam, collectInvoice, discountParams, draftInvoic
 import { createInvoiceLink } from './links';
 import { customerDiscountRecords, detailsOfInvoice, saveDetails, type InvoiceDetails } from './queries';
 import { INVOICE_OBJECT, type InvoiceRow } from './serializer';
-import { scheduleFinalization } from './jobs';
-import { scheduleOverdue } from './overdue';
+import { scheduleFinalization, scheduleOverdue } from './jobs';
 
 // Invoices made through the API (`billing_reason: manual`): a draft, changed or deleted while it
 // is one, then finalized (numbered, its lines and totals fixed), and voided, marked uncollectible
@@ -258,7 +257,7 @@ export async function finalizeManualInvoice(ctx: RequestContext) {
     return { object: await invoiceObject(tx, ctx.caller.accountId, done, scope.now, scope.deps), events: scope.events };
   });
   await handOffEvents(deps.queues, result.events);
-  await scheduleOverdue(deps, [result.object.id as string]);
+  await scheduleOverdue(deps, { invoices: [result.object.id as string] });
   return result.object;
 }
 

@@ -2,7 +2,6 @@ import type { Tx } from '../../../events/emit';
 import { unixSeconds } from '../../../lib/clock';
 import type { Deps } from '../../../kernel/route';
 import { emitIn, invoiceObject, lockInvoice, systemScope, type BillingDeps } from './billing';
-import { invoicesQueue, overdueJob } from './jobs';
 
 // `invoice.overdue`: an open `send_invoice` invoice past its `due_date`, once. The public API sends
 // it from a Billing automation (its Dashboard setting picks the days after due); here it is sent
@@ -16,10 +15,13 @@ import { invoicesQueue, overdueJob } from './jobs';
  * events written, or null when nothing was due.
  */
 export async function sendDueOverdue(tx: Tx, deps: BillingDeps, id: string, until: number, at: number): Promise<string[] | null> {
-  const locked = await tx.$queryRaw<{ account_id: string }[]>`SELECT account_id FROM invoices WHERE id = ${id} FOR UPDATE`;
+  // Unlocked: lockInvoice locks its owners first (billing's lock order, billing.ts).
+  const locked = await tx.$queryRaw<{ account_id: string }[]>`SELECT account_id FROM invoices WHERE id = ${id}`;
   if (locked.length === 0) return null;
   const accountId = locked[0].account_id;
-  const made = (await lockInvoice(tx, accountId, id))!;
+  const made = await lockInvoice(tx, accountId, id);
+  // Deleted meanwhile (a draft).
+  if (!made) return null;
   const row = made.row;
   if (row.status !== 'open' || row.collectionMethod !== 'send_invoice' || row.dueDate === null || row.dueDate > until) return null;
   const inserted = await tx.$executeRaw`
@@ -56,14 +58,4 @@ export async function runOverdueJob(deps: Deps, id: string): Promise<string[]> {
     if (!onClock || onClock.testClockId !== null) return [];
     return (await sendDueOverdue(tx, deps, id, now, now)) ?? [];
   });
-}
-
-/** Adds the overdue job of each of those invoices that is open, `send_invoice`, on the real clock. */
-export async function scheduleOverdue(deps: Pick<Deps, 'prisma' | 'queues' | 'clock'>, ids: readonly string[]): Promise<void> {
-  const rows = await deps.prisma.invoice.findMany({
-    where: { id: { in: [...ids] }, testClockId: null, status: 'open', collectionMethod: 'send_invoice', dueDate: { not: null } },
-    select: { id: true, dueDate: true },
-  });
-  const now = unixSeconds(deps.clock);
-  if (rows.length > 0) await deps.queues.add(invoicesQueue, rows.map((r) => overdueJob(r.id, r.dueDate!, now)));
 }

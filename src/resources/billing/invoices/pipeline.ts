@@ -4,8 +4,8 @@ import type { Deps, JobWorker, Reconcile } from '../../../kernel/route';
 import { lockInvoice, systemScope, type BillingDeps } from './billing';
 import { finalizeDraft } from './manual';
 import { detailsOfInvoice, dueDrafts } from './queries';
-import { finalizeJob, invoicesQueue, overdueJob, type InvoiceJob } from './jobs';
-import { dueOverdue, runOverdueJob, scheduleOverdue } from './overdue';
+import { finalizeJob, invoicesQueue, overdueJob, scheduleOverdue, type InvoiceJob } from './jobs';
+import { dueOverdue, runOverdueJob } from './overdue';
 
 // The auto-advance of drafts: finalized once their `finalize_at` (billing time) has come, by the
 // `invoices` worker on the real clock, or by their test clock's advance (`finalizeDueDraft`).
@@ -18,10 +18,13 @@ const BATCH = 500;
  * when nothing was due.
  */
 export async function finalizeDueDraft(tx: Tx, deps: BillingDeps, id: string, until: number, at: number | null = null): Promise<string[] | null> {
-  const locked = await tx.$queryRaw<{ account_id: string }[]>`SELECT account_id FROM invoices WHERE id = ${id} FOR UPDATE`;
+  // Unlocked: lockInvoice locks its owners first (billing's lock order, billing.ts).
+  const locked = await tx.$queryRaw<{ account_id: string }[]>`SELECT account_id FROM invoices WHERE id = ${id}`;
   if (locked.length === 0) return null;
   const accountId = locked[0].account_id;
-  const made = (await lockInvoice(tx, accountId, id))!;
+  const made = await lockInvoice(tx, accountId, id);
+  // A draft deleted meanwhile.
+  if (!made) return null;
   const details = await detailsOfInvoice(tx, id);
   const due = details.finalizeAt;
   if (made.row.status !== 'draft' || due === null || due > until || details.autoAdvance !== true) return null;
@@ -48,7 +51,7 @@ async function runFinalizeJob(deps: Deps, id: string): Promise<string[]> {
     return (await finalizeDueDraft(tx, deps, id, now, now)) ?? [];
   });
   // Finalized open and sent by email: its overdue step waits for its due date.
-  if (events.length > 0) await scheduleOverdue(deps, [id]);
+  if (events.length > 0) await scheduleOverdue(deps, { invoices: [id] });
   return events;
 }
 

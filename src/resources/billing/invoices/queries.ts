@@ -196,3 +196,19 @@ export async function realClockRetries(tx: Pick<Tx, '$queryRaw'>, ids: { subscri
     SELECT r.invoice_id, r.next_attempt_at FROM invoice_payment_retries r JOIN invoices i ON i.id = r.invoice_id
     WHERE r.test_clock_id IS NULL AND (${bySub} OR ${byInvoice})`;
 }
+
+/**
+ * Open real-clock `send_invoice` invoices of those subscriptions, or those invoices, whose
+ * `invoice.overdue` is not yet sent (to add their overdue jobs).
+ */
+export async function realClockOverdue(tx: Pick<Tx, '$queryRaw'>, ids: { subscriptions?: readonly string[]; invoices?: readonly string[] }) {
+  const subs = [...new Set(ids.subscriptions ?? [])];
+  const invoices = [...new Set(ids.invoices ?? [])];
+  if (subs.length === 0 && invoices.length === 0) return [];
+  const bySub = subs.length === 0 ? Prisma.sql`FALSE` : Prisma.sql`i.subscription_id IN (${Prisma.join(subs)})`;
+  const byInvoice = invoices.length === 0 ? Prisma.sql`FALSE` : Prisma.sql`i.id IN (${Prisma.join(invoices)})`;
+  return tx.$queryRaw<{ id: string; due_date: number }[]>`
+    SELECT i.id, i.due_date FROM invoices i
+    WHERE i.test_clock_id IS NULL AND i.status = 'open' AND i.collection_method = 'send_invoice' AND i.due_date IS NOT NULL AND (${bySub} OR ${byInvoice})
+      AND NOT EXISTS (SELECT 1 FROM invoice_overdue_notices n WHERE n.invoice_id = i.id)`;
+}

@@ -1,7 +1,7 @@
 import type { Tx } from '../../../events/emit';
 import type { Deps } from '../../../kernel/route';
 import { unixSeconds } from '../../../lib/clock';
-import { collectInvoice, emitIn, invoiceObject, lockInvoice, paymentMethodFor, type BillingDeps, type MadeInvoice, type Scope } from '../invoices/billing';
+import { collectInvoice, emitIn, invoiceObject, lockInvoice, lockSubscriptionRow, paymentMethodFor, type BillingDeps, type MadeInvoice, type Scope } from '../invoices/billing';
 import { clearRetry, detailsOfInvoice, retryOfInvoice, saveDetails } from '../invoices/queries';
 import type { RetryPolicy } from '../invoices/retries';
 import type { InvoiceRow } from '../invoices/serializer';
@@ -26,7 +26,7 @@ import { scheduleRetries, scheduleSubscriptions } from './jobs';
 export async function retryDueInvoice(tx: Tx, deps: BillingDeps, id: string, until: number, at: number | null = null): Promise<string[] | null> {
   const due = await retryOfInvoice(tx, id);
   if (!due || due.nextAttemptAt > until) return null;
-  // Locks as paying does: the invoice, then its subscription.
+  // Locks as paying does: the customer, the subscription, the invoice (billing's lock order, invoices/billing.ts), then the retry.
   const made = await lockInvoice(tx, due.accountId, id);
   const retry = await retryOfInvoice(tx, id, true);
   if (!retry || retry.nextAttemptAt > until) return null;
@@ -47,8 +47,7 @@ export async function retryDueInvoice(tx: Tx, deps: BillingDeps, id: string, unt
 
 async function lockedSubscription(tx: Tx, invoice: InvoiceRow): Promise<SubscriptionView | null> {
   if (invoice.subscriptionId === null) return null;
-  const rows = await tx.$queryRaw<{ id: string }[]>`SELECT id FROM subscriptions WHERE id = ${invoice.subscriptionId} FOR UPDATE`;
-  if (rows.length === 0) return null;
+  if (!(await lockSubscriptionRow(tx, invoice.subscriptionId))) return null;
   const stored = await tx.subscription.findUniqueOrThrow({ where: { id: invoice.subscriptionId } });
   return loadView(tx, stored, stored.accountId);
 }

@@ -3,6 +3,7 @@ import { defineQueue, type JobAdder } from '../../../lib/queue';
 import type { Deps } from '../../../kernel/route';
 import type { Tx } from '../../../events/emit';
 import { realClockRetries } from '../invoices/queries';
+import { scheduleOverdue } from '../invoices/jobs';
 
 // Billing's delayed work. A job only says "look at this now": the subscription's
 // `next_action_at` (or the test clock's `advancing` status) says whether anything is due, so a
@@ -36,12 +37,17 @@ export function scheduleBilling(queues: JobAdder, jobs: ReturnType<typeof subscr
   return queues.add(billingQueue, jobs);
 }
 
-/** Adds the job of each subscription's next action and of its invoices' payment retries (real-clock subscriptions only). */
+/**
+ * Adds the job of each subscription's next action and its invoices' follow-up jobs: payment
+ * retries, and the overdue step of those sent by email (real-clock subscriptions only). Every
+ * path that bills a subscription calls it after its commit.
+ */
 export async function scheduleSubscriptions(deps: Pick<Deps, 'queues' | 'clock'> & { prisma: Pick<Tx, 'subscription' | '$queryRaw'> }, ids: readonly string[]): Promise<void> {
   const rows = await deps.prisma.subscription.findMany({ where: { id: { in: [...ids] }, testClockId: null, nextActionAt: { not: null } }, select: { id: true, nextActionAt: true } });
   const now = unixSeconds(deps.clock);
   if (rows.length > 0) await scheduleBilling(deps.queues, rows.map((r) => subscriptionJob(r.id, r.nextActionAt!, now)));
   await scheduleRetries(deps, { subscriptions: ids });
+  await scheduleOverdue(deps, { subscriptions: ids });
 }
 
 /** Adds the job of each real-clock retry of those subscriptions' invoices, or of those invoices. */

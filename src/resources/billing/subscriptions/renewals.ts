@@ -3,7 +3,21 @@ import type { Deps } from '../../../kernel/route';
 import { unixSeconds } from '../../../lib/clock';
 import { embed, embeddedOf } from '../../../kernel/versions';
 import { nextPeriodEnd } from '../invoices/amounts';
-import { cancelInvoicePayment, draftInvoice, draftLineRefs, emitIn, lineRefs, lockInvoice, paymentMethodFor, systemScope, withHeldEvents, type BillingDeps, type MadeInvoice, type Scope } from '../invoices/billing';
+import {
+  cancelInvoicePayment,
+  draftInvoice,
+  draftLineRefs,
+  emitIn,
+  lineRefs,
+  lockInvoice,
+  lockSubscriptionRow,
+  paymentMethodFor,
+  systemScope,
+  withHeldEvents,
+  type BillingDeps,
+  type MadeInvoice,
+  type Scope,
+} from '../invoices/billing';
 import { serializeInvoice } from '../invoices/serializer';
 import type { InvoiceRow } from '../invoices/serializer';
 import { loadView, lookBack, periodOf, startPeriod } from './billing';
@@ -25,8 +39,7 @@ import { scheduleSubscriptions } from './jobs';
 export async function invoicePaid(scope: Scope, invoice: InvoiceRow, paymentMethodId?: string | null): Promise<void> {
   if (invoice.subscriptionId === null) return;
   const { tx } = scope;
-  const rows = await tx.$queryRaw<{ id: string }[]>`SELECT id FROM subscriptions WHERE id = ${invoice.subscriptionId} FOR UPDATE`;
-  if (rows.length === 0) return;
+  if (!(await lockSubscriptionRow(tx, invoice.subscriptionId))) return;
   let view = await loadView(tx, await tx.subscription.findUniqueOrThrow({ where: { id: invoice.subscriptionId } }), scope.accountId);
   const pending = view.row.pendingUpdate as StoredPendingUpdate | null;
   if (pending?.invoice === invoice.id) view = await applyPendingUpdate(scope, view);
@@ -44,8 +57,7 @@ export async function invoicePaid(scope: Scope, invoice: InvoiceRow, paymentMeth
  * the subscription locked; answers the events it wrote, or null when nothing was due.
  */
 export async function stepSubscription(tx: Tx, deps: BillingDeps, id: string, until: number, apiVersion?: string): Promise<string[] | null> {
-  const rows = await tx.$queryRaw<{ id: string }[]>`SELECT id FROM subscriptions WHERE id = ${id} FOR UPDATE`;
-  if (rows.length === 0) return null;
+  if (!(await lockSubscriptionRow(tx, id))) return null;
   const stored = await tx.subscription.findUniqueOrThrow({ where: { id } });
   const at = stored.nextActionAt;
   if (at === null || at > until) return null;

@@ -11,7 +11,7 @@ import { handOffEvents } from '../../../events/jobs';
 import { insertPrice, newPriceData } from '../prices/service';
 import type { PriceRow } from '../prices/serializer';
 import { addInterval, isMetered, nextPeriodEnd, priceAmount, prorate } from '../invoices/amounts';
-import { attachedPaymentMethodParam, chargeOutcome, discountParams, emitIn, requestScope, amountDueOf, paymentMethodFor, type Charge, type Scope } from '../invoices/billing';
+import { attachedPaymentMethodParam, chargeOutcome, discountParams, emitIn, requestScope, amountDueOf, lockSubscriptionRow, paymentMethodFor, type Charge, type Scope } from '../invoices/billing';
 import {
   appliedDiscounts,
   billSubscription,
@@ -116,8 +116,7 @@ export async function billingNow(tx: Tx, testClockId: string | null, realNow: nu
 export async function lockSubscription(tx: Tx, ctx: RequestContext, id: string, param?: string): Promise<SubscriptionView> {
   const missing = () => (param === undefined ? resourceMissing(NAME, id) : resourceMissing(NAME, id, param, 400));
   if (!hasIdShape('sub', id)) throw missing();
-  const rows = await tx.$queryRaw<{ id: string }[]>`SELECT id FROM subscriptions WHERE id = ${id} AND account_id = ${ctx.caller.accountId} FOR UPDATE`;
-  if (rows.length === 0) throw missing();
+  if (!(await lockSubscriptionRow(tx, id, ctx.caller.accountId))) throw missing();
   return loadView(tx, await tx.subscription.findUniqueOrThrow({ where: { id } }), ctx.caller.accountId);
 }
 
@@ -932,6 +931,8 @@ export async function cancelSubscription(ctx: RequestContext) {
     return { subscription: serializeSubscription(after), events: scope.events };
   });
   await handOffEvents(deps.queues, result.events);
+  // An `invoice_now` invoice sent by email waits for its due date.
+  await scheduleSubscriptions(deps, [result.subscription.id as string]);
   return result.subscription;
 }
 

@@ -136,18 +136,26 @@ async function emitCharge(scope: Scope, type: EventType, row: ChargeRow, previou
   scope.eventIds.push(await emitIn(scope.db, type, object, previous ? { ...scope.events, previousAttributes: previous } : scope.events));
 }
 
-/** Locks one of the account's intents for the rest of the transaction; null when it has none. */
-async function lockIntent(sql: SqlClient, accountId: string, id: string): Promise<PaymentIntentRow | null> {
+/**
+ * Locks one of the account's intents for the rest of the transaction; null when it has none. An
+ * invoice's intent is locked after its invoice (`tx`: the transaction billing writes through, asked
+ * for only then), as billing locks them when it charges one.
+ */
+async function lockIntent(sql: SqlClient, accountId: string, id: string, tx?: () => Tx): Promise<PaymentIntentRow | null> {
   if (!hasIdShape('pi', id)) return null;
+  if (tx && invoiceTarget) {
+    const [owned] = await sql.query<PaymentIntentRow>(selectOwned(id, accountId));
+    if (owned?.invoiceId) await invoiceTarget.lock(tx(), accountId, owned.invoiceId);
+  }
   const [row] = await sql.query<PaymentIntentRow & { seq?: bigint }>(selectOwnedForUpdate(id, accountId));
   return row ? withoutSeq(row) : null;
 }
 
 const withoutSeq = ({ seq: _seq, ...row }: PaymentIntentRow & { seq?: bigint }): PaymentIntentRow => row;
 
-async function lockOrMissing(ctx: RequestContext, scope: Scope): Promise<PaymentIntentRow> {
+async function lockOrMissing(ctx: RequestContext, scope: Scope, tx?: () => Tx): Promise<PaymentIntentRow> {
   const id = ctx.pathParams.intent;
-  const row = await lockIntent(scope.db.sql, ctx.caller.accountId, id);
+  const row = await lockIntent(scope.db.sql, ctx.caller.accountId, id, tx);
   if (!row) throw resourceMissing(NAME, id);
   return row;
 }
@@ -634,9 +642,9 @@ export async function updatePaymentIntent(ctx: RequestContext) {
 export async function confirmPaymentIntent(ctx: RequestContext) {
   const { params } = ctx;
   return run(ctx, async (scope) => {
-    const before = await lockOrMissing(ctx, scope);
-    requireOpenedClientSecret(ctx, await ctx.deps.encryption.open(before.clientSecret), PAYMENT_INTENT);
     // An invoice's intent tells billing how it went, which billing writes through Prisma (asked before any write).
+    const before = await lockOrMissing(ctx, scope, () => prismaOf(ctx.deps));
+    requireOpenedClientSecret(ctx, await ctx.deps.encryption.open(before.clientSecret), PAYMENT_INTENT);
     const tx = before.invoiceId === null ? null : prismaOf(ctx.deps);
     const result = await confirmLocked(scope, ctx, before, params);
     if (tx) await tellInvoice(scope, tx, ctx.deps, result.row);
@@ -753,7 +761,7 @@ export async function listPaymentIntents(ctx: RequestContext) {
 export const paymentIntentAuthentication: AuthenticationTarget = {
   async finish(tx, deps, accountId, intentId, result: AuthenticationResult) {
     const db = prismaDb(tx);
-    const row = await lockIntent(db.sql, accountId, intentId);
+    const row = await lockIntent(db.sql, accountId, intentId, () => tx);
     if (!row) throw new Error(`no payment intent ${intentId} for its challenge`);
     const now = unixSeconds(deps.clock);
     const apiVersion = await accountApiVersion(tx, accountId, deps.config.defaultApiVersion);
@@ -817,6 +825,8 @@ export type InvoiceIntent = Pick<PaymentIntentRow, 'id' | 'accountId' | 'invoice
  */
 export interface InvoicePaymentTarget {
   settled(tx: Tx, deps: Deps, intent: InvoiceIntent, outcome: 'succeeded' | 'failed'): Promise<string[]>;
+  /** Locks an invoice and the rows billing locks before it (its lock order: a retry locks the invoice, then its intent). */
+  lock(tx: Tx, accountId: string, invoiceId: string): Promise<void>;
 }
 
 let invoiceTarget: InvoicePaymentTarget | null = null;

@@ -142,8 +142,16 @@ test('an unpaid first invoice: after 23 hours the subscription is incomplete_exp
   expect(sub.status).toBe('incomplete');
   await advance(key, clock.id, START + 86400);
   expect((await get(key, `/v1/subscriptions/${sub.id}`)).body).toMatchObject({ status: 'incomplete_expired', ended_at: START + 23 * 3600 });
-  expect((await get(key, `/v1/invoices/${sub.latest_invoice}`)).body).toMatchObject({ status: 'void', amount_remaining: 0, status_transitions: { voided_at: START + 23 * 3600 } });
+  // Never retried: the default schedule's first retry, a day after the decline, comes after the expiry.
+  expect((await get(key, `/v1/invoices/${sub.latest_invoice}`)).body).toMatchObject({
+    status: 'void',
+    amount_remaining: 0,
+    attempt_count: 1,
+    next_payment_attempt: null,
+    status_transitions: { voided_at: START + 23 * 3600 },
+  });
   expect((await eventsOf(key, 'invoice.voided')).length).toBe(1);
+  expect((await eventsOf(key, 'invoice.payment_failed')).length).toBe(1);
   // Its PaymentIntent can no longer pay it: canceled, and its invoice payment with it.
   const [intent] = (await get(key, `/v1/payment_intents?customer=${customer.id}`)).body.data;
   expect(intent).toMatchObject({ status: 'canceled', cancellation_reason: 'void_invoice', canceled_at: START + 23 * 3600 });
