@@ -722,10 +722,11 @@ export async function attachedPaymentMethodParam(scope: Scope, ctx: RequestConte
 
 /**
  * One discount: the coupon `coupon` names, or the one behind the active promotion code
- * `promotion_code`, checked valid and redeemed at `scope.now` (`at` names the parameters in errors).
+ * `promotion_code`, checked valid and redeemed at `scope.now` (`at` names the parameters in errors;
+ * `preview`: checked only, not redeemed).
  * Subscriptions, customers (`customerDiscounts`) and manual invoices store what it answers.
  */
-export async function redeemDiscount(scope: Scope, d: { coupon?: string; promotion_code?: string }, at: (name: string) => string): Promise<CustomerDiscount> {
+export async function redeemDiscount(scope: Scope, d: { coupon?: string; promotion_code?: string }, at: (name: string) => string, options: { preview?: boolean } = {}): Promise<CustomerDiscount> {
   let coupon;
   let promotionCode: string | null = null;
   if (d.promotion_code !== undefined) {
@@ -739,6 +740,7 @@ export async function redeemDiscount(scope: Scope, d: { coupon?: string; promoti
   }
   if (!isCouponValid(coupon, scope.now)) throw invalidRequest(`Coupon ${coupon.id} is no longer valid.`, 'coupon_expired', at('coupon'));
   const end = coupon.duration === 'repeating' ? addInterval(scope.now, 'month', coupon.durationInMonths ?? 1) : null;
-  await scope.tx.coupon.update({ where: { seq: coupon.seq }, data: { timesRedeemed: { increment: 1 } }, select: { seq: true } });
+  // A preview checks the discount as the redemption would, and counts nothing.
+  if (!options.preview) await scope.tx.coupon.update({ where: { seq: coupon.seq }, data: { timesRedeemed: { increment: 1 } }, select: { seq: true } });
   return { id: newId('di'), coupon: coupon.id, coupon_seq: String(coupon.seq), promotion_code: promotionCode, start: scope.now, end };
 }

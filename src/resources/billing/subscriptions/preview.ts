@@ -1,33 +1,41 @@
 import { unixSeconds } from '../../../lib/clock';
 import { hasIdShape, newId } from '../../../lib/ids';
-import { ApiError, invalidRequest, resourceMissing, unrecognizedUrl } from '../../../kernel/errors';
+import { ApiError, invalidRequest, parameterMissing, resourceMissing, unrecognizedUrl } from '../../../kernel/errors';
 import { paginateItems } from '../../../kernel/list';
 import { API_VERSIONS, embed, embeddedOf } from '../../../kernel/versions';
 import type { RequestContext } from '../../../kernel/route';
 import { addInterval, nextPeriodEnd } from '../invoices/amounts';
-import { draftInvoice, lineRefs, requestScope, type DraftLine, type MadeInvoice } from '../invoices/billing';
+import type { Tx } from '../../../events/emit';
+import { draftInvoice, itemLines, lineRefs, requestScope, type DraftLine, type InvoiceSpec, type MadeInvoice, type Scope } from '../invoices/billing';
 import { serializeInvoice, serializeLine, type LineRefs } from '../invoices/serializer';
 import { appliedDiscounts, discountsBilled, loadView, pendingItemLines, periodLines, viewOf } from './billing';
 import type { SubscriptionView } from './serializer';
-import { billingNow, changeOptionsOf, changeProrations, checkPeriodParams, planItems, proLine, unusedCredits, type ItemParam } from './service';
+import { billingNow, changeOptionsOf, changeProrations, checkPeriodParams, discountsOf, newSubscription, planItems, proLine, unusedCredits, type ItemParam } from './service';
 
 // Invoice previews (`POST /v1/invoices/create_preview`, and `GET /v1/invoices/upcoming` before
 // 2025-03-31.basil): the invoice a subscription change would make, worked out by the update's
-// own functions (planItems, changeProrations, unusedCredits, periodLines) and written nowhere.
+// own functions (planItems, changeProrations, unusedCredits, periodLines); the first invoice of a
+// new subscription, by the create's own (newSubscription); a customer's next invoice. Written nowhere.
 
 /** `subscription_details` as a preview takes it (`schedule_details` is not taken). */
 export interface PreviewDetails {
   readonly items?: ItemParam[];
   readonly proration_date?: number;
   readonly proration_behavior?: string;
-  readonly billing_cycle_anchor?: 'now' | 'unchanged';
+  /** A timestamp for a new subscription only. */
+  readonly billing_cycle_anchor?: 'now' | 'unchanged' | number;
   readonly trial_end?: number | 'now';
+  readonly default_tax_rates?: string[] | '';
 }
 
 export interface PreviewRequest {
   readonly customer?: string;
   readonly subscription?: string;
   readonly details: PreviewDetails;
+  /** The invoice's discounts instead of the subscription's or customer's (a new subscription's own). */
+  readonly discounts?: Record<string, string>[] | '';
+  /** `customer` alone previews the customer's next invoice (the upcoming invoice; create_preview before 2025-03-31.basil). */
+  readonly customerAlone: boolean;
 }
 
 export interface Preview {
@@ -55,28 +63,128 @@ export async function previewInvoice(ctx: RequestContext, request: PreviewReques
 }
 
 /** The update's checks name its top-level parameters; here they sit in `subscription_details`. */
-const DETAILS = new Set(['items', 'proration_date', 'proration_behavior', 'billing_cycle_anchor', 'trial_end']);
+const DETAILS = new Set(['items', 'proration_date', 'proration_behavior', 'billing_cycle_anchor', 'trial_end', 'default_tax_rates']);
 
 function inDetails(error: ApiError): ApiError {
-  if (error.param === undefined || !DETAILS.has(error.param)) return error;
-  const param = `subscription_details[${error.param}]`;
+  const root = error.param?.split('[')[0];
+  if (error.param === undefined || root === undefined || !DETAILS.has(root)) return error;
+  const param = `subscription_details[${root}]${error.param.slice(root.length)}`;
   const message = error.kind === 'parameter' ? error.message.split(`\`${error.param}\``).join(`\`${param}\``) : error.message;
   return new ApiError({ ...error, message, param, kind: error.kind, keepsWrites: error.keepsWrites });
 }
 
 async function preview(ctx: RequestContext, request: PreviewRequest): Promise<Preview> {
+  const tx = ctx.deps.prisma;
+  if (request.subscription !== undefined) {
+    const id = request.subscription;
+    const stored = hasIdShape('sub', id) ? await tx.subscription.findUnique({ where: { id, accountId: ctx.caller.accountId } }) : null;
+    if (!stored) throw resourceMissing('subscription', id, 'subscription', 400);
+    return previewChange(ctx, request, stored);
+  }
+  if (request.details.items !== undefined) return previewNew(ctx, request);
+  if (request.customer !== undefined && request.customerAlone) return previewCustomer(ctx, request);
+  throw invalidRequest(NONE_GIVEN, 'parameter_missing', 'subscription');
+}
+
+/** One of the caller's customers, by the `customer` parameter. */
+async function customerOf(tx: Tx, ctx: RequestContext, id: string) {
+  const customer = hasIdShape('cus', id) ? await tx.customer.findFirst({ where: { id, accountId: ctx.caller.accountId, deleted: false } }) : null;
+  if (!customer) throw resourceMissing('customer', id, 'customer', 400);
+  return customer;
+}
+
+/** The scope a preview works in: the customer's billing time; its events (none are written) go nowhere. */
+async function previewScope(ctx: RequestContext, testClockId: string | null): Promise<Scope> {
+  const eventTime = unixSeconds(ctx.deps.clock);
+  return requestScope(ctx, ctx.deps.prisma, await billingNow(ctx.deps.prisma, testClockId, eventTime), eventTime);
+}
+
+/** `discounts` as the preview's invoice applies them at `at`, checked as a redemption would check them and redeemed nowhere. */
+async function givenDiscounts(scope: Scope, request: PreviewRequest, at: number) {
+  const stored = await discountsOf(scope, request.discounts, 'discounts', { subscription: '' }, { preview: true });
+  return stored === undefined ? undefined : appliedDiscounts(scope.tx, stored, at);
+}
+
+/**
+ * The preview invoice of `spec`: an id no invoice has (`upcoming_in_…`, as the public API's) and
+ * temporary line ids, the same for the same preview (`key`), so `GET /v1/invoices/upcoming/lines` pages by them.
+ */
+async function previewOf(scope: Scope, spec: InvoiceSpec, customer: Parameters<typeof draftInvoice>[1], key: string): Promise<Preview> {
+  const draft = draftInvoice(spec, customer, scope.now, `upcoming_${newId('in')}`);
+  const invoice = { row: draft.row, lines: draft.lines.map((l, i) => ({ ...l, id: `il_tmp_${key}${String(i).padStart(3, '0')}` })) };
+  return { invoice, refs: await lineRefs(scope.tx, scope.accountId, invoice.lines, [invoice.row], scope.now) };
+}
+
+/**
+ * The first invoice a new subscription (`customer` and `subscription_details[items]`) would make,
+ * as `POST /v1/subscriptions` makes it (newSubscription): the first period (a trial's zero lines,
+ * an anchor's prorated share) and the customer's pending items, with its discounts.
+ */
+async function previewNew(ctx: RequestContext, request: PreviewRequest): Promise<Preview> {
+  if (request.customer === undefined) throw parameterMissing('customer');
+  const customer = await customerOf(ctx.deps.prisma, ctx, request.customer);
+  const scope = await previewScope(ctx, customer.testClockId);
+  const { details } = request;
+  if (details.proration_date !== undefined) {
+    throw invalidRequest('`proration_date` can only be used when previewing a change of an existing `subscription`.', 'parameter_invalid', 'proration_date');
+  }
+  const made = await newSubscription(
+    scope,
+    ctx,
+    customer,
+    {
+      items: details.items,
+      trial_end: details.trial_end,
+      // `now` is where a new subscription's cycle starts anyway.
+      billing_cycle_anchor: typeof details.billing_cycle_anchor === 'number' ? details.billing_cycle_anchor : undefined,
+      proration_behavior: details.proration_behavior,
+      default_tax_rates: details.default_tax_rates,
+      discounts: request.discounts,
+    },
+    { preview: true },
+  );
+  const spec: InvoiceSpec = {
+    customerId: customer.id,
+    subscription: null,
+    currency: made.row.currency,
+    billingReason: 'upcoming',
+    periodStart: scope.now,
+    periodEnd: scope.now,
+    lines: made.lines,
+    discounts: made.discounts,
+  };
+  return previewOf(scope, spec, customer, customer.id.slice(4));
+}
+
+/**
+ * `customer` alone: its next invoice. The renewal of its subscription that renews soonest (one
+ * that bills again: not ended, paused or ending at its period's end), else an invoice of its
+ * pending items; with neither, 404 `invoice_upcoming_none`, as the public API answers.
+ */
+async function previewCustomer(ctx: RequestContext, request: PreviewRequest): Promise<Preview> {
+  const tx = ctx.deps.prisma;
+  const customer = await customerOf(tx, ctx, request.customer!);
+  const next = await tx.subscription.findFirst({
+    where: { accountId: ctx.caller.accountId, customerId: customer.id, status: { in: ['active', 'trialing', 'past_due', 'unpaid'] }, cancelAtPeriodEnd: false },
+    orderBy: [{ periodEnd: 'asc' }, { seq: 'asc' }],
+  });
+  if (next) return previewChange(ctx, { ...request, subscription: next.id }, next);
+  const scope = await previewScope(ctx, customer.testClockId);
+  const pending = await tx.invoiceItem.findMany({ where: { accountId: ctx.caller.accountId, customerId: customer.id, invoiceId: null, subscriptionId: null }, orderBy: { seq: 'asc' } });
+  if (pending.length === 0) throw new ApiError({ status: 404, code: 'invoice_upcoming_none', message: `No upcoming invoices for customer: ${customer.id}` });
+  // One invoice has one currency: the first pending item's, as a manual invoice takes them.
+  const currency = pending[0].currency;
+  const lines = await itemLines(tx, ctx.caller.accountId, pending.filter((i) => i.currency === currency));
+  const discounts = (await givenDiscounts(scope, request, scope.now)) ?? (await appliedDiscounts(tx, await discountsBilled(tx, { discounts: [], customerId: customer.id }), scope.now));
+  const spec: InvoiceSpec = { customerId: customer.id, subscription: null, currency, billingReason: 'upcoming', periodStart: scope.now, periodEnd: scope.now, lines, discounts };
+  return previewOf(scope, spec, customer, customer.id.slice(4));
+}
+
+/** A change of an existing subscription (nothing changed: its next renewal). */
+async function previewChange(ctx: RequestContext, request: PreviewRequest, stored: Parameters<typeof loadView>[1]): Promise<Preview> {
   const { deps, caller } = ctx;
   const tx = deps.prisma;
   const { details } = request;
-  if (request.subscription === undefined) {
-    if (details.items !== undefined) {
-      throw invalidRequest('Previewing a new subscription is not supported here: name the `subscription` to preview a change of.', 'parameter_missing', 'subscription');
-    }
-    throw invalidRequest(NONE_GIVEN, 'parameter_missing', 'subscription');
-  }
-  const id = request.subscription;
-  const stored = hasIdShape('sub', id) ? await tx.subscription.findUnique({ where: { id, accountId: caller.accountId } }) : null;
-  if (!stored) throw resourceMissing('subscription', id, 'subscription', 400);
   const view = await loadView(tx, stored, caller.accountId);
   const sub = view.row;
   if (request.customer !== undefined && request.customer !== sub.customerId) {
@@ -121,7 +229,7 @@ async function preview(ctx: RequestContext, request: PreviewRequest): Promise<Pr
     lines = [...(await periodLines(tx, next, period.start, period.end)), ...pending, ...changeLines, ...(trialEnd !== null ? await credits(after) : [])];
   }
   const customer = await tx.customer.findUniqueOrThrow({ where: { id: sub.customerId } });
-  const spec = {
+  const spec: InvoiceSpec = {
     customerId: sub.customerId,
     subscription: sub,
     currency: sub.currency,
@@ -129,37 +237,45 @@ async function preview(ctx: RequestContext, request: PreviewRequest): Promise<Pr
     periodStart: period.start,
     periodEnd: period.end,
     lines,
-    discounts: await appliedDiscounts(tx, await discountsBilled(tx, sub), period.start),
+    discounts: (await givenDiscounts(scope, request, period.start)) ?? (await appliedDiscounts(tx, await discountsBilled(tx, sub), period.start)),
     prorationDate: prorations.length > 0 ? t : undefined,
   };
-  // The public API's preview ids: `upcoming_in_…`; its lines' ids are temporary, the same for
-  // the same preview, so the lines of `GET /v1/invoices/upcoming/lines` page by them.
-  const draft = draftInvoice(spec, customer, scope.now, `upcoming_${newId('in')}`);
-  const invoice = { row: draft.row, lines: draft.lines.map((l, i) => ({ ...l, id: `il_tmp_${sub.id.slice(4)}${String(i).padStart(3, '0')}` })) };
-  return { invoice, refs: await lineRefs(tx, caller.accountId, invoice.lines, [invoice.row], scope.now) };
+  return previewOf(scope, spec, customer, sub.id.slice(4));
 }
 
 /** `POST /v1/invoices/create_preview`. */
 export async function createPreview(ctx: RequestContext) {
   const { params } = ctx;
-  const { invoice, refs } = await previewInvoice(ctx, { customer: params.customer, subscription: params.subscription, details: params.subscription_details ?? {} });
+  const { invoice, refs } = await previewInvoice(ctx, { ...requestOf(params), customerAlone: before(ctx, UPCOMING_REMOVED) });
   return serializeInvoice(invoice.row, invoice.lines, [], refs);
 }
 
 /** The version that removed `GET /v1/invoices/upcoming` and its lines, for `POST /v1/invoices/create_preview`. */
 export const UPCOMING_REMOVED = '2025-03-31.basil';
 
+/** Whether the request's version is older than `version`. */
+function before(ctx: RequestContext, version: string): boolean {
+  const versions: readonly string[] = API_VERSIONS;
+  return versions.indexOf(ctx.apiVersion) < versions.indexOf(version);
+}
+
 /** At the removal's version and after, the public API has no such endpoint. */
 function upcomingRemoved(ctx: RequestContext, path: string): void {
-  const versions: readonly string[] = API_VERSIONS;
-  if (versions.indexOf(ctx.apiVersion) >= versions.indexOf(UPCOMING_REMOVED)) throw unrecognizedUrl('GET', path);
+  if (!before(ctx, UPCOMING_REMOVED)) throw unrecognizedUrl('GET', path);
 }
+
+const requestOf = (params: Record<string, any>) => ({
+  customer: params.customer as string | undefined,
+  subscription: params.subscription as string | undefined,
+  details: (params.subscription_details ?? {}) as PreviewDetails,
+  discounts: params.discounts as PreviewRequest['discounts'],
+});
 
 /** The preview as `GET /v1/invoices/upcoming` answered it: without an id (its parameters were upgraded to `subscription_details`). */
 async function upcomingOf(ctx: RequestContext, path: string): Promise<Preview> {
   upcomingRemoved(ctx, path);
   const { params } = ctx;
-  return previewInvoice(ctx, { customer: params.customer, subscription: params.subscription, details: params.subscription_details ?? {} });
+  return previewInvoice(ctx, { ...requestOf(params), customerAlone: true });
 }
 
 /** `GET /v1/invoices/upcoming`, before 2025-03-31.basil. */

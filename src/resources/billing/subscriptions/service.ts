@@ -11,7 +11,8 @@ import { handOffEvents } from '../../../events/jobs';
 import { insertPrice, newPriceData } from '../prices/service';
 import type { PriceRow } from '../prices/serializer';
 import { addInterval, isMetered, nextPeriodEnd, priceAmount, prorate } from '../invoices/amounts';
-import { attachedPaymentMethodParam, chargeOutcome, redeemDiscount, emitIn, requestScope, amountDueOf, paymentMethodFor, type Charge, type Scope } from '../invoices/billing';
+import { attachedPaymentMethodParam, chargeOutcome, redeemDiscount, emitIn, itemLines, requestScope, amountDueOf, paymentMethodFor, type Charge, type DraftLine, type Scope } from '../invoices/billing';
+import type { AppliedDiscount } from '../invoices/amounts';
 import {
   appliedDiscounts,
   billSubscription,
@@ -163,8 +164,14 @@ async function taxRateIds(scope: Scope, ids: string[] | '' | undefined, param: s
   return [...new Set(ids)];
 }
 
-/** `discounts` parameters (coupons or promotion codes) as stored discounts; `''` clears. */
-async function discountsOf(scope: Scope, list: Record<string, string>[] | '' | undefined, param: string, ids: { subscription: string }): Promise<StoredDiscount[] | undefined> {
+/** `discounts` parameters (coupons or promotion codes) as stored discounts; `''` clears (`preview`: checked, not redeemed). */
+export async function discountsOf(
+  scope: Scope,
+  list: Record<string, string>[] | '' | undefined,
+  param: string,
+  ids: { subscription: string },
+  options: { preview?: boolean } = {},
+): Promise<StoredDiscount[] | undefined> {
   if (list === undefined) return undefined;
   if (list === '') return [];
   const out: StoredDiscount[] = [];
@@ -172,7 +179,7 @@ async function discountsOf(scope: Scope, list: Record<string, string>[] | '' | u
     const at = (n: string) => `${param}[${i}][${n}]`;
     if (d.discount !== undefined) throw invalidRequest('Only `coupon` and `promotion_code` discounts can be given here.', 'parameter_invalid', at('discount'));
     if ((d.coupon === undefined) === (d.promotion_code === undefined)) throw invalidRequest(`Each discount needs exactly one of \`coupon\` or \`promotion_code\`.`, 'parameter_invalid', at('coupon'));
-    out.push(await redeemDiscount(scope, d, at));
+    out.push(await redeemDiscount(scope, d, at, options));
     void ids;
   }
   return out;
@@ -232,6 +239,107 @@ const itemRowOf = (sub: string, price: PriceRow, item: Record<string, any>, crea
 const insertItem = (tx: Tx, accountId: string, row: ItemRow) =>
   tx.subscriptionItem.create({ data: { ...row, accountId, metadata: jsonOf(row.metadata), discounts: jsonOf(row.discounts), billingThresholds: nullableJson(row.billingThresholds) }, select: { id: true } });
 
+/** A new subscription as its parameters make it, before anything of it is written, and its first invoice. */
+export interface NewSubscription {
+  /** `incomplete`, without its latest invoice yet. */
+  readonly row: SubscriptionRow;
+  readonly items: ItemRow[];
+  readonly trialEnd: number | null;
+  /** The first invoice's lines: the first period's (nothing in a trial; its share when an anchor cuts it short), then the customer's pending items. */
+  readonly lines: DraftLine[];
+  readonly discounts: AppliedDiscount[];
+}
+
+/**
+ * What `POST /v1/subscriptions` makes of `params` for `customer` at `scope.now`, and the first
+ * invoice it bills: the create's own arithmetic, shared with the preview of a new subscription.
+ * It writes nothing but an inline `price_data`'s price and the coupons' redemptions, and with
+ * `preview` not those either (a preview takes no `price_data`; its discounts are checked only).
+ */
+export async function newSubscription(
+  scope: Scope,
+  ctx: RequestContext,
+  customer: { id: string; testClockId: string | null },
+  params: Record<string, any>,
+  options: { preview?: boolean } = {},
+): Promise<NewSubscription> {
+  const { tx, now } = scope;
+  const id = newId('sub');
+  const prices: PriceRow[] = [];
+  for (const [i, item] of (params.items as Record<string, any>[]).entries()) {
+    const price = await priceOfItem(scope, ctx, item, (n) => `items[${i}][${n}]`);
+    if (!price) throw parameterMissing(`items[${i}][price]`);
+    prices.push(price);
+  }
+  checkItems(prices.map((price) => ({ price })), 'items');
+  const recurring = prices[0].recurring as { interval: string; interval_count: number };
+  let trialEnd: number | null = null;
+  if (params.trial_period_days !== undefined && params.trial_period_days > 0) trialEnd = now + params.trial_period_days * 86_400;
+  if (params.trial_end !== undefined && params.trial_end !== 'now') {
+    if (params.trial_end <= now) throw invalidRequest(PAST_TIMESTAMP, 'parameter_invalid', 'trial_end');
+    trialEnd = params.trial_end;
+  }
+  const anchorParam: number | undefined = params.billing_cycle_anchor;
+  const fullPeriodEnd = addInterval(now, recurring.interval, recurring.interval_count);
+  if (anchorParam !== undefined && (anchorParam < now || anchorParam > fullPeriodEnd)) {
+    throw invalidRequest('`billing_cycle_anchor` must be in the future and no later than one billing period from now.', 'parameter_invalid', 'billing_cycle_anchor');
+  }
+  const anchor = trialEnd ?? anchorParam ?? now;
+  const periodEnd = trialEnd ?? (anchorParam !== undefined && anchorParam > now ? anchorParam : fullPeriodEnd);
+  const defaultPm = await attachedPaymentMethodParam(scope, ctx, params.default_payment_method, customer.id);
+  const discountsParam = (list: Record<string, string>[] | '' | undefined, param: string) => discountsOf(scope, list, param, { subscription: id }, options);
+  const row: SubscriptionRow = {
+    id,
+    customerId: customer.id,
+    testClockId: customer.testClockId,
+    created: now,
+    status: 'incomplete',
+    currency: prices[0].currency,
+    collectionMethod: params.collection_method ?? 'charge_automatically',
+    daysUntilDue: params.days_until_due ?? null,
+    defaultPaymentMethod: defaultPm ?? null,
+    defaultTaxRates: (await taxRateIds(scope, params.default_tax_rates, 'default_tax_rates')) ?? [],
+    description: params.description ?? null,
+    discounts: jsonOf((await discountsParam(params.discounts, 'discounts')) ?? []) as Prisma.JsonValue,
+    billingCycleAnchor: anchor,
+    interval: recurring.interval,
+    intervalCount: recurring.interval_count,
+    periodStart: now,
+    periodEnd,
+    startDate: now,
+    trialStart: trialEnd === null ? null : now,
+    trialEnd,
+    trialWillEndSent: false,
+    upcomingSentFor: null,
+    cancelAtPeriodEnd: params.cancel_at_period_end ?? false,
+    cancelAt: null,
+    canceledAt: null,
+    endedAt: null,
+    cancellationDetails: null,
+    metadata: applyMetadata({}, params.metadata as MetadataParam | undefined),
+    latestInvoice: null,
+    pendingUpdate: null,
+    nextActionAt: null,
+    trialMissingPaymentMethod: trialMissingPaymentMethodOf(params) ?? 'create_invoice',
+    pauseCollection: null,
+  };
+  const items: ItemRow[] = [];
+  for (const [i, item] of (params.items as Record<string, any>[]).entries()) {
+    const rates = await taxRateIds(scope, item.tax_rates, `items[${i}][tax_rates]`);
+    const discounts = await discountsParam(item.discounts, `items[${i}][discounts]`);
+    items.push(itemRowOf(id, prices[i], item, now, rates, discounts));
+  }
+  const view = await viewOf(tx, row, items, scope.accountId);
+  const stub = anchorParam !== undefined && anchorParam > now && trialEnd === null;
+  const lines = await periodLines(tx, view, now, periodEnd, { trial: trialEnd !== null });
+  // A first period cut short by the anchor bills its share of a whole period (nothing with `none`).
+  const first = !stub ? lines : params.proration_behavior === 'none' ? lines.map((l) => ({ ...l, amount: 0 })) : stubLines(lines, now, periodEnd, recurring);
+  // The first invoice takes the customer's pending items in its currency (not another subscription's).
+  const pending = await tx.invoiceItem.findMany({ where: { accountId: scope.accountId, customerId: customer.id, invoiceId: null, subscriptionId: null, currency: row.currency }, orderBy: { seq: 'asc' } });
+  const discounts = await appliedDiscounts(tx, await discountsBilled(tx, row), now);
+  return { row, items, trialEnd, lines: [...first, ...(await itemLines(tx, scope.accountId, pending))], discounts };
+}
+
 export async function createSubscription(ctx: RequestContext) {
   const { params, deps } = ctx;
   if (params.customer === undefined) throw parameterMissing('customer');
@@ -251,76 +359,8 @@ export async function createSubscription(ctx: RequestContext) {
     const customer = await lockCustomer(tx, ctx, params.customer);
     const now = await billingNow(tx, customer.testClockId, eventTime);
     const scope = requestScope(ctx, tx, now, eventTime);
-    const id = newId('sub');
-    const prices: PriceRow[] = [];
-    for (const [i, item] of (params.items as Record<string, any>[]).entries()) {
-      const price = await priceOfItem(scope, ctx, item, (n) => `items[${i}][${n}]`);
-      if (!price) throw parameterMissing(`items[${i}][price]`);
-      prices.push(price);
-    }
-    checkItems(prices.map((price) => ({ price })), 'items');
-    const recurring = prices[0].recurring as { interval: string; interval_count: number };
-    let trialEnd: number | null = null;
-    if (params.trial_period_days !== undefined && params.trial_period_days > 0) trialEnd = now + params.trial_period_days * 86_400;
-    if (params.trial_end !== undefined && params.trial_end !== 'now') {
-      if (params.trial_end <= now) throw invalidRequest(PAST_TIMESTAMP, 'parameter_invalid', 'trial_end');
-      trialEnd = params.trial_end;
-    }
-    const anchorParam: number | undefined = params.billing_cycle_anchor;
-    const fullPeriodEnd = addInterval(now, recurring.interval, recurring.interval_count);
-    if (anchorParam !== undefined && (anchorParam < now || anchorParam > fullPeriodEnd)) {
-      throw invalidRequest('`billing_cycle_anchor` must be in the future and no later than one billing period from now.', 'parameter_invalid', 'billing_cycle_anchor');
-    }
-    const anchor = trialEnd ?? anchorParam ?? now;
-    const periodEnd = trialEnd ?? (anchorParam !== undefined && anchorParam > now ? anchorParam : fullPeriodEnd);
-    const defaultPm = await attachedPaymentMethodParam(scope, ctx, params.default_payment_method, customer.id);
-    const row: SubscriptionRow = {
-      id,
-      customerId: customer.id,
-      testClockId: customer.testClockId,
-      created: now,
-      status: 'incomplete',
-      currency: prices[0].currency,
-      collectionMethod: collection,
-      daysUntilDue: params.days_until_due ?? null,
-      defaultPaymentMethod: defaultPm ?? null,
-      defaultTaxRates: (await taxRateIds(scope, params.default_tax_rates, 'default_tax_rates')) ?? [],
-      description: params.description ?? null,
-      discounts: jsonOf((await discountsOf(scope, params.discounts, 'discounts', { subscription: id })) ?? []) as Prisma.JsonValue,
-      billingCycleAnchor: anchor,
-      interval: recurring.interval,
-      intervalCount: recurring.interval_count,
-      periodStart: now,
-      periodEnd,
-      startDate: now,
-      trialStart: trialEnd === null ? null : now,
-      trialEnd,
-      trialWillEndSent: false,
-      upcomingSentFor: null,
-      cancelAtPeriodEnd: params.cancel_at_period_end ?? false,
-      cancelAt: null,
-      canceledAt: null,
-      endedAt: null,
-      cancellationDetails: null,
-      metadata: applyMetadata({}, params.metadata as MetadataParam | undefined),
-      latestInvoice: null,
-      pendingUpdate: null,
-      nextActionAt: null,
-      trialMissingPaymentMethod: trialMissingPaymentMethodOf(params) ?? 'create_invoice',
-      pauseCollection: null,
-    };
-    const items: ItemRow[] = [];
-    for (const [i, item] of (params.items as Record<string, any>[]).entries()) {
-      const rates = await taxRateIds(scope, item.tax_rates, `items[${i}][tax_rates]`);
-      const discounts = await discountsOf(scope, item.discounts, `items[${i}][discounts]`, { subscription: id });
-      items.push(itemRowOf(id, prices[i], item, now, rates, discounts));
-    }
-    const view = await viewOf(tx, row, items, ctx.caller.accountId);
-    const stub = anchorParam !== undefined && anchorParam > now && trialEnd === null;
-    const lines = await periodLines(tx, view, now, periodEnd, { trial: trialEnd !== null });
-    // A first period cut short by the anchor bills its share of a whole period (nothing with `none`).
-    const draftLines = !stub ? lines : params.proration_behavior === 'none' ? lines.map((l) => ({ ...l, amount: 0 })) : stubLines(lines, now, periodEnd, recurring);
-    const discounts = await appliedDiscounts(tx, await discountsBilled(tx, row), now);
+    const { row, items, trialEnd, lines: draftLines, discounts } = await newSubscription(scope, ctx, customer, params);
+    const id = row.id;
     const pm = row.defaultPaymentMethod ?? customer.defaultPaymentMethod;
     const due = amountDueOf({ lines: draftLines, discounts });
     const collect = !(behavior === 'default_incomplete' && due > 0);

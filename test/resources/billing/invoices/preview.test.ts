@@ -17,18 +17,24 @@ beforeAll(async () => {
 });
 afterAll(() => t.close());
 
-const { post, get } = requestsOf(() => t);
+const { post, get, del } = requestsOf(() => t);
 const START = Date.UTC(2027, 0, 15, 9) / 1000;
 const END = Date.UTC(2027, 1, 15, 9) / 1000;
 const NEXT_END = Date.UTC(2027, 2, 15, 9) / 1000;
 const DAY = 86400;
 const ACACIA = '2025-02-24.acacia';
 
-async function onClock(key: string, unitAmount = 3100, quantity = 1) {
+/** A customer on a test clock frozen at START, paying with the test card. */
+async function clockCustomer(key: string): Promise<string> {
   const clock = (await post(key, '/v1/test_helpers/test_clocks', { frozen_time: START })).body;
   const customer = (await post(key, '/v1/customers', { test_clock: clock.id, payment_method: 'pm_card_visa' })).body;
   const pm = (await get(key, `/v1/payment_methods?customer=${customer.id}`)).body.data[0].id;
   await post(key, `/v1/customers/${customer.id}`, { invoice_settings: { default_payment_method: pm } });
+  return customer.id;
+}
+
+async function onClock(key: string, unitAmount = 3100, quantity = 1) {
+  const customer = { id: await clockCustomer(key) };
   const gold = await recurringPrice(t, key, unitAmount, 'Gold');
   const silver = await recurringPrice(t, key, 2 * unitAmount, 'Silver');
   const res = await post(key, '/v1/subscriptions', { customer: customer.id, items: [{ price: gold.id, quantity }] });
@@ -182,6 +188,7 @@ describe('POST /v1/invoices/create_preview', () => {
       }),
       400, { code: 'parameter_unknown' },
     );
+    // From 2025-03-31.basil `customer` alone previews nothing (before it, the customer's next invoice: below).
     expectError(await post(key, '/v1/invoices/create_preview', { customer: s.customer }), 400, { code: 'parameter_missing' });
     expectError(await post(key, '/v1/invoices/create_preview', { subscription: s.sub.id, subscription_details: { items: [{ id: 'si_nope', quantity: 2 }] } }), 400, { code: 'resource_missing',
       param: 'subscription_details[items][0][id]',
@@ -263,5 +270,150 @@ describe('GET /v1/invoices/upcoming and /upcoming/lines (before 2025-03-31.basil
     const lines = await old.invoices.listUpcomingLines({ ...params, limit: 1 });
     expect(lines.data.map((l: any) => l.amount)).toEqual([6200]);
     expect(lines.has_more).toBe(true);
+  });
+});
+
+/** What an invoice's lines bill, as the first invoice of a subscription and its preview show them. */
+const firstFigures = (lines: any[]) => lines.map((l) => [l.amount, l.description, l.period.start, l.period.end]);
+
+describe('POST /v1/invoices/create_preview of a new subscription (customer and subscription_details[items])', () => {
+  test('2 × 1000 with the customer\'s pending item of 300 and a 25% coupon: the first invoice the create then makes, and nothing written (the coupon not redeemed)', async () => {
+    const key = newTestKey();
+    const customer = await clockCustomer(key);
+    const gold = await recurringPrice(t, key, 1000, 'Gold');
+    const coupon = (await post(key, '/v1/coupons', { percent_off: 25, duration: 'once' })).body;
+    expect((await post(key, '/v1/invoiceitems', { customer, amount: 300, currency: 'usd', description: 'Setup' })).status).toBe(200);
+    const before = await counts(key);
+    const params = { customer, subscription_details: { items: [{ price: gold.id, quantity: 2 }] }, discounts: [{ coupon: coupon.id }] };
+    const res = await post(key, '/v1/invoices/create_preview', params);
+    expect(res.status).toBe(200);
+    expectMatchesResponseSchema('PostInvoicesCreatePreview', 200, res.body);
+    expectMatchesSdkTypes(res.body);
+    // The first period (January 15 to February 15) bills 2 × 1000 = 2000; the pending item 300
+    // follows. 25% off each discountable line: 500 + 75 = 575. 2300 − 575 = 1725.
+    expect(firstFigures(res.body.lines.data)).toEqual([
+      [2000, '2 × Gold (at $10.00 / month)', START, END],
+      [300, 'Setup', START, START],
+    ]);
+    expect(res.body).toMatchObject({ id: expect.stringMatching(/^upcoming_in_/), customer, parent: null, subtotal: 2300, total_discount_amounts: [{ amount: 575 }], total: 1725, amount_due: 1725 });
+    // Nothing written: no invoice, item, subscription or event, and the coupon not redeemed.
+    expect(await counts(key)).toEqual(before);
+    expect((await get(key, `/v1/coupons/${coupon.id}`)).body.times_redeemed).toBe(0);
+
+    // The create with the same parameters makes that invoice, line for line.
+    const made = await post(key, '/v1/subscriptions', { customer, items: params.subscription_details.items, discounts: params.discounts });
+    expect(made.status).toBe(200);
+    const invoice = (await get(key, `/v1/invoices/${made.body.latest_invoice}`)).body;
+    expect(firstFigures(invoice.lines.data)).toEqual(firstFigures(res.body.lines.data));
+    expect(invoice).toMatchObject({ subtotal: 2300, total: 1725, amount_paid: 1725 });
+    expect((await get(key, `/v1/coupons/${coupon.id}`)).body.times_redeemed).toBe(1);
+    // The pending item went on that invoice.
+    expect((await get(key, '/v1/invoiceitems?pending=true')).body.data).toEqual([]);
+  });
+
+  test('a trial: the zero line "Trial period for …" up to trial_end, as the create makes it', async () => {
+    const key = newTestKey();
+    const customer = await clockCustomer(key);
+    const gold = await recurringPrice(t, key, 1000, 'Gold');
+    const trialEnd = START + 10 * DAY;
+    const items = [{ price: gold.id, quantity: 2 }];
+    const res = await post(key, '/v1/invoices/create_preview', { customer, subscription_details: { items, trial_end: trialEnd } });
+    expect(res.status).toBe(200);
+    // A trial bills nothing: one line of 0 from now to the trial's end.
+    expect(firstFigures(res.body.lines.data)).toEqual([[0, 'Trial period for Gold', START, trialEnd]]);
+    expect(res.body).toMatchObject({ total: 0, amount_due: 0 });
+    const made = await post(key, '/v1/subscriptions', { customer, items, trial_end: trialEnd });
+    expect(made.body.status).toBe('trialing');
+    const invoice = (await get(key, `/v1/invoices/${made.body.latest_invoice}`)).body;
+    expect(firstFigures(invoice.lines.data)).toEqual(firstFigures(res.body.lines.data));
+  });
+
+  test('a billing_cycle_anchor 10 days on: the first period prorated as the create prorates it', async () => {
+    const key = newTestKey();
+    const customer = await clockCustomer(key);
+    const gold = await recurringPrice(t, key, 3100, 'Gold');
+    const anchor = START + 10 * DAY;
+    const items = [{ price: gold.id }];
+    const res = await post(key, '/v1/invoices/create_preview', { customer, subscription_details: { items, billing_cycle_anchor: anchor } });
+    expect(res.status).toBe(200);
+    // The first period runs to the anchor, January 25: its share of the whole month that ends
+    // there (December 25 to January 25, 31 days) is 10/31; 3100 × 10 / 31 = 1000.
+    expect(firstFigures(res.body.lines.data)).toEqual([[1000, '1 × Gold (at $31.00 / month)', START, anchor]]);
+    expect(res.body.total).toBe(1000);
+    const made = await post(key, '/v1/subscriptions', { customer, items, billing_cycle_anchor: anchor });
+    const invoice = (await get(key, `/v1/invoices/${made.body.latest_invoice}`)).body;
+    expect(firstFigures(invoice.lines.data)).toEqual(firstFigures(res.body.lines.data));
+    expect(invoice.total).toBe(1000);
+  });
+
+  test('refusals name the parameters as sent: no customer, an unknown price, a past trial_end or anchor, proration_date, an unknown coupon', async () => {
+    const key = newTestKey();
+    const customer = await clockCustomer(key);
+    const gold = await recurringPrice(t, key, 1000, 'Gold');
+    const preview = (body: Record<string, unknown>) => post(key, '/v1/invoices/create_preview', body);
+    const items = [{ price: gold.id }];
+    expectError(await preview({ subscription_details: { items } }), 400, { code: 'parameter_missing', param: 'customer' });
+    expectError(await preview({ customer: 'cus_nope', subscription_details: { items } }), 400, { code: 'resource_missing', param: 'customer' });
+    expectError(await preview({ customer, subscription_details: { items: [{ price: 'price_nope' }] } }), 400, { code: 'resource_missing', param: 'subscription_details[items][0][price]' });
+    expectError(await preview({ customer, subscription_details: { items, trial_end: START - DAY } }), 400, { param: 'subscription_details[trial_end]' });
+    expectError(await preview({ customer, subscription_details: { items, billing_cycle_anchor: START - DAY } }), 400, { param: 'subscription_details[billing_cycle_anchor]' });
+    expectError(await preview({ customer, subscription_details: { items, proration_date: START } }), 400, { param: 'subscription_details[proration_date]' });
+    expectError(await preview({ customer, subscription_details: { items }, discounts: [{ coupon: 'nope' }] }), 400, { code: 'resource_missing', param: 'discounts[0][coupon]' });
+    expect((await get(key, '/v1/subscriptions?status=all')).body.data).toEqual([]);
+  });
+
+  test('the official SDK: stripe.invoices.createPreview of a new subscription', async () => {
+    const key = newTestKey();
+    const customer = await clockCustomer(key);
+    const gold = await recurringPrice(t, key, 1000, 'Gold');
+    const coupon = (await post(key, '/v1/coupons', { percent_off: 25, duration: 'forever' })).body;
+    const preview = await t.stripe(key).invoices.createPreview({ customer, subscription_details: { items: [{ price: gold.id, quantity: 2 }] }, discounts: [{ coupon: coupon.id }] });
+    // 2 × 1000 = 2000, 25% off: 2000 − 500 = 1500.
+    expect(preview.lines.data.map((l) => l.amount)).toEqual([2000]);
+    expect(preview.total).toBe(1500);
+    expect(preview.id).toMatch(/^upcoming_in_/);
+  });
+});
+
+describe("a customer's next invoice: `customer` alone, before 2025-03-31.basil", () => {
+  test('GET /v1/invoices/upcoming?customer=: the renewal of the subscription that renews soonest; create_preview the same before basil', async () => {
+    const key = newTestKey();
+    const s = await onClock(key);
+    // A second subscription anchored 10 days on renews first, January 25.
+    const anchor = START + 10 * DAY;
+    const second = await post(key, '/v1/subscriptions', { customer: s.customer, items: [{ price: s.silver.id }], billing_cycle_anchor: anchor });
+    expect(second.status).toBe(200);
+    const before = await counts(key);
+    const res = await get(key, `/v1/invoices/upcoming?customer=${s.customer}`, { 'Stripe-Version': ACACIA });
+    expect(res.status).toBe(200);
+    expectMatchesResponseSchema('GetInvoicesUpcoming', 200, res.body);
+    // Its renewal bills Silver's whole next period, January 25 to February 25: 6200.
+    expect(firstFigures(res.body.lines.data)).toEqual([[6200, '1 × Silver (at $62.00 / month)', anchor, Date.UTC(2027, 1, 25, 9) / 1000]]);
+    expect(res.body).toMatchObject({ subscription: second.body.id, total: 6200, billing_reason: 'upcoming' });
+    const lines = await get(key, `/v1/invoices/upcoming/lines?customer=${s.customer}`, { 'Stripe-Version': ACACIA });
+    expect(lines.body.data.map((l: any) => l.amount)).toEqual([6200]);
+    const created = await post(key, '/v1/invoices/create_preview', { customer: s.customer }, { 'Stripe-Version': ACACIA });
+    expect(created.status).toBe(200);
+    expect(created.body).toMatchObject({ subscription: second.body.id, total: 6200 });
+    expect(await counts(key)).toEqual(before);
+    // Once it is canceled, the first one (Gold, renewing February 15) is next: 3100.
+    expect((await del(key, `/v1/subscriptions/${second.body.id}`)).status).toBe(200);
+    const next = await get(key, `/v1/invoices/upcoming?customer=${s.customer}`, { 'Stripe-Version': ACACIA });
+    expect(next.body).toMatchObject({ subscription: s.sub.id, total: 3100, period_start: END, period_end: NEXT_END });
+  });
+
+  test('without subscriptions: its pending items, else 404 invoice_upcoming_none; an old SDK (stripe-node 17) sees the same', async () => {
+    const key = newTestKey();
+    const customer = await clockCustomer(key);
+    const old = client(t, MAJORS.find((m) => m.pkg === 'stripe-v17')!, key).stripe;
+    const none = await get(key, `/v1/invoices/upcoming?customer=${customer}`, { 'Stripe-Version': ACACIA });
+    expectError(none, 404, { code: 'invoice_upcoming_none' });
+    expect(none.body.error.message).toBe(`No upcoming invoices for customer: ${customer}`);
+    await expect(old.invoices.retrieveUpcoming({ customer })).rejects.toMatchObject({ statusCode: 404, code: 'invoice_upcoming_none' });
+    await post(key, '/v1/invoiceitems', { customer, amount: 700, currency: 'usd', description: 'Consulting' });
+    // One pending item of 700: an invoice of it alone.
+    const upcoming = await old.invoices.retrieveUpcoming({ customer });
+    expect(upcoming.lines.data.map((l: any) => [l.amount, l.description])).toEqual([[700, 'Consulting']]);
+    expect(upcoming).toMatchObject({ total: 700, subscription: null });
   });
 });
