@@ -1,16 +1,19 @@
 import { unixSeconds } from '../../../lib/clock';
 import { hasIdShape, newId } from '../../../lib/ids';
-import { ApiError, invalidRequest, parameterMissing, resourceMissing, unrecognizedUrl } from '../../../kernel/errors';
+import { ApiError, invalidRequest, parameterMissing, parametersExclusive, resourceMissing, unrecognizedUrl } from '../../../kernel/errors';
+import { currencyOf } from '../../../lib/currencies';
 import { paginateItems } from '../../../kernel/list';
 import { API_VERSIONS, embed, embeddedOf } from '../../../kernel/versions';
 import type { RequestContext } from '../../../kernel/route';
-import { addInterval, nextPeriodEnd } from '../invoices/amounts';
+import { addInterval, nextPeriodEnd, priceAmount } from '../invoices/amounts';
 import type { Tx } from '../../../events/emit';
-import { draftInvoice, itemLines, lineRefs, requestScope, type DraftLine, type InvoiceSpec, type MadeInvoice, type Scope } from '../invoices/billing';
+import { draftInvoice, itemLines, lineRefs, requestScope, taxRatesById, type DraftLine, type InvoiceSpec, type MadeInvoice, type Scope } from '../invoices/billing';
+import { oneTimePrice } from '../invoice_items/service';
+import type { PriceRow } from '../prices/serializer';
 import { serializeInvoice, serializeLine, type LineRefs } from '../invoices/serializer';
 import { appliedDiscounts, discountsBilled, loadView, pendingItemLines, periodLines, viewOf } from './billing';
 import type { SubscriptionView } from './serializer';
-import { billingNow, changeOptionsOf, changeProrations, checkPeriodParams, discountsOf, newSubscription, planItems, proLine, unusedCredits, type ItemParam } from './service';
+import { billingNow, changeOptionsOf, changeProrations, checkPeriodParams, discountsOf, newSubscription, planItems, proLine, taxRateIds, unusedCredits, type ItemParam } from './service';
 
 // Invoice previews (`POST /v1/invoices/create_preview`, and `GET /v1/invoices/upcoming` before
 // 2025-03-31.basil): the invoice a subscription change would make, worked out by the update's
@@ -34,6 +37,8 @@ export interface PreviewRequest {
   readonly details: PreviewDetails;
   /** The invoice's discounts instead of the subscription's or customer's (a new subscription's own). */
   readonly discounts?: Record<string, string>[] | '';
+  /** `invoice_items`: one-off items added to the preview (written nowhere). */
+  readonly invoiceItems?: Record<string, any>[];
   /** `customer` alone previews the customer's next invoice (the upcoming invoice; create_preview before 2025-03-31.basil). */
   readonly customerAlone: boolean;
 }
@@ -82,7 +87,7 @@ async function preview(ctx: RequestContext, request: PreviewRequest): Promise<Pr
     return previewChange(ctx, request, stored);
   }
   if (request.details.items !== undefined) return previewNew(ctx, request);
-  if (request.customer !== undefined && request.customerAlone) return previewCustomer(ctx, request);
+  if (request.customer !== undefined && (request.customerAlone || request.invoiceItems !== undefined)) return previewCustomer(ctx, request);
   throw invalidRequest(NONE_GIVEN, 'parameter_missing', 'subscription');
 }
 
@@ -114,6 +119,87 @@ async function previewOf(scope: Scope, spec: InvoiceSpec, customer: Parameters<t
   const invoice = { row: draft.row, lines: draft.lines.map((l, i) => ({ ...l, id: `il_tmp_${key}${String(i).padStart(3, '0')}` })) };
   return { invoice, refs: await lineRefs(scope.tx, scope.accountId, invoice.lines, [invoice.row], scope.now) };
 }
+
+/**
+ * `invoice_items`: one-off lines the preview adds after its own, as invoice items would bill them
+ * (a one-time `price` × `quantity`, or `amount`, `unit_amount`/`unit_amount_decimal` × `quantity`
+ * or `price_data` in `currency`, by default the invoice's), written nowhere: an inline amount's
+ * price is made in memory only. Each must be in the invoice's currency.
+ */
+async function addedLines(scope: Scope, request: PreviewRequest, currency: string | undefined): Promise<DraftLine[]> {
+  const lines: DraftLine[] = [];
+  for (const [i, item] of (request.invoiceItems ?? []).entries()) {
+    const at = (name: string) => `invoice_items[${i}][${name}]`;
+    const given = ['price', 'price_data', 'amount', 'unit_amount', 'unit_amount_decimal'].filter((name) => item[name] !== undefined);
+    if (given.length > 1) throw parametersExclusive(at(given[0]), at(given[1]));
+    if (given.length === 0) throw invalidRequest('You must specify either `amount`, `price`, `price_data`, `unit_amount` or `unit_amount_decimal`.', 'parameter_missing', at('amount'));
+    if (item.amount !== undefined && item.quantity !== undefined) throw parametersExclusive(at('amount'), at('quantity'));
+    let price: PriceRow;
+    if (item.price !== undefined) {
+      price = await oneTimePrice(scope.tx, scope.accountId, item.price, at('price'));
+    } else {
+      const data: Record<string, any> | undefined = item.price_data;
+      const named = data?.currency ?? item.currency ?? currency;
+      if (named === undefined) throw parameterMissing(at('currency'));
+      let productId = newId('prod');
+      if (data !== undefined) {
+        if (data.unit_amount !== undefined && data.unit_amount_decimal !== undefined) throw parametersExclusive(`invoice_items[${i}][price_data][unit_amount]`, `invoice_items[${i}][price_data][unit_amount_decimal]`);
+        const product = hasIdShape('prod', data.product) ? await scope.tx.product.findUnique({ where: { id: data.product, accountId: scope.accountId }, select: { id: true } }) : null;
+        if (!product) throw resourceMissing('product', data.product, `invoice_items[${i}][price_data][product]`, 400);
+        productId = product.id;
+      }
+      const unit = String(item.amount ?? item.unit_amount ?? item.unit_amount_decimal ?? data?.unit_amount ?? data?.unit_amount_decimal);
+      price = previewPrice(currencyOf(named, data?.currency !== undefined ? `invoice_items[${i}][price_data][currency]` : at('currency')), unit, productId, scope.eventTime);
+    }
+    if (currency !== undefined && price.currency !== currency) {
+      throw invalidRequest(`The currency of invoice_items[${i}] (${price.currency}) must match the invoice's (${currency}).`, 'parameter_invalid', at('currency'));
+    }
+    currency = price.currency;
+    const quantity: number = item.quantity ?? 1;
+    const amount = priceAmount(price, quantity);
+    if (item.period !== undefined && item.period.end < item.period.start) throw invalidRequest('The period end must be at or after the period start.', 'parameter_invalid', `invoice_items[${i}][period][end]`);
+    const rates = await taxRatesById(scope.tx, scope.accountId, (await taxRateIds(scope, item.tax_rates, at('tax_rates'))) ?? []);
+    lines.push({
+      invoiceItemId: null,
+      subscriptionItemId: null,
+      price,
+      quantity,
+      amount,
+      description: item.description ?? '',
+      proration: false,
+      // A credit isn't discounted unless asked, as invoice items aren't.
+      discountable: item.discountable ?? amount >= 0,
+      periodStart: item.period?.start ?? scope.now,
+      periodEnd: item.period?.end ?? scope.now,
+      taxRates: [...rates.values()],
+      discountAmounts: [],
+    });
+  }
+  return lines;
+}
+
+/** The one-time price an inline amount bills at, as an invoice item's would be, kept in memory. */
+const previewPrice = (currency: string, unitAmountDecimal: string, productId: string, created: number): PriceRow =>
+  ({
+    id: newId('price'),
+    productId,
+    created,
+    active: false,
+    type: 'one_time',
+    billingScheme: 'per_unit',
+    currency,
+    unitAmount: /^-?\d+$/.test(unitAmountDecimal) ? BigInt(unitAmountDecimal) : null,
+    unitAmountDecimal,
+    customUnitAmount: null,
+    recurring: null,
+    tiersMode: null,
+    tiers: null,
+    transformQuantity: null,
+    taxBehavior: null,
+    lookupKey: null,
+    nickname: null,
+    metadata: {},
+  }) as PriceRow;
 
 /**
  * The first invoice a new subscription (`customer` and `subscription_details[items]`) would make,
@@ -150,7 +236,7 @@ async function previewNew(ctx: RequestContext, request: PreviewRequest): Promise
     billingReason: 'upcoming',
     periodStart: scope.now,
     periodEnd: scope.now,
-    lines: made.lines,
+    lines: [...made.lines, ...(await addedLines(scope, request, made.row.currency))],
     discounts: made.discounts,
   };
   return previewOf(scope, spec, customer, customer.id.slice(4));
@@ -164,17 +250,21 @@ async function previewNew(ctx: RequestContext, request: PreviewRequest): Promise
 async function previewCustomer(ctx: RequestContext, request: PreviewRequest): Promise<Preview> {
   const tx = ctx.deps.prisma;
   const customer = await customerOf(tx, ctx, request.customer!);
-  const next = await tx.subscription.findFirst({
+  // From 2025-03-31.basil `invoice_items` without a subscription preview them (and what is pending) alone.
+  const next = !request.customerAlone ? null : await tx.subscription.findFirst({
     where: { accountId: ctx.caller.accountId, customerId: customer.id, status: { in: ['active', 'trialing', 'past_due', 'unpaid'] }, cancelAtPeriodEnd: false },
     orderBy: [{ periodEnd: 'asc' }, { seq: 'asc' }],
   });
   if (next) return previewChange(ctx, { ...request, subscription: next.id }, next);
   const scope = await previewScope(ctx, customer.testClockId);
   const pending = await tx.invoiceItem.findMany({ where: { accountId: ctx.caller.accountId, customerId: customer.id, invoiceId: null, subscriptionId: null }, orderBy: { seq: 'asc' } });
-  if (pending.length === 0) throw new ApiError({ status: 404, code: 'invoice_upcoming_none', message: `No upcoming invoices for customer: ${customer.id}` });
-  // One invoice has one currency: the first pending item's, as a manual invoice takes them.
-  const currency = pending[0].currency;
-  const lines = await itemLines(tx, ctx.caller.accountId, pending.filter((i) => i.currency === currency));
+  if (pending.length === 0 && request.invoiceItems === undefined) {
+    throw new ApiError({ status: 404, code: 'invoice_upcoming_none', message: `No upcoming invoices for customer: ${customer.id}` });
+  }
+  // One invoice has one currency: the first pending item's (as a manual invoice takes them), else the first added one's.
+  const added = await addedLines(scope, request, pending[0]?.currency);
+  const currency = pending[0]?.currency ?? added[0].price.currency;
+  const lines = [...(await itemLines(tx, ctx.caller.accountId, pending.filter((i) => i.currency === currency))), ...added];
   const discounts = (await givenDiscounts(scope, request, scope.now)) ?? (await appliedDiscounts(tx, await discountsBilled(tx, { discounts: [], customerId: customer.id }), scope.now));
   const spec: InvoiceSpec = { customerId: customer.id, subscription: null, currency, billingReason: 'upcoming', periodStart: scope.now, periodEnd: scope.now, lines, discounts };
   return previewOf(scope, spec, customer, customer.id.slice(4));
@@ -236,7 +326,7 @@ async function previewChange(ctx: RequestContext, request: PreviewRequest, store
     billingReason: 'upcoming',
     periodStart: period.start,
     periodEnd: period.end,
-    lines,
+    lines: [...lines, ...(await addedLines(scope, request, sub.currency))],
     discounts: (await givenDiscounts(scope, request, period.start)) ?? (await appliedDiscounts(tx, await discountsBilled(tx, sub), period.start)),
     prorationDate: prorations.length > 0 ? t : undefined,
   };
@@ -269,6 +359,7 @@ const requestOf = (params: Record<string, any>) => ({
   subscription: params.subscription as string | undefined,
   details: (params.subscription_details ?? {}) as PreviewDetails,
   discounts: params.discounts as PreviewRequest['discounts'],
+  invoiceItems: params.invoice_items as PreviewRequest['invoiceItems'],
 });
 
 /** The preview as `GET /v1/invoices/upcoming` answered it: without an id (its parameters were upgraded to `subscription_details`). */

@@ -154,7 +154,7 @@ async function priceOfItem(scope: Scope, ctx: RequestContext, item: Record<strin
 }
 
 /** Tax rate ids of the caller's account, each checked; `''` clears (an empty list). */
-async function taxRateIds(scope: Scope, ids: string[] | '' | undefined, param: string): Promise<string[] | undefined> {
+export async function taxRateIds(scope: Scope, ids: string[] | '' | undefined, param: string): Promise<string[] | undefined> {
   if (ids === undefined) return undefined;
   if (ids === '') return [];
   const found = await scope.tx.taxRate.findMany({ where: { accountId: scope.accountId, id: { in: ids.filter((id) => hasIdShape('txr', id)) } }, select: { id: true } });

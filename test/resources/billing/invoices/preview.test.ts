@@ -1,5 +1,6 @@
 import { newTestKey, startTestApp, type TestApp } from '../../../helpers/app';
 import { recurringPrice } from '../../../helpers/billing';
+import { createPrice } from '../../../helpers/fixtures';
 import { expectError, requestsOf } from '../../../helpers/requests';
 import { expectMatchesResponseSchema } from '../../../helpers/responseSchemas';
 import { expectMatchesSdkTypes } from '../../../helpers/sdkTypes';
@@ -415,5 +416,72 @@ describe("a customer's next invoice: `customer` alone, before 2025-03-31.basil",
     const upcoming = await old.invoices.retrieveUpcoming({ customer });
     expect(upcoming.lines.data.map((l: any) => [l.amount, l.description])).toEqual([[700, 'Consulting']]);
     expect(upcoming).toMatchObject({ total: 700, subscription: null });
+  });
+});
+
+describe('invoice_items: one-off items added to a preview, written nowhere', () => {
+  test("on a subscription's renewal, a new subscription's first invoice, and (from basil) alone with the customer's pending items", async () => {
+    const key = newTestKey();
+    const s = await onClock(key);
+    const oneTime = await createPrice(t, key, { unit_amount: 1500, product_data: { name: 'Bag' } });
+    const coupon = (await post(key, '/v1/coupons', { percent_off: 10, duration: 'once' })).body;
+    const before = await counts(key);
+    const prices = (await get(key, '/v1/prices?limit=100')).body.data.length;
+    const invoiceItems = [
+      { amount: 500, currency: 'usd', description: 'Extra', period: { start: START, end: START + DAY } },
+      { price: oneTime.id, quantity: 2, description: 'Two bags' },
+      { unit_amount: 250, quantity: 4, description: 'Stickers' },
+      { amount: -200, description: 'Goodwill' },
+    ];
+    const renewal = await post(key, '/v1/invoices/create_preview', { subscription: s.sub.id, invoice_items: invoiceItems });
+    expect(renewal.status).toBe(200);
+    expectMatchesResponseSchema('PostInvoicesCreatePreview', 200, renewal.body);
+    expectMatchesSdkTypes(renewal.body);
+    // The renewal bills Gold 3100 (February 15 to March 15); then 500, 2 × 1500 = 3000,
+    // 4 × 250 = 1000 and the credit −200 (its currency the invoice's). 3100 + 500 + 3000 + 1000 − 200 = 7400.
+    expect(firstFigures(renewal.body.lines.data)).toEqual([
+      [3100, '1 × Gold (at $31.00 / month)', END, NEXT_END],
+      [500, 'Extra', START, START + DAY],
+      [3000, 'Two bags', START, START],
+      [1000, 'Stickers', START, START],
+      [-200, 'Goodwill', START, START],
+    ]);
+    expect(renewal.body.lines.data.map((l: any) => [l.quantity, l.discountable])).toEqual([[1, true], [1, true], [2, true], [4, true], [1, false]]);
+    expect(renewal.body.total).toBe(7400);
+
+    // A new subscription's first invoice with a 10% coupon: Gold 3100, then 500 (discountable)
+    // and the credit −200 (not discountable). 10% of 3100 + 500 = 360; 3400 − 360 = 3040.
+    const first = await post(key, '/v1/invoices/create_preview', {
+      customer: s.customer,
+      subscription_details: { items: [{ price: s.gold.id }] },
+      discounts: [{ coupon: coupon.id }],
+      invoice_items: [invoiceItems[0], invoiceItems[3]],
+    });
+    expect(first.status).toBe(200);
+    expect(first.body.lines.data.map((l: any) => l.amount)).toEqual([3100, 500, -200]);
+    expect(first.body).toMatchObject({ subtotal: 3400, total: 3040 });
+
+    // From basil, `customer` with `invoice_items` and no subscription: the pending items (none
+    // here but the subscription's own, which stay its) and the items given: 500 + 3000 = 3500.
+    const alone = await post(key, '/v1/invoices/create_preview', { customer: s.customer, invoice_items: invoiceItems.slice(0, 2) });
+    expect(alone.status).toBe(200);
+    expect(alone.body).toMatchObject({ parent: null, total: 3500, lines: { data: [{ amount: 500 }, { amount: 3000 }] } });
+
+    // Nothing written, not even the inline amounts' prices.
+    expect(await counts(key)).toEqual(before);
+    expect((await get(key, '/v1/prices?limit=100')).body.data.length).toBe(prices);
+    expect((await get(key, `/v1/coupons/${coupon.id}`)).body.times_redeemed).toBe(0);
+  });
+
+  test('refused: another currency than the invoice\'s, a recurring or unknown price, two amounts, none', async () => {
+    const key = newTestKey();
+    const s = await onClock(key);
+    const preview = (items: Record<string, unknown>[]) => post(key, '/v1/invoices/create_preview', { subscription: s.sub.id, invoice_items: items });
+    expectError(await preview([{ amount: 100, currency: 'eur' }]), 400, { code: 'parameter_invalid', param: 'invoice_items[0][currency]' });
+    expectError(await preview([{ price: s.gold.id }]), 400, { code: 'parameter_invalid', param: 'invoice_items[0][price]' });
+    expectError(await preview([{ amount: 1 }, { price: 'price_nope' }]), 400, { code: 'resource_missing', param: 'invoice_items[1][price]' });
+    expectError(await preview([{ amount: 100, unit_amount: 100 }]), 400, { code: 'parameters_exclusive' });
+    expectError(await preview([{ description: 'Nothing' }]), 400, { code: 'parameter_missing', param: 'invoice_items[0][amount]' });
+    expectError(await preview([{ amount: 1, period: { start: START, end: START - 1 } }]), 400, { param: 'invoice_items[0][period][end]' });
   });
 });
