@@ -214,6 +214,13 @@ async function previewNew(ctx: RequestContext, request: PreviewRequest): Promise
   if (details.proration_date !== undefined) {
     throw invalidRequest('`proration_date` can only be used when previewing a change of an existing `subscription`.', 'parameter_invalid', 'proration_date');
   }
+  // What names an existing item means nothing to a new subscription.
+  for (const [i, item] of (details.items ?? []).entries()) {
+    const named = ['id', 'deleted', 'clear_usage'].find((name) => item[name] !== undefined);
+    if (named !== undefined) {
+      throw invalidRequest(`\`subscription_details[items][${i}][${named}]\` can only be used when previewing a change of an existing \`subscription\`.`, 'parameter_invalid', `items[${i}][${named}]`);
+    }
+  }
   const made = await newSubscription(
     scope,
     ctx,

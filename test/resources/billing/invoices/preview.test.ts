@@ -359,6 +359,7 @@ describe('POST /v1/invoices/create_preview of a new subscription (customer and s
     expectError(await preview({ customer, subscription_details: { items, trial_end: START - DAY } }), 400, { param: 'subscription_details[trial_end]' });
     expectError(await preview({ customer, subscription_details: { items, billing_cycle_anchor: START - DAY } }), 400, { param: 'subscription_details[billing_cycle_anchor]' });
     expectError(await preview({ customer, subscription_details: { items, proration_date: START } }), 400, { param: 'subscription_details[proration_date]' });
+    expectError(await preview({ customer, subscription_details: { items: [{ id: 'si_x', quantity: 2 }] } }), 400, { code: 'parameter_invalid', param: 'subscription_details[items][0][id]' });
     expectError(await preview({ customer, subscription_details: { items }, discounts: [{ coupon: 'nope' }] }), 400, { code: 'resource_missing', param: 'discounts[0][coupon]' });
     expect((await get(key, '/v1/subscriptions?status=all')).body.data).toEqual([]);
   });
