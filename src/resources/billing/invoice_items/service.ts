@@ -109,6 +109,15 @@ async function inlinePrice(scope: Scope, currency: string, unitAmountDecimal: st
 
 const ONE_TIME_MESSAGE = 'The price specified is set to `type=recurring` but this field only accepts prices with `type=one_time`.';
 
+/** The active one-time price `id` of the account, as an item names it (`param`); also what an invoice preview's `invoice_items` name. */
+export async function oneTimePrice(tx: Tx, accountId: string, id: string, param: string): Promise<PriceRow> {
+  const found = hasIdShape('price', id) ? await tx.price.findUnique({ where: { id, accountId } }) : null;
+  if (!found) throw resourceMissing('price', id, param, 400);
+  if (found.type !== 'one_time') throw invalidRequest(ONE_TIME_MESSAGE, 'parameter_invalid', param);
+  if (!found.active) throw invalidRequest(`The price \`${id}\` is not active and can't be used for new invoice items.`, 'parameter_invalid', param);
+  return strip(found) as unknown as PriceRow;
+}
+
 /**
  * What the item charges for, from its pricing parameters (`pricing[price]` or `price`,
  * `price_data`, `amount`, `unit_amount_decimal`): its price, or undefined when none is given.
@@ -125,13 +134,7 @@ async function pricingOf(scope: Scope, params: Record<string, any>, description:
   ].filter(([, v]) => v !== undefined) as [string, unknown][];
   if (given.length > 1) throw parametersExclusive(given[0][0], given[1][0]);
   if (given.length === 0) return undefined;
-  if (named !== undefined) {
-    const found = hasIdShape('price', named) ? await scope.tx.price.findUnique({ where: { id: named, accountId: scope.accountId } }) : null;
-    if (!found) throw resourceMissing('price', named, namedParam, 400);
-    if (found.type !== 'one_time') throw invalidRequest(ONE_TIME_MESSAGE, 'parameter_invalid', namedParam);
-    if (!found.active) throw invalidRequest(`The price \`${named}\` is not active and can't be used for new invoice items.`, 'parameter_invalid', namedParam);
-    return strip(found) as unknown as PriceRow;
-  }
+  if (named !== undefined) return oneTimePrice(scope.tx, scope.accountId, named, namedParam);
   if (params.price_data !== undefined) {
     const data: Record<string, any> = params.price_data;
     if (data.unit_amount !== undefined && data.unit_amount_decimal !== undefined) throw parametersExclusive('price_data[unit_amount]', 'price_data[unit_amount_decimal]');

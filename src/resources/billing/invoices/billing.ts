@@ -806,10 +806,11 @@ export async function attachedPaymentMethodParam(scope: Scope, ctx: RequestConte
 
 /**
  * One discount: the coupon `coupon` names, or the one behind the active promotion code
- * `promotion_code`, checked valid and redeemed at `scope.now` (`at` names the parameters in errors).
+ * `promotion_code`, checked valid and redeemed at `scope.now` (`at` names the parameters in errors;
+ * `preview`: checked only, not redeemed).
  * Subscriptions, customers (`customerDiscounts`) and manual invoices store what it answers.
  */
-export async function redeemDiscount(scope: Scope, d: { coupon?: string; promotion_code?: string }, at: (name: string) => string): Promise<CustomerDiscount> {
+export async function redeemDiscount(scope: Scope, d: { coupon?: string; promotion_code?: string }, at: (name: string) => string, options: { preview?: boolean } = {}): Promise<CustomerDiscount> {
   let coupon;
   let promotionCode: string | null = null;
   if (d.promotion_code !== undefined) {
@@ -823,7 +824,8 @@ export async function redeemDiscount(scope: Scope, d: { coupon?: string; promoti
   }
   if (!isCouponValid(coupon, scope.now)) throw invalidRequest(`Coupon ${coupon.id} is no longer valid.`, 'coupon_expired', at('coupon'));
   const end = coupon.duration === 'repeating' ? addInterval(scope.now, 'month', coupon.durationInMonths ?? 1) : null;
-  await scope.tx.coupon.update({ where: { seq: coupon.seq }, data: { timesRedeemed: { increment: 1 } }, select: { seq: true } });
+  // A preview checks the discount as the redemption would, and counts nothing.
+  if (!options.preview) await scope.tx.coupon.update({ where: { seq: coupon.seq }, data: { timesRedeemed: { increment: 1 } }, select: { seq: true } });
   return { id: newId('di'), coupon: coupon.id, coupon_seq: String(coupon.seq), promotion_code: promotionCode, start: scope.now, end };
 }
 
@@ -837,6 +839,8 @@ export async function discountParams<R extends DiscountRecord = CustomerDiscount
   list: readonly Record<string, string>[],
   param: string,
   reusable: readonly R[] | null = null,
+  /** `preview`: checked, not redeemed. */
+  options: { preview?: boolean } = {},
 ): Promise<(R | CustomerDiscount)[]> {
   const kinds = reusable === null ? ['coupon', 'promotion_code'] : ['coupon', 'discount', 'promotion_code'];
   const out: (R | CustomerDiscount)[] = [];
@@ -847,7 +851,7 @@ export async function discountParams<R extends DiscountRecord = CustomerDiscount
     if (given.length !== 1) throw invalidRequest(`Each discount needs exactly one of ${kinds.map((k) => `\`${k}\``).join(', ')}.`, 'parameter_invalid', at(given[1] ?? 'coupon'));
     const reused = d.discount === undefined ? undefined : reusable?.find((r) => r.id === d.discount);
     if (d.discount !== undefined && !reused) throw resourceMissing('discount', d.discount, at('discount'), 400);
-    out.push(reused ?? (await redeemDiscount(scope, d, at)));
+    out.push(reused ?? (await redeemDiscount(scope, d, at, options)));
   }
   // A discount named twice applies once.
   return out.filter((r, i) => out.findIndex((o) => o.id === r.id) === i);

@@ -11,7 +11,8 @@ import { handOffEvents } from '../../../events/jobs';
 import { insertPrice, newPriceData } from '../prices/service';
 import type { PriceRow } from '../prices/serializer';
 import { addInterval, isMetered, nextPeriodEnd, priceAmount, prorate } from '../invoices/amounts';
-import { attachedPaymentMethodParam, chargeOutcome, discountParams, emitIn, requestScope, amountDueOf, lockSubscriptionRow, paymentMethodFor, type Charge, type Scope } from '../invoices/billing';
+import { attachedPaymentMethodParam, chargeOutcome, discountParams, emitIn, itemLines, requestScope, amountDueOf, lockSubscriptionRow, paymentMethodFor, type Charge, type DraftLine, type Scope } from '../invoices/billing';
+import type { AppliedDiscount } from '../invoices/amounts';
 import {
   appliedDiscounts,
   billSubscription,
@@ -152,7 +153,7 @@ async function priceOfItem(scope: Scope, ctx: RequestContext, item: Record<strin
 }
 
 /** Tax rate ids of the caller's account, each checked; `''` clears (an empty list). */
-async function taxRateIds(scope: Scope, ids: string[] | '' | undefined, param: string): Promise<string[] | undefined> {
+export async function taxRateIds(scope: Scope, ids: string[] | '' | undefined, param: string): Promise<string[] | undefined> {
   if (ids === undefined) return undefined;
   if (ids === '') return [];
   const found = await scope.tx.taxRate.findMany({ where: { accountId: scope.accountId, id: { in: ids.filter((id) => hasIdShape('txr', id)) } }, select: { id: true } });
@@ -162,11 +163,16 @@ async function taxRateIds(scope: Scope, ids: string[] | '' | undefined, param: s
   return [...new Set(ids)];
 }
 
-/** `discounts` parameters (coupons or promotion codes) as stored discounts; `''` clears. */
-async function discountsOf(scope: Scope, list: Record<string, string>[] | '' | undefined, param: string, _ids: { subscription: string }): Promise<StoredDiscount[] | undefined> {
+/** `discounts` parameters (coupons or promotion codes) as stored discounts; `''` clears (`preview`: checked, not redeemed). */
+export async function discountsOf(
+  scope: Scope,
+  list: Record<string, string>[] | '' | undefined,
+  param: string,
+  options: { preview?: boolean } = {},
+): Promise<StoredDiscount[] | undefined> {
   if (list === undefined) return undefined;
   if (list === '') return [];
-  return discountParams(scope, list, param);
+  return discountParams(scope, list, param, null, options);
 }
 
 /** Prices of a subscription's live items must share currency and billing interval, and appear once. */
@@ -223,6 +229,107 @@ const itemRowOf = (sub: string, price: PriceRow, item: Record<string, any>, crea
 const insertItem = (tx: Tx, accountId: string, row: ItemRow) =>
   tx.subscriptionItem.create({ data: { ...row, accountId, metadata: jsonOf(row.metadata), discounts: jsonOf(row.discounts), billingThresholds: nullableJson(row.billingThresholds) }, select: { id: true } });
 
+/** A new subscription as its parameters make it, before anything of it is written, and its first invoice. */
+export interface NewSubscription {
+  /** `incomplete`, without its latest invoice yet. */
+  readonly row: SubscriptionRow;
+  readonly items: ItemRow[];
+  readonly trialEnd: number | null;
+  /** The first invoice's lines: the first period's (nothing in a trial; its share when an anchor cuts it short), then the customer's pending items. */
+  readonly lines: DraftLine[];
+  readonly discounts: AppliedDiscount[];
+}
+
+/**
+ * What `POST /v1/subscriptions` makes of `params` for `customer` at `scope.now`, and the first
+ * invoice it bills: the create's own arithmetic, shared with the preview of a new subscription.
+ * It writes nothing but an inline `price_data`'s price and the coupons' redemptions, and with
+ * `preview` not those either (a preview takes no `price_data`; its discounts are checked only).
+ */
+export async function newSubscription(
+  scope: Scope,
+  ctx: RequestContext,
+  customer: { id: string; testClockId: string | null },
+  params: Record<string, any>,
+  options: { preview?: boolean } = {},
+): Promise<NewSubscription> {
+  const { tx, now } = scope;
+  const id = newId('sub');
+  const prices: PriceRow[] = [];
+  for (const [i, item] of (params.items as Record<string, any>[]).entries()) {
+    const price = await priceOfItem(scope, ctx, item, (n) => `items[${i}][${n}]`);
+    if (!price) throw parameterMissing(`items[${i}][price]`);
+    prices.push(price);
+  }
+  checkItems(prices.map((price) => ({ price })), 'items');
+  const recurring = prices[0].recurring as { interval: string; interval_count: number };
+  let trialEnd: number | null = null;
+  if (params.trial_period_days !== undefined && params.trial_period_days > 0) trialEnd = now + params.trial_period_days * 86_400;
+  if (params.trial_end !== undefined && params.trial_end !== 'now') {
+    if (params.trial_end <= now) throw invalidRequest(PAST_TIMESTAMP, 'parameter_invalid', 'trial_end');
+    trialEnd = params.trial_end;
+  }
+  const anchorParam: number | undefined = params.billing_cycle_anchor;
+  const fullPeriodEnd = addInterval(now, recurring.interval, recurring.interval_count);
+  if (anchorParam !== undefined && (anchorParam < now || anchorParam > fullPeriodEnd)) {
+    throw invalidRequest('`billing_cycle_anchor` must be in the future and no later than one billing period from now.', 'parameter_invalid', 'billing_cycle_anchor');
+  }
+  const anchor = trialEnd ?? anchorParam ?? now;
+  const periodEnd = trialEnd ?? (anchorParam !== undefined && anchorParam > now ? anchorParam : fullPeriodEnd);
+  const defaultPm = await attachedPaymentMethodParam(scope, ctx, params.default_payment_method, customer.id);
+  const discountsParam = (list: Record<string, string>[] | '' | undefined, param: string) => discountsOf(scope, list, param, options);
+  const row: SubscriptionRow = {
+    id,
+    customerId: customer.id,
+    testClockId: customer.testClockId,
+    created: now,
+    status: 'incomplete',
+    currency: prices[0].currency,
+    collectionMethod: params.collection_method ?? 'charge_automatically',
+    daysUntilDue: params.days_until_due ?? null,
+    defaultPaymentMethod: defaultPm ?? null,
+    defaultTaxRates: (await taxRateIds(scope, params.default_tax_rates, 'default_tax_rates')) ?? [],
+    description: params.description ?? null,
+    discounts: jsonOf((await discountsParam(params.discounts, 'discounts')) ?? []) as Prisma.JsonValue,
+    billingCycleAnchor: anchor,
+    interval: recurring.interval,
+    intervalCount: recurring.interval_count,
+    periodStart: now,
+    periodEnd,
+    startDate: now,
+    trialStart: trialEnd === null ? null : now,
+    trialEnd,
+    trialWillEndSent: false,
+    upcomingSentFor: null,
+    cancelAtPeriodEnd: params.cancel_at_period_end ?? false,
+    cancelAt: null,
+    canceledAt: null,
+    endedAt: null,
+    cancellationDetails: null,
+    metadata: applyMetadata({}, params.metadata as MetadataParam | undefined),
+    latestInvoice: null,
+    pendingUpdate: null,
+    nextActionAt: null,
+    trialMissingPaymentMethod: trialMissingPaymentMethodOf(params) ?? 'create_invoice',
+    pauseCollection: null,
+  };
+  const items: ItemRow[] = [];
+  for (const [i, item] of (params.items as Record<string, any>[]).entries()) {
+    const rates = await taxRateIds(scope, item.tax_rates, `items[${i}][tax_rates]`);
+    const discounts = await discountsParam(item.discounts, `items[${i}][discounts]`);
+    items.push(itemRowOf(id, prices[i], item, now, rates, discounts));
+  }
+  const view = await viewOf(tx, row, items, scope.accountId);
+  const stub = anchorParam !== undefined && anchorParam > now && trialEnd === null;
+  const lines = await periodLines(tx, view, now, periodEnd, { trial: trialEnd !== null });
+  // A first period cut short by the anchor bills its share of a whole period (nothing with `none`).
+  const first = !stub ? lines : params.proration_behavior === 'none' ? lines.map((l) => ({ ...l, amount: 0 })) : stubLines(lines, now, periodEnd, recurring);
+  // The first invoice takes the customer's pending items in its currency (not another subscription's).
+  const pending = await tx.invoiceItem.findMany({ where: { accountId: scope.accountId, customerId: customer.id, invoiceId: null, subscriptionId: null, currency: row.currency }, orderBy: { seq: 'asc' } });
+  const discounts = await appliedDiscounts(tx, await discountsBilled(tx, row), now);
+  return { row, items, trialEnd, lines: [...first, ...(await itemLines(tx, scope.accountId, pending))], discounts };
+}
+
 export async function createSubscription(ctx: RequestContext) {
   const { params, deps } = ctx;
   if (params.customer === undefined) throw parameterMissing('customer');
@@ -242,76 +349,8 @@ export async function createSubscription(ctx: RequestContext) {
     const customer = await lockCustomer(tx, ctx, params.customer);
     const now = await billingNow(tx, customer.testClockId, eventTime);
     const scope = requestScope(ctx, tx, now, eventTime);
-    const id = newId('sub');
-    const prices: PriceRow[] = [];
-    for (const [i, item] of (params.items as Record<string, any>[]).entries()) {
-      const price = await priceOfItem(scope, ctx, item, (n) => `items[${i}][${n}]`);
-      if (!price) throw parameterMissing(`items[${i}][price]`);
-      prices.push(price);
-    }
-    checkItems(prices.map((price) => ({ price })), 'items');
-    const recurring = prices[0].recurring as { interval: string; interval_count: number };
-    let trialEnd: number | null = null;
-    if (params.trial_period_days !== undefined && params.trial_period_days > 0) trialEnd = now + params.trial_period_days * 86_400;
-    if (params.trial_end !== undefined && params.trial_end !== 'now') {
-      if (params.trial_end <= now) throw invalidRequest(PAST_TIMESTAMP, 'parameter_invalid', 'trial_end');
-      trialEnd = params.trial_end;
-    }
-    const anchorParam: number | undefined = params.billing_cycle_anchor;
-    const fullPeriodEnd = addInterval(now, recurring.interval, recurring.interval_count);
-    if (anchorParam !== undefined && (anchorParam < now || anchorParam > fullPeriodEnd)) {
-      throw invalidRequest('`billing_cycle_anchor` must be in the future and no later than one billing period from now.', 'parameter_invalid', 'billing_cycle_anchor');
-    }
-    const anchor = trialEnd ?? anchorParam ?? now;
-    const periodEnd = trialEnd ?? (anchorParam !== undefined && anchorParam > now ? anchorParam : fullPeriodEnd);
-    const defaultPm = await attachedPaymentMethodParam(scope, ctx, params.default_payment_method, customer.id);
-    const row: SubscriptionRow = {
-      id,
-      customerId: customer.id,
-      testClockId: customer.testClockId,
-      created: now,
-      status: 'incomplete',
-      currency: prices[0].currency,
-      collectionMethod: collection,
-      daysUntilDue: params.days_until_due ?? null,
-      defaultPaymentMethod: defaultPm ?? null,
-      defaultTaxRates: (await taxRateIds(scope, params.default_tax_rates, 'default_tax_rates')) ?? [],
-      description: params.description ?? null,
-      discounts: jsonOf((await discountsOf(scope, params.discounts, 'discounts', { subscription: id })) ?? []) as Prisma.JsonValue,
-      billingCycleAnchor: anchor,
-      interval: recurring.interval,
-      intervalCount: recurring.interval_count,
-      periodStart: now,
-      periodEnd,
-      startDate: now,
-      trialStart: trialEnd === null ? null : now,
-      trialEnd,
-      trialWillEndSent: false,
-      upcomingSentFor: null,
-      cancelAtPeriodEnd: params.cancel_at_period_end ?? false,
-      cancelAt: null,
-      canceledAt: null,
-      endedAt: null,
-      cancellationDetails: null,
-      metadata: applyMetadata({}, params.metadata as MetadataParam | undefined),
-      latestInvoice: null,
-      pendingUpdate: null,
-      nextActionAt: null,
-      trialMissingPaymentMethod: trialMissingPaymentMethodOf(params) ?? 'create_invoice',
-      pauseCollection: null,
-    };
-    const items: ItemRow[] = [];
-    for (const [i, item] of (params.items as Record<string, any>[]).entries()) {
-      const rates = await taxRateIds(scope, item.tax_rates, `items[${i}][tax_rates]`);
-      const discounts = await discountsOf(scope, item.discounts, `items[${i}][discounts]`, { subscription: id });
-      items.push(itemRowOf(id, prices[i], item, now, rates, discounts));
-    }
-    const view = await viewOf(tx, row, items, ctx.caller.accountId);
-    const stub = anchorParam !== undefined && anchorParam > now && trialEnd === null;
-    const lines = await periodLines(tx, view, now, periodEnd, { trial: trialEnd !== null });
-    // A first period cut short by the anchor bills its share of a whole period (nothing with `none`).
-    const draftLines = !stub ? lines : params.proration_behavior === 'none' ? lines.map((l) => ({ ...l, amount: 0 })) : stubLines(lines, now, periodEnd, recurring);
-    const discounts = await appliedDiscounts(tx, await discountsBilled(tx, row), now);
+    const { row, items, trialEnd, lines: draftLines, discounts } = await newSubscription(scope, ctx, customer, params);
+    const id = row.id;
     const pm = row.defaultPaymentMethod ?? customer.defaultPaymentMethod;
     const due = amountDueOf({ lines: draftLines, discounts });
     const collect = !(behavior === 'default_incomplete' && due > 0);
@@ -481,7 +520,7 @@ export async function planItems(scope: Scope, ctx: RequestContext, view: Subscri
       const price = await priceOfItem(scope, ctx, param, at);
       if (!price) throw parameterMissing(at('price'));
       const rates = await taxRateIds(scope, param.tax_rates, at('tax_rates'));
-      const discounts = await discountsOf(scope, param.discounts, at('discounts'), { subscription: view.row.id });
+      const discounts = await discountsOf(scope, param.discounts, at('discounts'));
       planned.push({ row: itemRowOf(view.row.id, price, param, scope.now, rates, discounts), price, isNew: true, deleted: false, billingChanged: true });
       continue;
     }
@@ -513,7 +552,7 @@ export async function planItems(scope: Scope, ctx: RequestContext, view: Subscri
       row.taxRates = rates;
       row.taxRatesSet = param.tax_rates !== '';
     }
-    const discounts = await discountsOf(scope, param.discounts, at('discounts'), { subscription: view.row.id });
+    const discounts = await discountsOf(scope, param.discounts, at('discounts'));
     if (discounts !== undefined) row.discounts = discounts as unknown as Prisma.JsonValue;
     if (param.billing_thresholds !== undefined) row.billingThresholds = param.billing_thresholds === '' ? null : { usage_gte: param.billing_thresholds.usage_gte };
   }
@@ -711,7 +750,7 @@ async function fieldsOf(scope: Scope, ctx: RequestContext, view: SubscriptionVie
   if (pm !== undefined) fields.defaultPaymentMethod = pm;
   const rates = await taxRateIds(scope, params.default_tax_rates, 'default_tax_rates');
   if (rates !== undefined) fields.defaultTaxRates = rates;
-  const discounts = await discountsOf(scope, params.discounts, 'discounts', { subscription: sub.id });
+  const discounts = await discountsOf(scope, params.discounts, 'discounts');
   if (discounts !== undefined) fields.discounts = discounts as unknown as Prisma.JsonValue;
   if (params.cancel_at_period_end !== undefined) {
     fields.cancelAtPeriodEnd = params.cancel_at_period_end;

@@ -68,11 +68,12 @@ describe('POST /v1/invoices', () => {
   test('include takes the pending items in its currency that no subscription owns: 1000 + 20 % tax, 2 × 250 → 1700', async () => {
     const { key, customer } = await setup(true);
     const rate = await createTaxRate(t, key, { percentage: 20, inclusive: false });
+    // The subscription first: its first invoice takes the customer's pending items of its currency.
+    const price = await recurringPrice(t, key, 1000);
+    const sub = (await post(key, '/v1/subscriptions', { customer, items: [{ price: price.id }] })).body;
     const a = await item(key, { customer, amount: 1000, currency: 'usd', tax_rates: [rate.id], description: 'A' });
     const b = await item(key, { customer, unit_amount_decimal: '250', quantity: 2, currency: 'usd', description: 'B' });
     const eur = await item(key, { customer, amount: 900, currency: 'eur' });
-    const price = await recurringPrice(t, key, 1000);
-    const sub = (await post(key, '/v1/subscriptions', { customer, items: [{ price: price.id }] })).body;
     const subs = await item(key, { customer, amount: 300, currency: 'usd', subscription: sub.id });
     const res = await post(key, IN, { customer, pending_invoice_items_behavior: 'include' });
     expect(res.status).toBe(200);

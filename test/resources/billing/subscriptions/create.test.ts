@@ -18,6 +18,31 @@ const { post, get, eventsOf } = requestsOf(() => t);
 const SUB = '/v1/subscriptions';
 
 describe('create', () => {
+  test("the first invoice takes the customer's pending items of its currency that no subscription owns: 1500 + 400 − 100 = 1800", async () => {
+    const key = newTestKey();
+    const customer = await payingCustomer(t, key);
+    const price = await recurringPrice(t, key, 1500);
+    const other = (await post(key, SUB, { customer: customer.id, items: [{ price: (await recurringPrice(t, key, 700, 'Silver')).id }] })).body;
+    const item = async (params: Record<string, unknown>) => (await post(key, '/v1/invoiceitems', { customer: customer.id, currency: 'usd', ...params })).body;
+    const fee = await item({ amount: 400, description: 'Setup' });
+    const credit = await item({ amount: -100, description: 'Welcome credit' });
+    const eur = await item({ amount: 900, currency: 'eur' });
+    const owned = await item({ amount: 300, subscription: other.id });
+    const res = await post(key, SUB, { customer: customer.id, items: [{ price: price.id }] });
+    expect(res.status).toBe(200);
+    const invoice = (await get(key, `/v1/invoices/${res.body.latest_invoice}`)).body;
+    // Gold 1500, then the two usd items in the order they were made: 1500 + 400 − 100 = 1800, charged.
+    expect(invoice.lines.data.map((l: any) => [l.amount, l.description])).toEqual([
+      [1500, '1 × Gold (at $15.00 / month)'],
+      [400, 'Setup'],
+      [-100, 'Welcome credit'],
+    ]);
+    expect(invoice).toMatchObject({ total: 1800, amount_paid: 1800, status: 'paid' });
+    for (const taken of [fee, credit]) expect((await get(key, `/v1/invoiceitems/${taken.id}`)).body.invoice).toBe(invoice.id);
+    // Another currency's and another subscription's stay pending.
+    for (const left of [eur, owned]) expect((await get(key, `/v1/invoiceitems/${left.id}`)).body.invoice).toBeNull();
+  });
+
   test('with a succeeding card: active, its first invoice paid, periods on the items, events in order', async () => {
     const key = newTestKey();
     const customer = await payingCustomer(t, key);
