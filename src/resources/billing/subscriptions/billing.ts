@@ -313,9 +313,17 @@ export async function insertProrations(scope: Scope, sub: SubscriptionRow, prora
   return rows;
 }
 
-/** The subscription's pending invoice items as invoice lines. */
-export async function pendingItemLines(tx: Tx, accountId: string, subscriptionId: string): Promise<DraftLine[]> {
-  return itemLines(tx, accountId, await tx.invoiceItem.findMany({ where: { subscriptionId, invoiceId: null }, orderBy: { seq: 'asc' } }));
+/**
+ * What a subscription's next invoice takes of the pending invoice items, as invoice lines: its
+ * own, and its customer's that name no subscription in its currency (the public API: an item
+ * without `subscription` "is added to the next upcoming scheduled invoice").
+ */
+export async function pendingItemLines(tx: Tx, accountId: string, sub: Pick<SubscriptionRow, 'id' | 'customerId' | 'currency'>): Promise<DraftLine[]> {
+  const items = await tx.invoiceItem.findMany({
+    where: { accountId, invoiceId: null, OR: [{ subscriptionId: sub.id }, { subscriptionId: null, customerId: sub.customerId, currency: sub.currency }] },
+    orderBy: { seq: 'asc' },
+  });
+  return itemLines(tx, accountId, items);
 }
 
 /**
@@ -380,7 +388,7 @@ export const lookBack = (row: Pick<SubscriptionRow, 'periodStart'>, at: number) 
 export async function periodOf(scope: Scope, view: SubscriptionView, start: number, end: number, anchor = view.row.billingCycleAnchor) {
   const { row } = view;
   const next: SubscriptionView = { ...view, row: { ...row, periodStart: start, periodEnd: end, billingCycleAnchor: anchor } };
-  const lines = [...(await periodLines(scope.tx, next, start, end)), ...(await pendingItemLines(scope.tx, scope.accountId, row.id))];
+  const lines = [...(await periodLines(scope.tx, next, start, end)), ...(await pendingItemLines(scope.tx, scope.accountId, row))];
   const discounts = await appliedDiscounts(scope.tx, await discountsBilled(scope.tx, row), start);
   return { next, lines, discounts };
 }

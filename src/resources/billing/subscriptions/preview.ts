@@ -303,7 +303,7 @@ async function previewChange(ctx: RequestContext, request: PreviewRequest, store
   // The items as the update leaves them: those prorated are billed at their new price from then on.
   const items = planned.filter((p) => !p.deleted).map((p) => (prorating && p.billingChanged ? { ...p.row, billedPriceId: p.row.priceId, billedQuantity: p.row.quantity } : p.row));
   const after = await viewOf(tx, sub, items, caller.accountId);
-  const pending = await pendingItemLines(tx, caller.accountId, sub.id);
+  const pending = await pendingItemLines(tx, caller.accountId, sub);
   const changeLines = prorations.map((p) => proLine(p, t, sub.periodEnd));
   const credits = async (v: SubscriptionView): Promise<DraftLine[]> =>
     options.prorationBehavior !== 'none' && sub.status !== 'trialing' ? (await unusedCredits(tx, v, scope.now)).map((p) => proLine(p, scope.now, sub.periodEnd)) : [];

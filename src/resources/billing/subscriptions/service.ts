@@ -11,7 +11,7 @@ import { handOffEvents } from '../../../events/jobs';
 import { insertPrice, newPriceData } from '../prices/service';
 import type { PriceRow } from '../prices/serializer';
 import { addInterval, isMetered, nextPeriodEnd, priceAmount, prorate } from '../invoices/amounts';
-import { attachedPaymentMethodParam, chargeOutcome, discountParams, emitIn, itemLines, requestScope, amountDueOf, lockSubscriptionRow, paymentMethodFor, type Charge, type DraftLine, type Scope } from '../invoices/billing';
+import { attachedPaymentMethodParam, chargeOutcome, discountParams, emitIn, requestScope, amountDueOf, lockSubscriptionRow, paymentMethodFor, type Charge, type DraftLine, type Scope } from '../invoices/billing';
 import type { AppliedDiscount } from '../invoices/amounts';
 import {
   appliedDiscounts,
@@ -324,10 +324,8 @@ export async function newSubscription(
   const lines = await periodLines(tx, view, now, periodEnd, { trial: trialEnd !== null });
   // A first period cut short by the anchor bills its share of a whole period (nothing with `none`).
   const first = !stub ? lines : params.proration_behavior === 'none' ? lines.map((l) => ({ ...l, amount: 0 })) : stubLines(lines, now, periodEnd, recurring);
-  // The first invoice takes the customer's pending items in its currency (not another subscription's).
-  const pending = await tx.invoiceItem.findMany({ where: { accountId: scope.accountId, customerId: customer.id, invoiceId: null, subscriptionId: null, currency: row.currency }, orderBy: { seq: 'asc' } });
   const discounts = await appliedDiscounts(tx, await discountsBilled(tx, row), now);
-  return { row, items, trialEnd, lines: [...first, ...(await itemLines(tx, scope.accountId, pending))], discounts };
+  return { row, items, trialEnd, lines: [...first, ...(await pendingItemLines(tx, scope.accountId, row))], discounts };
 }
 
 export async function createSubscription(ctx: RequestContext) {
@@ -627,7 +625,7 @@ async function applyChange(
   const invoicing = options.prorationBehavior === 'always_invoice' && prorations.length > 0;
   let charge: Charge = { kind: 'paid' };
   if (invoicing && sub.collectionMethod === 'charge_automatically') {
-    const pending = await pendingItemLines(tx, scope.accountId, sub.id);
+    const pending = await pendingItemLines(tx, scope.accountId, sub);
     const due = amountDueOf({ lines: [...pending, ...prorations.map((p) => ({ ...proLine(p, t, sub.periodEnd) }))], discounts: [] });
     const pm = fields.defaultPaymentMethod ?? (await paymentMethodFor(tx, { defaultPaymentMethod: sub.defaultPaymentMethod, customerId: sub.customerId }));
     charge = await chargeOutcome(tx, scope.accountId, pm, due);
@@ -640,7 +638,7 @@ async function applyChange(
   let latestInvoice = sub.latestInvoice;
   let pendingUpdate: StoredPendingUpdate | null = sub.pendingUpdate as StoredPendingUpdate | null;
   if (invoicing) {
-    const lines = await pendingItemLines(tx, scope.accountId, sub.id);
+    const lines = await pendingItemLines(tx, scope.accountId, sub);
     const deferred = options.paymentBehavior === 'default_incomplete';
     const billed = await billSubscription(scope, view, 'subscription_update', lines, { periodStart: t, periodEnd: sub.periodEnd, prorationDate: options.prorationDate, collect: !deferred });
     latestInvoice = billed.invoice.row.id;
@@ -926,7 +924,7 @@ export async function resumeSubscription(ctx: RequestContext) {
         await tx.$executeRaw`UPDATE subscription_items SET billed_price_id = price_id, billed_quantity = quantity WHERE subscription_id = ${row.id}`;
         items = view.items.map((i) => ({ ...i, row: { ...i.row, billedPriceId: i.row.priceId, billedQuantity: i.row.quantity } }));
         if (behavior === 'always_invoice') {
-          const lines = await pendingItemLines(tx, scope.accountId, row.id);
+          const lines = await pendingItemLines(tx, scope.accountId, row);
           const billed = await billSubscription(scope, current, 'subscription_update', lines, { periodStart: t, periodEnd: end, prorationDate: params.proration_date });
           latestInvoice = billed.invoice.row.id;
           charge = billed.charge;
@@ -1001,7 +999,7 @@ export async function endSubscription(scope: Scope, view: SubscriptionView, opti
   if (options.prorate && sub.status !== 'trialing') await creditUnused(scope, view, t);
   let latestInvoice = sub.latestInvoice;
   if (options.invoiceNow) {
-    const lines = await pendingItemLines(scope.tx, scope.accountId, sub.id);
+    const lines = await pendingItemLines(scope.tx, scope.accountId, sub);
     if (lines.length > 0) latestInvoice = (await billSubscription(scope, view, 'subscription_cycle', lines, { periodStart: sub.periodStart, periodEnd: t })).invoice.row.id;
   }
   const after: SubscriptionView = {

@@ -200,3 +200,18 @@ test('on the real clock, a subscription whose period ended is renewed by the wor
   expect(renewed.items.data[0].current_period_start).toBe(sub.items.data[0].current_period_end - day);
   expect((await prisma.subscription.findUniqueOrThrow({ where: { id: sub.id } })).nextActionAt).toBe(renewed.items.data[0].current_period_end);
 });
+
+test("a renewal takes the customer's pending items that name no subscription (in its currency), as the next scheduled invoice", async () => {
+  const key = newTestKey();
+  const { clock, customer, price } = await onClock(key);
+  const sub = (await post(key, '/v1/subscriptions', { customer: customer.id, items: [{ price: price.id }] })).body;
+  // Made after the subscription: its first invoice is gone, so the renewal is the next one.
+  const loose = (await post(key, '/v1/invoiceitems', { customer: customer.id, amount: 250, currency: 'usd', description: 'Setup' })).body;
+  const euros = (await post(key, '/v1/invoiceitems', { customer: customer.id, amount: 300, currency: 'eur' })).body;
+  await advance(key, clock.id, addInterval(START, 'month', 1));
+  const [, renewal] = await invoicesOf(key, sub.id);
+  // 1000 for the new month + 250 pending = 1250.
+  expect(renewal).toMatchObject({ billing_reason: 'subscription_cycle', status: 'paid', amount_paid: 1250 });
+  expect((await get(key, `/v1/invoiceitems/${loose.id}`)).body.invoice).toBe(renewal.id);
+  expect((await get(key, `/v1/invoiceitems/${euros.id}`)).body.invoice).toBeNull();
+});
