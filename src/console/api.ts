@@ -1,4 +1,5 @@
 import type { RequestListener } from 'node:http';
+import { VIEWER_REQUEST } from '../kernel/auth';
 import { LoopbackServer, type LoopbackMethod } from '../lib/loopback';
 import type { Session } from './sessions';
 
@@ -30,9 +31,15 @@ export class ConsoleApi {
 
   constructor(private readonly app: RequestListener) {}
 
+  /** The app, each request marked as a viewer's: a version picked in the console never pins the account's default. */
+  private readonly viewer: RequestListener = (req, res) => {
+    (req as unknown as Record<symbol, boolean>)[VIEWER_REQUEST] = true;
+    this.app(req, res);
+  };
+
   /** Runs one API operation as the session's key (and its view-as account). */
   async call(session: Session, method: LoopbackMethod, path: string, params: Record<string, unknown> = {}, options: CallOptions = {}): Promise<ApiAnswer> {
-    this.loopback ??= LoopbackServer.open(this.app, CONNECTIONS).catch((err: unknown) => {
+    this.loopback ??= LoopbackServer.open(this.viewer, CONNECTIONS).catch((err: unknown) => {
       this.loopback = undefined;
       throw err;
     });
