@@ -63,9 +63,11 @@ export class Catalog {
   constructor(routes: readonly Route[], operations: readonly OperationSpec[]) {
     const specs = new Map(operations.map((o) => [o.operationId, o]));
     const gets = routes.filter((r) => r.method === 'get');
+    const lists = gets.filter((r) => r.returns.list && !r.path.includes('{'));
     const kinds: ObjectKind[] = [];
-    for (const list of gets) {
-      if (!list.returns.list || list.path.includes('{')) continue;
+    for (const list of lists) {
+      // A list nested under another's (an upcoming invoice's lines) lists part of one object, not a type.
+      if (lists.some((other) => list.path.startsWith(`${other.path}/`))) continue;
       const type = list.returns.object;
       // `/v1/account` and the like answer one object; the list of a type is the one without parameters.
       const retrieve = gets.find((r) => r.returns.object === type && !r.returns.list && !r.returns.search && r.path.startsWith(`${list.path}/{`) && r.path.split('{').length === 2);

@@ -21,6 +21,9 @@ const STYLE = `
   main { max-width: 1180px; margin: 24px auto; padding: 0 24px; }
   h1 { font-size: 22px; margin: 0 0 16px; }
   h2 { font-size: 16px; margin: 24px 0 8px; }
+  section.card > h2:first-child { margin-top: 0; }
+  h1 .type { color: #697386; font-weight: 500; margin-right: 6px; }
+  h1 .id { font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; font-size: 20px; }
   section.card { background: #fff; border: 1px solid #e3e8ee; border-radius: 8px; padding: 16px 20px; margin-bottom: 16px; }
   table { width: 100%; border-collapse: collapse; background: #fff; }
   th, td { text-align: left; padding: 7px 10px; border-bottom: 1px solid #eef1f4; vertical-align: top; overflow-wrap: anywhere; }
@@ -29,6 +32,10 @@ const STYLE = `
   code, pre, .mono { font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; font-size: 12.5px; }
   pre.json { background: #fff; border: 1px solid #e3e8ee; border-radius: 8px; padding: 14px 16px; overflow-x: auto; white-space: pre-wrap; overflow-wrap: anywhere; line-height: 1.45; }
   pre.json .s { color: #0a6e31; } pre.json .k { color: #1a1f36; } pre.json .n { color: #9a3412; }
+  pre.json a.s { color: #533afd; text-decoration: underline; }
+  .object { display: grid; grid-template-columns: minmax(0, 3fr) minmax(0, 2fr); gap: 16px; align-items: start; }
+  .object pre.json { margin: 0; }
+  @media (max-width: 900px) { .object { grid-template-columns: minmax(0, 1fr); } }
   input, select { padding: 6px 8px; border: 1px solid #c1c9d2; border-radius: 4px; font-size: 14px; background: #fff; }
   button { padding: 6px 12px; border-radius: 4px; border: 1px solid #635bff; background: #635bff; color: #fff; font-size: 14px; cursor: pointer; }
   button.secondary { background: #fff; color: #635bff; }
@@ -39,8 +46,8 @@ const STYLE = `
   .error { background: #fdecea; border: 1px solid #f5c2c0; border-radius: 6px; padding: 10px 14px; color: #8a1c14; margin-bottom: 12px; }
   .badge { display: inline-block; border-radius: 10px; padding: 1px 8px; font-size: 12px; background: #eef1f4; }
   .badge.bad { background: #fdecea; color: #8a1c14; }
-  .grid { display: grid; grid-template-columns: repeat(auto-fill, minmax(200px, 1fr)); gap: 8px; }
-  .grid a { background: #fff; border: 1px solid #e3e8ee; border-radius: 6px; padding: 10px 12px; display: flex; justify-content: space-between; }
+  .grid { display: grid; grid-template-columns: repeat(auto-fill, minmax(250px, 1fr)); gap: 8px; }
+  .grid a { background: #fff; border: 1px solid #e3e8ee; border-radius: 6px; padding: 10px 12px; display: flex; justify-content: space-between; gap: 8px; overflow-wrap: anywhere; }
   .signin { max-width: 440px; margin: 80px auto; }
   .signin input { width: 100%; margin: 6px 0 12px; }
 `;

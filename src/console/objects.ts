@@ -13,7 +13,7 @@ import type { ConsoleContext, ConsolePage } from './pages';
 const PAGE_SIZE = 25;
 
 /** Fields worth a glance in a list row, the first few an object has. */
-const SUMMARY_FIELDS = ['email', 'name', 'description', 'type', 'status', 'amount', 'currency', 'url', 'livemode'];
+const SUMMARY_FIELDS = ['email', 'name', 'description', 'type', 'status', 'amount', 'currency', 'url', 'percent_off', 'code'];
 const SUMMARY_COUNT = 3;
 
 /** Objects listed on another's page: a customer's payment methods, subscriptions, invoices and payments. */
@@ -94,7 +94,7 @@ async function listPage(ctx: ConsoleContext, kind: ObjectKind): Promise<PageResu
 <input type="hidden" name="type" value="${kind.type}">
 ${
   kind.searchPath
-    ? html`<label>Search (<a href="https://docs.stripe.com/search#search-query-language">query language</a>)<input name="query" value="${query.query ?? ''}" size="40" placeholder="email:'jenny@example.com'" data-test="object-search"></label>`
+    ? html`<label>Search (the API's query language)<input name="query" value="${query.query ?? ''}" size="44" placeholder="email:'jenny@example.com' AND metadata['plan']:'gold'" data-test="object-search"></label>`
     : ''
 }
 ${
@@ -153,7 +153,7 @@ async function objectPage(ctx: ConsoleContext): Promise<PageResult> {
     const answer = await ctx.call('GET', ctx.catalog.retrievePath(type, id)!, {}, { version });
     // Another account's id is a 404 too: the API can't tell them apart for this key, and neither can the console.
     if (answer.status === 404) continue;
-    if (answer.status !== 200) return ctx.page(id, html`<h1 class="mono">${id}</h1>${errorBox(answer)}`, { active: 'objects', status: answer.status });
+    if (answer.status !== 200) return ctx.page(id, html`<h1><span class="id">${id}</span></h1>${errorBox(answer)}`, { active: 'objects', status: answer.status });
     return showObject(ctx, type, answer.body as Obj, version);
   }
   return ctx.notFound(`No object ${id} was found for this account.`);
@@ -171,7 +171,9 @@ ${answer.status === 200 && answer.body.has_more ? html`<p class="muted">Showing 
     }),
   );
   const shownVersion = version ?? '';
-  const body = html`<h1><span class="muted">${type}</span> <span class="mono">${object.id}</span></h1>
+  // Every id but the object's own is a link to its page.
+  const isLink = (text: string) => text !== object.id && ctx.catalog.typeOfId(text) !== undefined;
+  const body = html`<h1><span class="type">${type}</span><span class="id">${object.id}</span></h1>
 <form class="filters" method="get" action="${objectHref(object.id)}">
 <input type="hidden" name="type" value="${type}">
 <label>API version<select name="version" data-test="version-picker"><option value="">The account's default</option>${[...API_VERSIONS]
@@ -179,8 +181,11 @@ ${answer.status === 200 && answer.body.has_more ? html`<p class="muted">Showing 
     .map((v) => html`<option value="${v}" ${raw(v === shownVersion ? 'selected' : '')}>${v}</option>`)}</select></label>
 <button type="submit" class="secondary">Show</button>
 </form>
-${related}
-${jsonView(object, (text) => ctx.catalog.typeOfId(text) !== undefined)}`;
+${
+  related.length === 0
+    ? jsonView(object, isLink)
+    : html`<div class="object">${jsonView(object, isLink)}<div>${related}</div></div>`
+}`;
   return ctx.page(object.id, body, { active: 'objects' });
 }
 
