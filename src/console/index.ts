@@ -37,10 +37,28 @@ export interface MountedConsole {
   close(): Promise<void>;
 }
 
+/** How long a session's list of connected accounts (the view-as selector) is reused. */
+const CONNECTED_TTL_MS = 30_000;
+const CONNECTED_KEPT = 1_000;
+
 export function mountConsole(app: Express, options: ConsoleOptions): MountedConsole {
   const { deps, authenticator } = options;
   const api = new ConsoleApi(app);
+  const connected = new Map<string, { at: number; accounts: Promise<readonly string[]> }>();
   const shared: ConsoleShared = {
+    connectedAccounts: (session) => {
+      const now = deps.clock.nowMs();
+      const kept = connected.get(session.tokenHash);
+      if (kept && now - kept.at < CONNECTED_TTL_MS) return kept.accounts;
+      const accounts = api
+        .call({ ...session, stripeAccount: null }, 'GET', '/v1/accounts', { limit: 100 })
+        .then((a) => (a.status === 200 ? (a.body.data as { id: string }[]).map((x) => x.id) : []))
+        .catch(() => [] as string[]);
+      connected.delete(session.tokenHash);
+      if (connected.size >= CONNECTED_KEPT) connected.delete(connected.keys().next().value as string);
+      connected.set(session.tokenHash, { at: now, accounts });
+      return accounts;
+    },
     api,
     catalog: new Catalog(options.routes, options.operations),
     sessions: new SessionStore(deps),

@@ -149,27 +149,35 @@ async function objectPage(ctx: ConsoleContext): Promise<PageResult> {
   const version = ctx.req.query.version || undefined;
   const wanted = ctx.req.query.type;
   const types = wanted ? (ctx.catalog.kind(wanted)?.retrievePath ? [wanted] : []) : ctx.catalog.candidateTypes(id);
+  // With one type possible, its related lists are asked for beside the object itself (they name
+  // it by id, and answer nothing of another account's); dropped if the object isn't found.
+  const early = types.length === 1 ? relatedOf(ctx, types[0], id) : undefined;
+  early?.catch(() => undefined);
   for (const type of types) {
     const answer = await ctx.call('GET', ctx.catalog.retrievePath(type, id)!, {}, { version });
     // Another account's id is a 404 too: the API can't tell them apart for this key, and neither can the console.
     if (answer.status === 404) continue;
     if (answer.status !== 200) return ctx.page(id, html`<h1><span class="id">${id}</span></h1>${errorBox(answer)}`, { active: 'objects', status: answer.status });
-    return showObject(ctx, type, answer.body as Obj, version);
+    return showObject(ctx, type, answer.body as Obj, version, await (early ?? relatedOf(ctx, type, id)));
   }
   return ctx.notFound(`No object ${id} was found for this account.`);
 }
 
-async function showObject(ctx: ConsoleContext, type: string, object: Obj, version: string | undefined): Promise<PageResult> {
-  const related = await Promise.all(
+/** The sections of objects related to an object of `type` (RELATED), each from its type's list operation. */
+function relatedOf(ctx: ConsoleContext, type: string, id: string): Promise<Html[]> {
+  return Promise.all(
     (RELATED[type] ?? []).map(async (r) => {
       const kind = ctx.catalog.kind(r.type);
       if (!kind) return html``;
-      const answer = await ctx.call('GET', kind.listPath, { [r.param]: object.id, limit: 10 });
+      const answer = await ctx.call('GET', kind.listPath, { [r.param]: id, limit: 10 });
       const rows = answer.status === 200 ? (answer.body.data as Obj[]) : [];
       return html`<section class="card" data-test="related-${r.type}"><h2>${r.title}</h2>${answer.status === 200 ? '' : errorBox(answer)}${table(objectColumns(r.type), rows, 'None.')}
 ${answer.status === 200 && answer.body.has_more ? html`<p class="muted">Showing the latest ${rows.length}.</p>` : ''}</section>`;
     }),
   );
+}
+
+function showObject(ctx: ConsoleContext, type: string, object: Obj, version: string | undefined, related: readonly Html[]): Promise<PageResult> {
   const shownVersion = version ?? '';
   // Every id but the object's own is a link to its page.
   const isLink = (text: string) => text !== object.id && ctx.catalog.typeOfId(text) !== undefined;

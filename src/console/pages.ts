@@ -60,6 +60,8 @@ export interface ConsoleShared {
   readonly nav: readonly NavEntry[];
   /** Checks a key typed into the sign-in form with the API's own authenticator. */
   readonly identify: (key: string) => Promise<{ platformAccountId: string; keyHint: string; publishable: boolean }>;
+  /** The connected accounts the session's key may view as (its platform's), for the selector. */
+  readonly connectedAccounts: (session: Session) => Promise<readonly string[]>;
   /** Checks that the key may act as a connected account, with the API's own Stripe-Account check. */
   readonly mayActAs: (key: string, account: string) => Promise<boolean>;
 }
@@ -101,13 +103,9 @@ export function consolePages(pages: readonly ConsolePage[], shared: ConsoleShare
 function contextOf(req: PageRequest, session: Session, shared: ConsoleShared, eager: boolean): ConsoleContext {
   const call: ConsoleContext['call'] = (method, path, params, options) => shared.api.call(session, method, path, params, options);
   // The accounts the view-as selector offers: the platform's connected accounts, asked for while
-  // the page does its own work.
-  let connected: Promise<string[]> | undefined;
-  const connectedAccounts = () =>
-    (connected ??= shared.api
-      .call({ ...session, stripeAccount: null }, 'GET', '/v1/accounts', { limit: 100 })
-      .then((a) => (a.status === 200 ? (a.body.data as { id: string }[]).map((x) => x.id) : []))
-      .catch(() => []));
+  // the page does its own work, and kept a little while per session (every page shows them).
+  let connected: Promise<readonly string[]> | undefined;
+  const connectedAccounts = () => (connected ??= shared.connectedAccounts(session));
   if (eager) void connectedAccounts();
   const ctx: ConsoleContext = {
     req,
