@@ -48,7 +48,12 @@ export class ConsoleApi {
     if (options.version) headers['stripe-version'] = options.version;
     if (options.idempotencyKey) headers['idempotency-key'] = options.idempotencyKey;
     const answer = await (await this.loopback).request(method, path, params, headers);
-    return { status: answer.status, body: JSON.parse(answer.text) };
+    try {
+      return { status: answer.status, body: JSON.parse(answer.text) };
+    } catch {
+      // Every answer of the API is JSON; anything else is shown as the error it is.
+      return { status: answer.status >= 400 ? answer.status : 502, body: { error: { message: `The API answered ${answer.status} with a body that is not JSON.` } } };
+    }
   }
 
   async close(): Promise<void> {
