@@ -3,6 +3,7 @@ import { createAccount, form } from '../helpers/fixtures';
 import { hashKey, createPlatformAccount, maskKey } from '../../src/kernel/auth';
 import { clearedCookie, sessionCookie } from '../../src/console/sessions';
 import type { Deps } from '../../src/kernel/route';
+import { expectNowhereAtRest } from '../helpers/atRest';
 import { consoleGet, consolePost, cookiePair, csrfOf, postSignIn, setCookie, signIn, signInForm } from '../helpers/console';
 
 // The console's sessions: signing in with a key (the API's authenticator decides), the cookie's
@@ -61,6 +62,8 @@ describe('signing in', () => {
     expect(row.tokenHash).not.toBe(cookiePair(cookie).split('=')[1]);
     expect(row.sealedKey).toMatch(/^sealed:v1:/);
     expect(JSON.stringify(row)).not.toContain(key.slice(8));
+    // Nor anywhere else in the database, a dump included.
+    await expectNowhereAtRest(t, key.slice(8));
   });
 
   test('the cookie is Secure when PUBLIC_URL is https', () => {
