@@ -101,7 +101,13 @@ export function consolePages(pages: readonly ConsolePage[], shared: ConsoleShare
 
 /** `eager`: a page (not an action that redirects) will show the view-as selector, so its accounts are asked for at once. */
 function contextOf(req: PageRequest, session: Session, shared: ConsoleShared, eager: boolean): ConsoleContext {
-  const call: ConsoleContext['call'] = (method, path, params, options) => shared.api.call(session, method, path, params, options);
+  const call: ConsoleContext['call'] = async (method, path, params, options) => {
+    const answer = await shared.api.call(session, method, path, params, options);
+    // The account viewed as is gone (deleted, or a data reset): the session goes back to the key's
+    // own account, so the next page works; this one shows the API's refusal.
+    if (session.stripeAccount && answer.status === 403 && answer.body?.error?.code === 'account_invalid') await shared.sessions.viewAs(session, null);
+    return answer;
+  };
   // The accounts the view-as selector offers: the platform's connected accounts, asked for while
   // the page does its own work, and kept a little while per session (every page shows them).
   let connected: Promise<readonly string[]> | undefined;

@@ -1,5 +1,5 @@
 import { aheadClock, bearer, newTestKey, startTestApp, type TestApp } from '../helpers/app';
-import { createAccount, form } from '../helpers/fixtures';
+import { createAccount, createCustomer, form } from '../helpers/fixtures';
 import { hashKey, createPlatformAccount, maskKey } from '../../src/kernel/auth';
 import { clearedCookie, sessionCookie } from '../../src/console/sessions';
 import type { Deps } from '../../src/kernel/route';
@@ -227,5 +227,22 @@ describe('view as', () => {
 
     expect((await consolePost(t, session, '/console/view-as', { account: '' })).status).toBe(303);
     expect((await consoleGet(t, session, `/console/objects/${theirs}`)).status).toBe(404);
+  });
+
+  test('when the account viewed as is deleted, the page says so and the session goes back to the key’s own account', async () => {
+    const key = newTestKey();
+    const connected = (await createAccount(t, key)).id as string;
+    const own = (await createCustomer(t, key, { name: 'Platform customer' })).id;
+    const session = await signIn(t, key);
+    expect((await consolePost(t, session, '/console/view-as', { account: connected })).status).toBe(303);
+    expect((await t.http().delete(`/v1/accounts/${connected}`).set(bearer(key))).status).toBe(200);
+    const refused = await consoleGet(t, session, '/console/objects?type=customer');
+    expect(refused.status).toBe(403);
+    expect(refused.text).toContain('does not have access to account');
+    const [row] = await sessionRows(await accountOf(key));
+    expect(row.stripeAccount).toBeNull();
+    const back = await consoleGet(t, session, '/console/objects?type=customer');
+    expect(back.status).toBe(200);
+    expect(back.text).toContain(own);
   });
 });
