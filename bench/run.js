@@ -133,6 +133,7 @@ const SCENARIOS = [
   // Issue 27's: the console's pages, signed in (each page is API calls over the console's loopback).
   { name: 'console-list', label: 'console GET /console/objects?type=customer (25 a page)', target: 'sandbank', ceiling: 'customer-get' },
   { name: 'console-object', label: 'console GET /console/objects/{customer} (+4 related lists)', target: 'sandbank', ceiling: 'customer-get' },
+  { name: 'console-home', label: 'console GET /console (a page of each type, events, endpoints)', target: 'sandbank', ceiling: 'customer-get' },
   { name: 'peer-mock', label: 'stripe-stateful-mock GET /v1/customers/{id}', target: 'mock' },
   { name: 'customer-get-2proc', label: `GET /v1/customers/{id}, API_PROCESSES=${CLUSTER_PROCESSES}`, target: 'sandbank2', ceiling: 'peer-mock' },
   { name: 'write', label: 'ceiling: Express + pg INSERT', target: 'write' },
@@ -567,6 +568,7 @@ function sandbankLoads(base, auth, data) {
     // an invoice and a payment, so each related list finds rows.
     'console-list': { url: `${base}/console/objects?type=customer`, headers: { cookie: data.consoleCookie } },
     'console-object': { url: `${base}/console/objects/${data.customers[0]}`, headers: { cookie: data.consoleCookie } },
+    'console-home': { url: `${base}/console`, headers: { cookie: data.consoleCookie } },
     'sub-get-2020': get(`/v1/subscriptions/${data.subscription}?expand[]=latest_invoice`, { 'stripe-version': OLD_VERSION }),
     post: post('/v1/webhook_endpoints', form({ url: `${CLOSED_ORIGIN}/bench/hooks`, 'enabled_events[0]': 'charge.dispute.created' })),
     // Every create on one account takes a slot under its endpoint count, so they queue on that row

@@ -6,9 +6,11 @@ import type { ConsoleContext, ConsolePage } from './pages';
 // Home: how many objects of each type the account has, its latest events, and its webhook
 // endpoints whose latest delivery attempt failed. All from the API's own list operations.
 
-/** Counts stop here ("100+"): a list page's worth, so the home page costs one indexed page per type. */
-const COUNT_LIMIT = 100;
+/** Counts stop here ("10+"): each type costs one short indexed page (a page of 100 invoices with their lines is not short). */
+const COUNT_LIMIT = 10;
 const RECENT_EVENTS = 10;
+/** Endpoints whose latest attempt is looked at: the public API's limit per account (MAX_WEBHOOK_ENDPOINTS' default). */
+const ENDPOINTS_CHECKED = 16;
 
 async function home(ctx: ConsoleContext): Promise<PageResult> {
   const listable = ctx.catalog.kinds;
@@ -23,7 +25,7 @@ async function home(ctx: ConsoleContext): Promise<PageResult> {
       }),
     ),
     ctx.call('GET', '/v1/events', { limit: RECENT_EVENTS }),
-    ctx.call('GET', '/v1/webhook_endpoints', { limit: 100 }),
+    ctx.call('GET', '/v1/webhook_endpoints', { limit: ENDPOINTS_CHECKED }),
   ]);
   const failing = (
     await Promise.all(
@@ -65,6 +67,7 @@ ${table(
   failing,
   'Every endpoint’s latest delivery succeeded.',
 )}
+${endpoints.status === 200 && endpoints.body.has_more ? html`<p class="muted">Of the latest ${ENDPOINTS_CHECKED} endpoints.</p>` : ''}
 </section>`;
   return ctx.page('Home', body, { active: 'home' });
 }
