@@ -31,8 +31,10 @@ describe('lists', () => {
     for (const type of ['customer', 'payment_intent', 'invoice', 'subscription', 'event', 'webhook_endpoint', 'test_helpers.test_clock', 'coupon']) {
       expect(res.text).toContain(`href="/console/objects?type=${type}"`);
     }
-    // An account's persons need the account in the path: no list of their own.
+    // An account's persons need the account in the path, an upcoming invoice's lines are part of
+    // one object: no list of their own.
     expect(res.text).not.toContain('type=person"');
+    expect(res.text).not.toContain('type=line_item"');
   });
 
   test('a list pages with the API’s cursors (newest first, 25 a page), filters by created, and each row links its object', async () => {
