@@ -47,13 +47,16 @@ function cookieAttributes(deps: Deps): string {
 export const sessionCookie = (deps: Deps, token: string): string => `${COOKIE}=${token}; ${cookieAttributes(deps)}; Max-Age=${deps.config.consoleSessionMaxSeconds}`;
 export const clearedCookie = (deps: Deps): string => `${COOKIE}=; ${cookieAttributes(deps)}; Max-Age=0`;
 
-/** Constant-time comparison of a posted CSRF token with the session's. */
-export function csrfMatches(session: Session, posted: unknown): boolean {
-  if (typeof posted !== 'string') return false;
+/** Whether a posted token is the expected one, compared in constant time. */
+export function tokenMatches(posted: unknown, expected: string | undefined): boolean {
+  if (typeof posted !== 'string' || expected === undefined) return false;
   const a = Buffer.from(posted);
-  const b = Buffer.from(session.csrfToken);
+  const b = Buffer.from(expected);
   return a.length === b.length && timingSafeEqual(a, b);
 }
+
+/** A posted CSRF token against the session's. */
+export const csrfMatches = (session: Session, posted: unknown): boolean => tokenMatches(posted, session.csrfToken);
 
 export class SessionStore {
   constructor(private readonly deps: Deps) {}

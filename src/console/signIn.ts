@@ -1,9 +1,9 @@
-import { randomBytes, timingSafeEqual } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { ApiError } from '../kernel/errors';
 import { html } from '../hosted/html';
 import type { PageRequest, PageResult } from '../hosted/pages';
 import { CONSOLE_PREFIX, plainPage, type ConsolePage, type ConsoleShared } from './pages';
-import { clearedCookie, cookieValue, sessionCookie } from './sessions';
+import { clearedCookie, cookieValue, sessionCookie, tokenMatches } from './sessions';
 
 // Signing in and out, and choosing the account to view as. The sign-in form has no session yet,
 // so its CSRF token is a double-submit one: a random value in a short-lived cookie of the sign-in
@@ -32,18 +32,13 @@ ${error ? html`<div class="error" role="alert">${error}</div>` : ''}
   });
 }
 
-function sameToken(a: unknown, b: string | undefined): boolean {
-  if (typeof a !== 'string' || b === undefined || a.length !== b.length) return false;
-  return timingSafeEqual(Buffer.from(a), Buffer.from(b));
-}
-
 async function showSignIn(req: PageRequest, shared: ConsoleShared): Promise<PageResult> {
   if (await shared.sessions.find(req.cookie)) return { redirect: CONSOLE_PREFIX };
   return signInForm(req);
 }
 
 async function submitSignIn(req: PageRequest, shared: ConsoleShared): Promise<PageResult> {
-  if (!sameToken(req.form.csrf_token, cookieValue(req.cookie, SIGN_IN_COOKIE))) {
+  if (!tokenMatches(req.form.csrf_token, cookieValue(req.cookie, SIGN_IN_COOKIE))) {
     return plainPage(req.nonce, 'This form has expired', html`<section class="card"><h1>This form has expired</h1><p><a href="${SIGN_IN_PATH}">Sign in again</a>.</p></section>`, 403);
   }
   const key = typeof req.form.key === 'string' ? req.form.key.trim() : '';
