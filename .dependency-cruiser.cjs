@@ -2,7 +2,8 @@
 // `npm test`, so CI runs it). A broken rule prints its name, the importing file and the import.
 //
 // Layers, lowest first: config, lib, db → kernel → events, hosted → the areas (src/resources/<area>/)
-// and their registry (src/resources/index.ts) → the processes (app, runtime, server, cluster, main,
+// and their registry (src/resources/index.ts) → the console (src/console/, which names no area: it
+// reads the route table it is given and calls the API) → the processes (app, runtime, server, cluster, main,
 // cli, seed, workers/). Each layer imports only layers below it; areas reach each other only
 // through an area's index (or the object registry, at run time through the kernel).
 
@@ -48,6 +49,20 @@ module.exports = {
       comment: 'Areas import neither the registry that collects them nor the processes that run them.',
       from: { path: '^src/resources/' },
       to: { path: `^src/resources/index\\.ts$|${PROCESSES}` },
+    },
+    {
+      name: 'nothing-below-imports-the-console',
+      severity: 'error',
+      comment: 'The console sits above the areas: the kernel, the lower layers and the areas never import it (app.ts mounts it).',
+      from: { path: '^src/(kernel|lib|events|hosted|db|resources)/|^src/config\\.ts$' },
+      to: { path: '^src/console/' },
+    },
+    {
+      name: 'console-names-no-area',
+      severity: 'error',
+      comment: "The console knows areas only through the route table and OpenAPI document app.ts hands it, and acts only through the API's pipeline: it imports no area, no registry and no process.",
+      from: { path: '^src/console/' },
+      to: { path: `^src/resources/|${PROCESSES}` },
     },
     {
       name: 'processes-through-registry',

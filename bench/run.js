@@ -130,6 +130,10 @@ const SCENARIOS = [
   { name: 'sub-search', label: `GET /v1/subscriptions/search?query=metadata['order']:'<none>'`, target: 'sandbank', ceiling: 'sub-list' },
   { name: 'sub-get', label: 'GET /v1/subscriptions/{id}, latest_invoice expanded', target: 'sandbank', ceiling: 'read' },
   { name: 'sub-get-2020', label: `GET /v1/subscriptions/{id}, latest_invoice expanded, Stripe-Version ${OLD_VERSION}`, target: 'sandbank', ceiling: 'sub-get' },
+  // Issue 27's: the console's pages, signed in (each page is API calls over the console's loopback).
+  { name: 'console-list', label: 'console GET /console/objects?type=customer (25 a page)', target: 'sandbank', ceiling: 'customer-get' },
+  { name: 'console-object', label: 'console GET /console/objects/{customer} (+4 related lists)', target: 'sandbank', ceiling: 'customer-get' },
+  { name: 'console-home', label: 'console GET /console (a page of each type, events, endpoints)', target: 'sandbank', ceiling: 'customer-get' },
   { name: 'peer-mock', label: 'stripe-stateful-mock GET /v1/customers/{id}', target: 'mock' },
   { name: 'customer-get-2proc', label: `GET /v1/customers/{id}, API_PROCESSES=${CLUSTER_PROCESSES}`, target: 'sandbank2', ceiling: 'peer-mock' },
   { name: 'write', label: 'ceiling: Express + pg INSERT', target: 'write' },
@@ -453,7 +457,25 @@ async function prepare(base, auth) {
     if (res.status !== 200) throw new Error(`preparing data: a spread key answered ${res.status}`);
     spreadAuth.push(headers);
   }
-  return { endpoints, accounts, accountEndpoint, customers, spreadAuth, product, subscription, intent, refundable, call };
+  const consoleCookie = await consoleSignIn(base, auth.authorization.replace(/^Bearer /, ''));
+  return { endpoints, accounts, accountEndpoint, customers, spreadAuth, product, subscription, intent, refundable, call, consoleCookie };
+}
+
+/** Signs in to the console as a browser does (the form's cookie and token, then the key); answers the session's Cookie header. */
+async function consoleSignIn(base, key) {
+  const form = await fetch(`${base}/console/sign-in`);
+  const formCookie = form.headers.getSetCookie().map((c) => c.split(';')[0]).find((c) => c.startsWith('sandbank_console_signin='));
+  const csrf = /name="csrf_token" value="([^"]+)"/.exec(await form.text())?.[1];
+  if (!formCookie || !csrf) throw new Error('preparing data: the console sign-in form has no cookie or token');
+  const res = await fetch(`${base}/console/sign-in`, {
+    method: 'POST',
+    redirect: 'manual',
+    headers: { cookie: formCookie, 'content-type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams({ csrf_token: csrf, key }).toString(),
+  });
+  const session = res.headers.getSetCookie().map((c) => c.split(';')[0]).find((c) => c.startsWith('sandbank_console='));
+  if (res.status !== 303 || !session) throw new Error(`preparing data: console sign-in answered ${res.status}`);
+  return session;
 }
 
 /** --rows=N: the hot tables filled up to N rows each, copying rows the preparation made (bench/fill.js). */
@@ -542,6 +564,11 @@ function sandbankLoads(base, auth, data) {
     // An order number no subscription has: the metadata index (jsonb_path_ops) answers, not a scan.
     'sub-search': get(`/v1/subscriptions/search?query=${encodeURIComponent("metadata['order']:'nobody'")}&limit=10`),
     'sub-get': get(`/v1/subscriptions/${data.subscription}?expand[]=latest_invoice`),
+    // A browser's requests: the session's cookie, no key. Its customer has a card, a subscription,
+    // an invoice and a payment, so each related list finds rows.
+    'console-list': { url: `${base}/console/objects?type=customer`, headers: { cookie: data.consoleCookie } },
+    'console-object': { url: `${base}/console/objects/${data.customers[0]}`, headers: { cookie: data.consoleCookie } },
+    'console-home': { url: `${base}/console`, headers: { cookie: data.consoleCookie } },
     'sub-get-2020': get(`/v1/subscriptions/${data.subscription}?expand[]=latest_invoice`, { 'stripe-version': OLD_VERSION }),
     post: post('/v1/webhook_endpoints', form({ url: `${CLOSED_ORIGIN}/bench/hooks`, 'enabled_events[0]': 'charge.dispute.created' })),
     // Every create on one account takes a slot under its endpoint count, so they queue on that row

@@ -13,6 +13,7 @@ import { renderMetrics, watchQueueDepth } from './lib/metrics';
 import { HOSTED_PREFIX, mountPages } from './hosted/pages';
 import { requestLogPage } from './hosted/requestLogPage';
 import { cors } from './kernel/cors';
+import { CONSOLE_PREFIX, mountConsole } from './console';
 
 /** What the app is built from: every process's shared clients. */
 export type AppDeps = ProcessDeps;
@@ -22,6 +23,8 @@ export interface BuiltApp {
   readonly kernel: Kernel;
   /** The failed requests this process keeps (their pages: hosted/requestLogPage.ts). */
   readonly requestLog: RequestLog;
+  /** Closes what the app opened for itself (the console's loopback connections). */
+  close(): Promise<void>;
 }
 
 /** The Express app with the kernel and every resource mounted; it does not listen. */
@@ -58,7 +61,7 @@ export function buildApp(deps: AppDeps): BuiltApp {
   const requestLog = new RequestLog(config.publicUrl, { redis, prefix: config.queuePrefix });
   app.use(requestIdentity(config.defaultApiVersion, requestLog));
   app.use(accessLog(logger));
-  app.use(cors(HOSTED_PREFIX));
+  app.use(cors([HOSTED_PREFIX, CONSOLE_PREFIX]));
   // Operations first: their table answers without walking the routes below.
   mountRoutes(app, routes, operations, kernel);
   // The service endpoints name their route in the access log and metrics, as operations do.
@@ -91,7 +94,8 @@ export function buildApp(deps: AppDeps): BuiltApp {
 
   mountPages(app, pages, deps, kernel.limits, kernel.inFlight);
   mountPages(app, [requestLogPage(requestLog, kernel.authenticator)], deps, kernel.limits, kernel.inFlight, REQUEST_LOG_PATH);
+  const mountedConsole = mountConsole(app, { deps, routes, operations, authenticator: kernel.authenticator, limits: kernel.limits, inFlight: kernel.inFlight });
   app.use(notFound(logger, kernel.authenticator));
   app.use(errorMiddleware(logger));
-  return { app, kernel, requestLog };
+  return { app, kernel, requestLog, close: () => mountedConsole.close() };
 }

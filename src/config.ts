@@ -56,6 +56,9 @@ export interface Config {
   readonly cardCvcTtlSeconds: number;
   /** How long a 3-D Secure challenge stays open before the worker fails its intent. */
   readonly threeDSecureTtlSeconds: number;
+  /** How long a console session lives without a request, and at most (src/console/sessions.ts). */
+  readonly consoleSessionIdleSeconds: number;
+  readonly consoleSessionMaxSeconds: number;
   readonly identityProcessingDelayMs: number;
   readonly redactionDelayMs: number;
   /** FORWARDING_DESTINATIONS as written: forwarding parses and checks it (its `destinations.ts`) as a process starts. */
@@ -118,6 +121,8 @@ export const settings = {
   SECRET_SWEEP_INTERVAL_MS: ['60000', 'How often the worker deletes app secrets past their expires_at (reads never return them anyway), and card CVCs past CARD_CVC_TTL_SECONDS'],
   CARD_CVC_TTL_SECONDS: ['3600', 'How long a card payment method keeps its CVC (sealed) when no forward uses it up first'],
   THREE_D_SECURE_TTL_SECONDS: ['3600', 'How long a 3-D Secure challenge page stays open; unanswered by then, it fails its PaymentIntent or SetupIntent'],
+  CONSOLE_SESSION_IDLE_SECONDS: ['7200', 'How long a console session lasts without a request (its cookie and its row); then the browser signs in again'],
+  CONSOLE_SESSION_MAX_SECONDS: ['43200', 'How long a console session lasts at most, however busy'],
   IDENTITY_PROCESSING_DELAY_MS: ['2000', 'How long a submitted verification session stays `processing` before its outcome'],
   REDACTION_DELAY_MS: ['5000', 'How long a verification session redaction takes (the public API allows up to four days, the most accepted)'],
   FORWARDING_DESTINATIONS: ['', 'Where forwarding requests may go: inline JSON or a JSON file\'s path, an array of destinations (`url` prefix, `credential_sha256`, `timeout_ms`, `signature_key`, `allow_private_network`, …; see Forwarding requests); empty: every URL is refused'],
@@ -277,6 +282,8 @@ export function loadConfig(env: Env = process.env): Config {
     secretSweepIntervalMs: integer(env, 'SECRET_SWEEP_INTERVAL_MS', 100),
     cardCvcTtlSeconds: integer(env, 'CARD_CVC_TTL_SECONDS', 1, 86400),
     threeDSecureTtlSeconds: integer(env, 'THREE_D_SECURE_TTL_SECONDS', 1, 86400),
+    consoleSessionIdleSeconds: integer(env, 'CONSOLE_SESSION_IDLE_SECONDS', 60, 30 * 86400),
+    consoleSessionMaxSeconds: integer(env, 'CONSOLE_SESSION_MAX_SECONDS', 60, 30 * 86400),
     identityProcessingDelayMs: integer(env, 'IDENTITY_PROCESSING_DELAY_MS', 0, 86400000),
     redactionDelayMs: integer(env, 'REDACTION_DELAY_MS', 0, 4 * 86400000),
     forwardingDestinations: env.FORWARDING_DESTINATIONS ?? settings.FORWARDING_DESTINATIONS[0],

@@ -26,7 +26,7 @@ export const DRAIN_IDLE_MS = 1_000;
 
 export async function startApi(runtime: Runtime, options: { drainIdleMs?: number } = {}): Promise<RunningApi> {
   await runtime.encryption.ready();
-  const { app, kernel } = buildApp(runtime);
+  const { app, kernel, close: closeApp } = buildApp(runtime);
   if (runtime.config.seedFile) await seedAtStart(app, runtime);
   const server = createServer(app);
   answerClientErrors(server);
@@ -50,6 +50,7 @@ export async function startApi(runtime: Runtime, options: { drainIdleMs?: number
             await unlistened;
             // Handlers whose client hung up may still be running; let them finish their writes.
             await kernel.inFlight.idle();
+            await closeApp();
           })();
           let timer: NodeJS.Timeout | undefined;
           const timeout = new Promise<void>((resolve) => (timer = setTimeout(resolve, Math.max(0, deadline - Date.now()))));

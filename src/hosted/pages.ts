@@ -25,10 +25,16 @@ export interface PageRequest {
   readonly userAgent: string;
   /** The `Authorization` header, for a page that asks for a key (the request log's). */
   readonly authorization?: string;
+  /** The query string's parameters (the first value of each), for pages that filter or page. */
+  readonly query: Readonly<Record<string, string>>;
+  /** The `Cookie` header, for pages with a session (the console's). */
+  readonly cookie?: string;
   readonly deps: Deps;
 }
 
-export type PageResult = { readonly html: Html; readonly status?: number; readonly headers?: Record<string, string> } | { readonly redirect: string };
+export type PageResult =
+  | { readonly html: Html; readonly status?: number; readonly headers?: Record<string, string> }
+  | { readonly redirect: string; readonly headers?: Record<string, string> };
 /** A script the integrator's own pages load (a client-side library, such as Financial Connections' shim). */
 export type ScriptResult = { readonly javascript: string };
 /** A document the page's link serves as it is (an invoice's PDF); `filename` names it for saving. */
@@ -83,6 +89,7 @@ function send(res: Response, result: PageResult | ScriptResult | FileResult, non
     'Content-Security-Policy': `default-src 'none'; style-src 'unsafe-inline'; script-src 'nonce-${nonce}'; img-src data:; base-uri 'none'; frame-ancestors 'none'`,
   });
   if ('redirect' in result) {
+    if (result.headers) res.set(result.headers);
     res.redirect(303, result.redirect);
     return;
   }
@@ -126,7 +133,10 @@ export function mountPages(app: Express, pages: readonly HostedPage[], deps: Dep
         const ip = req.socket.remoteAddress ?? '';
         const userAgent = String(req.headers['user-agent'] ?? '').slice(0, 5000);
         const authorization = req.headers.authorization;
-        send(res, await page.handler({ requestId, pathParams, form, nonce, ip, userAgent, authorization, deps }), nonce);
+        const query: Record<string, string> = {};
+        for (const [name, value] of new URLSearchParams(req.originalUrl.split('?')[1] ?? '')) query[name] ??= value;
+        const cookie = req.headers.cookie;
+        send(res, await page.handler({ requestId, pathParams, form, nonce, ip, userAgent, authorization, query, cookie, deps }), nonce);
       } catch (err) {
         if (err instanceof ApiError && err.status < 500) {
           send(res, messagePage(nonce, 'This request could not be read', err.message, err.status), nonce);

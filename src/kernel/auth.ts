@@ -132,6 +132,14 @@ class ExpiringCache<V> {
   }
 }
 
+/**
+ * Marks a request made in-process by a viewer of the API (the console, through its loopback
+ * server) rather than by an integration: its Stripe-Version renders the answer but never pins the
+ * platform's default version, as a dashboard's version picker pins nothing. A symbol on the request
+ * object, so no client can set it.
+ */
+export const VIEWER_REQUEST = Symbol('sandbank.viewerRequest');
+
 /** The channel a deleted connected account is announced on (see the accounts_revoked trigger). */
 export const ACCOUNT_REVOKED_CHANNEL = 'account_revoked';
 /** How long a platform's access to a connected account is trusted without asking again. */
@@ -161,8 +169,11 @@ export class Authenticator {
     notifications?.onReset(() => this.connected.clear());
   }
 
-  /** The key's owner (a cached lookup for a known key): enough to count the request before any other work. */
-  async identify(headers: IncomingHttpHeaders): Promise<KeyIdentity> {
+  /**
+   * The key's owner (a cached lookup for a known key): enough to count the request before any
+   * other work. `pin`: whether the request's Stripe-Version may pin an unpinned platform's default.
+   */
+  async identify(headers: IncomingHttpHeaders, pin = true): Promise<KeyIdentity> {
     const key = extractKey(headers.authorization);
     if (key === undefined || key === '') throw noKey();
     if (!KEY_PATTERN.test(key)) throw invalidKey(key);
@@ -172,7 +183,7 @@ export class Authenticator {
       );
     }
     const owner = await this.ownerOf(key);
-    if (owner.pinnedApiVersion === null) await this.pinApiVersion(owner, headers['stripe-version']);
+    if (owner.pinnedApiVersion === null && pin) await this.pinApiVersion(owner, headers['stripe-version']);
     return {
       platformAccountId: owner.accountId,
       defaultApiVersion: owner.pinnedApiVersion ?? this.defaultApiVersion,

@@ -21,13 +21,13 @@ const DEFAULT_ALLOWED_HEADERS = 'Authorization, Content-Type, Idempotency-Key, S
 const HEADER_LIST = /^[A-Za-z0-9!#$%&'*+.^_`|~-]+(\s*,\s*[A-Za-z0-9!#$%&'*+.^_`|~-]+)*$/;
 
 /**
- * Every answer but those of `exceptPrefix` (the hosted pages, which are same-origin HTML and
- * must not be readable from another origin) carries the headers; an OPTIONS preflight is
- * answered here, without a key, as the browser sends none.
+ * Every answer but those under `exceptPrefixes` (the hosted pages and the console, which are
+ * same-origin HTML and must not be readable from another origin) carries the headers; an OPTIONS
+ * preflight is answered here, without a key, as the browser sends none.
  */
-export function cors(exceptPrefix: string) {
+export function cors(exceptPrefixes: readonly string[]) {
   return (req: Request, res: Response, next: NextFunction): void => {
-    if (req.path === exceptPrefix || req.path.startsWith(`${exceptPrefix}/`)) return next();
+    if (exceptPrefixes.some((prefix) => req.path === prefix || req.path.startsWith(`${prefix}/`))) return next();
     for (const [name, value] of HEADERS) res.setHeader(name, value);
     if (req.method !== 'OPTIONS') return next();
     const requested = req.headers['access-control-request-headers'];

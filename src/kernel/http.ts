@@ -8,7 +8,7 @@ import type { RequestLog } from './requestLog';
 import { ApiError, internalError, invalidRequest, parameterMissing, rateLimited, serviceUnavailable, unrecognizedUrl } from './errors';
 import { isDatabaseUnavailable } from '../lib/prisma';
 import type { Sql, SqlClient } from '../lib/sql';
-import { secretKeyRequired, type Authenticator } from './auth';
+import { secretKeyRequired, VIEWER_REQUEST, type Authenticator } from './auth';
 import type { ExpandRegistry } from './expand';
 import { checkKey, ClaimLost, fingerprintOf, idempotencyKeyInUse, type HeldClaim, type IdempotencyStore } from './idempotency';
 import { AfterCommit, inOperationTransaction, needsPrisma, NO_PRISMA } from './transaction';
@@ -253,7 +253,7 @@ async function runOperation({ route: r, validate, rateLimiter }: Mounted, pathPa
   /** The operation's transaction committed (only an `afterCommit` operation can fail after that). */
   let committed = false;
   try {
-    const identity = await kernel.authenticator.identify(req.headers);
+    const identity = await kernel.authenticator.identify(req.headers, !(VIEWER_REQUEST in req));
     (res.locals as Locals).platformAccountId = identity.platformAccountId;
     // Errors from here on answer at the request's version, an unknown one being the account's.
     const requested = header(req, 'stripe-version')?.split(';')[0].trim();

@@ -1,15 +1,12 @@
 import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Express } from 'express';
 import { Client as PgClient } from 'pg';
-import qs from 'qs';
-import { Client as HttpClient } from 'undici';
 import type { ProcessDeps } from '../kernel/route';
 import { environment } from '../config';
 import { Encryption } from '../lib/encryption';
+import { formEncode, LoopbackServer, type LoopbackMethod } from '../lib/loopback';
 import { StartupError } from '../runtime';
 import { parseFixtures, resolvePath, resolveText, resolveValue, SeedError, type Fixture, type Method } from './fixtures';
 
@@ -118,7 +115,7 @@ async function applyFixtures(api: LoopbackApi, deps: SeedDeps, accountId: string
     // A crash between the API's commit and the record below would otherwise create it again:
     // with a key derived from the request, the next run's request replays the first one's answer.
     if (fixture.method === 'post' && headers['Idempotency-Key'] === undefined) {
-      headers['Idempotency-Key'] = `seed-${createHash('sha256').update(`${fixture.name}\n${path}\n${encode(params)}`).digest('hex')}`;
+      headers['Idempotency-Key'] = `seed-${createHash('sha256').update(`${fixture.name}\n${path}\n${formEncode(params)}`).digest('hex')}`;
     }
 
     const answer = await api.call(fixture.method, path, params, headers);
@@ -150,8 +147,6 @@ const idOf = (body: unknown): string | null => {
   return typeof id === 'string' ? id : null;
 };
 
-/** Form encoding as the SDKs write it (`a[b]=…`, `list[0]=…`). */
-const encode = (params: Record<string, unknown>): string => qs.stringify(params, { arrayFormat: 'indices' });
 
 interface Answer {
   readonly status: number;
@@ -163,60 +158,42 @@ function errorMessage(answer: Answer): string {
   return typeof message === 'string' ? message : `status ${answer.status}`;
 }
 
-/** The app on an ephemeral loopback port, and one connection to it. */
+/** The app on a loopback port of its own (src/lib/loopback.ts), called with the seed's key. */
 class LoopbackApi {
   private constructor(
-    private readonly server: Server,
-    private readonly client: HttpClient,
+    private readonly loopback: LoopbackServer,
     private readonly apiKey: string,
   ) {}
 
   static async open(app: Express, apiKey: string): Promise<LoopbackApi> {
-    const server = createServer(app);
-    await new Promise<void>((resolve, reject) => {
-      server.once('error', reject);
-      server.listen(0, '127.0.0.1', resolve);
-    });
-    const { port } = server.address() as AddressInfo;
-    return new LoopbackApi(server, new HttpClient(`http://127.0.0.1:${port}`), apiKey);
+    return new LoopbackApi(await LoopbackServer.open(app), apiKey);
   }
 
   /** One request, retried as the SDKs retry (Stripe-Should-Retry, rate limits); its key makes a retried POST safe. */
   async call(method: Method, path: string, params: Record<string, unknown>, headers: Record<string, string>): Promise<Answer> {
-    const form = encode(params);
-    const inBody = method === 'post';
     for (let attempt = 0; ; attempt++) {
-      const res = await this.client.request({
-        method: method.toUpperCase() as 'GET' | 'POST' | 'DELETE',
-        path: inBody || form === '' ? path : `${path}?${form}`,
-        headers: {
-          authorization: `Bearer ${this.apiKey}`,
-          'user-agent': 'Sandbank-Seed',
-          ...(inBody ? { 'content-type': 'application/x-www-form-urlencoded' } : {}),
-          ...headers,
-        },
-        body: inBody ? form : undefined,
+      const res = await this.loopback.request(method.toUpperCase() as LoopbackMethod, path, params, {
+        authorization: `Bearer ${this.apiKey}`,
+        'user-agent': 'Sandbank-Seed',
+        ...headers,
       });
-      const text = await res.body.text();
-      const retry = res.headers['stripe-should-retry'] === 'true' || res.statusCode === 429;
+      const retry = res.headers['stripe-should-retry'] === 'true' || res.status === 429;
       if (retry && attempt < RETRIES) {
         await sleep(500 * 2 ** attempt);
         continue;
       }
       let body: unknown;
       try {
-        body = JSON.parse(text);
+        body = JSON.parse(res.text);
       } catch {
-        throw new SeedError(`${method.toUpperCase()} ${path} answered ${res.statusCode} with a body that is not JSON`);
+        throw new SeedError(`${method.toUpperCase()} ${path} answered ${res.status} with a body that is not JSON`);
       }
-      return { status: res.statusCode, body };
+      return { status: res.status, body };
     }
   }
 
-  async close(): Promise<void> {
-    await this.client.close().catch(() => undefined);
-    this.server.closeAllConnections();
-    await new Promise<void>((resolve) => this.server.close(() => resolve()));
+  close(): Promise<void> {
+    return this.loopback.close();
   }
 }
 

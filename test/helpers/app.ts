@@ -106,6 +106,7 @@ export async function startTestApp(env: Record<string, string> = {}, options: { 
       for (const cleanup of cleanups.splice(0)) await cleanup();
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
+      await built.close();
       await runtime.close();
       // Each app has its own queue prefix; leave nothing of it behind in the shared Redis.
       await deleteQueueKeys(config.redisUrl, config.queuePrefix).catch(() => undefined);
