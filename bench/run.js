@@ -126,8 +126,10 @@ const SCENARIOS = [
   { name: 'charge-search', label: 'GET /v1/charges/search?query=customer:"<one>" AND status:"succeeded"', target: 'sandbank', ceiling: 'pi-list' },
   { name: 'invoice-list', label: 'GET /v1/invoices?limit=10', target: 'sandbank', ceiling: 'read' },
   { name: 'invoice-search', label: 'GET /v1/invoices/search?query=customer:"<one>" AND status:"paid"', target: 'sandbank', ceiling: 'invoice-list' },
+  { name: 'invoice-customer', label: 'GET /v1/invoices?customer=<one>&limit=10', target: 'sandbank', ceiling: 'invoice-list' },
   { name: 'sub-list', label: 'GET /v1/subscriptions?limit=10', target: 'sandbank', ceiling: 'read' },
   { name: 'sub-search', label: `GET /v1/subscriptions/search?query=metadata['order']:'<none>'`, target: 'sandbank', ceiling: 'sub-list' },
+  { name: 'sub-customer', label: 'GET /v1/subscriptions?customer=<one>&limit=10', target: 'sandbank', ceiling: 'sub-list' },
   { name: 'sub-get', label: 'GET /v1/subscriptions/{id}, latest_invoice expanded', target: 'sandbank', ceiling: 'read' },
   { name: 'sub-get-2020', label: `GET /v1/subscriptions/{id}, latest_invoice expanded, Stripe-Version ${OLD_VERSION}`, target: 'sandbank', ceiling: 'sub-get' },
   // Issue 27's: the console's pages, signed in (each page is API calls over the console's loopback).
@@ -559,6 +561,8 @@ function sandbankLoads(base, auth, data) {
     // Lists of 10 with their lines and items, as the dashboard reads them.
     'invoice-list': get('/v1/invoices?limit=10'),
     'sub-list': get('/v1/subscriptions?limit=10'),
+    'invoice-customer': get(`/v1/invoices?customer=${data.customers[0]}&limit=10`),
+    'sub-customer': get(`/v1/subscriptions?customer=${data.customers[0]}&limit=10`),
     // One customer's paid invoices (the prepared subscription's first), by the customer index.
     'invoice-search': get(`/v1/invoices/search?query=${encodeURIComponent(`customer:"${data.customers[0]}" AND status:"paid"`)}&limit=10`),
     // An order number no subscription has: the metadata index (jsonb_path_ops) answers, not a scan.
