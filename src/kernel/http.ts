@@ -90,7 +90,8 @@ export function answerClientErrors(server: Server): void {
       status: tooLarge ? 431 : 400,
       message: tooLarge ? 'The request headers (or the URL) are too large.' : 'The request could not be parsed as HTTP.',
     });
-    const head = `HTTP/1.1 ${error.status} ${tooLarge ? 'Request Header Fields Too Large' : 'Bad Request'}\r\nConnection: close\r\n`;
+    // A Request-Id as on every other answer, so a client's error report can name it.
+    const head = `HTTP/1.1 ${error.status} ${tooLarge ? 'Request Header Fields Too Large' : 'Bad Request'}\r\nConnection: close\r\nRequest-Id: ${newRequestId()}\r\n`;
     if (!mayHaveBody(err)) return void socket.end(`${head}Content-Length: 0\r\n\r\n`);
     const body = JSON.stringify(error.toBody());
     socket.end(`${head}Content-Type: ${JSON_TYPE}\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`);

@@ -222,6 +222,7 @@ describe('requests Node refuses before routing', () => {
   test('a GET answered 431 gets the error shape', async () => {
     const { head, body } = split(await raw([oversized('GET')]));
     expect(head).toMatch(/^HTTP\/1\.1 431 /);
+    expect(head).toMatch(/\r\nRequest-Id: req_[A-Za-z0-9]+\r\n/);
     expect(JSON.parse(body).error).toEqual({ type: 'invalid_request_error', message: 'The request headers (or the URL) are too large.' });
   });
 
