@@ -679,6 +679,27 @@ export async function lockInvoice(tx: Tx, accountId: string, id: string): Promis
   return { row, lines: lines.map(({ seq: _s, ...l }) => l) };
 }
 
+/** A draft's stored lines that no invoice item made (a subscription's period), as lines to bill again, their discounts carried. */
+async function periodLinesOf(scope: Scope, invoiceId: string): Promise<DraftLine[]> {
+  const stored = await scope.tx.invoiceLine.findMany({ where: { invoiceId, invoiceItemId: null }, orderBy: { seq: 'asc' } });
+  const rateIds = (l: (typeof stored)[number]) => (l.taxes as unknown as LineTax[]).map((t) => t.tax_rate_details.tax_rate);
+  const [prices, rates] = await Promise.all([pricesById(scope.tx, scope.accountId, stored.map((l) => l.priceId)), taxRatesById(scope.tx, scope.accountId, stored.flatMap(rateIds))]);
+  return stored.map((l) => ({
+    invoiceItemId: null,
+    subscriptionItemId: l.subscriptionItemId,
+    price: prices.get(l.priceId)!,
+    quantity: l.quantity,
+    amount: Number(l.amount),
+    description: l.description ?? '',
+    proration: l.proration,
+    discountable: l.discountable,
+    periodStart: l.periodStart,
+    periodEnd: l.periodEnd,
+    taxRates: rateIds(l).flatMap((id) => (rates.has(id) ? [rates.get(id)!] : [])),
+    discountAmounts: l.discountAmounts as unknown as DiscountAmount[],
+  }));
+}
+
 type StoredItem = Omit<Prisma.InvoiceItemGetPayload<object>, 'seq' | 'accountId'>;
 
 /** Invoice items as the lines of an invoice, in their order (`items` as stored). */
@@ -716,12 +737,18 @@ export async function itemLines(tx: Tx, accountId: string, items: readonly Store
 export async function refreshDraft(scope: Scope, row: InvoiceRow): Promise<MadeInvoice> {
   const { tx } = scope;
   const items = await tx.invoiceItem.findMany({ where: { invoiceId: row.id }, orderBy: { seq: 'asc' } });
-  const lines = await itemLines(tx, scope.accountId, items);
+  // A subscription's draft (a paused or unpaid subscription's) keeps the lines its period billed,
+  // with the discounts they carry; the items on it are worked out again after them.
+  const kept = row.subscriptionId === null ? [] : await periodLinesOf(scope, row.id);
+  const lines = [...kept, ...(await itemLines(tx, scope.accountId, items))];
   const customer = await tx.customer.findUniqueOrThrow({ where: { id: row.customerId } });
   const discounts = await appliedOf(tx, (await detailsOfInvoice(tx, row.id)).discountRecords);
   const spec: InvoiceSpec = {
     customerId: row.customerId,
-    subscription: null,
+    subscription:
+      row.subscriptionId === null
+        ? null
+        : { id: row.subscriptionId, metadata: row.subscriptionMetadata, testClockId: row.testClockId, collectionMethod: row.collectionMethod, daysUntilDue: null, defaultPaymentMethod: row.defaultPaymentMethod },
     currency: row.currency,
     billingReason: row.billingReason,
     periodStart: row.periodStart,
@@ -730,7 +757,8 @@ export async function refreshDraft(scope: Scope, row: InvoiceRow): Promise<MadeI
     discounts,
   };
   const drafted = draftInvoice(spec, customer, row.created, row.id);
-  const next: InvoiceRow = { ...row, totals: drafted.row.totals, amountDue: drafted.row.amountDue, discounts: discounts.map((d) => d.id) };
+  // A manual invoice shows its own discounts; a subscription's, every discount its lines carry.
+  const next: InvoiceRow = { ...row, totals: drafted.row.totals, amountDue: drafted.row.amountDue, discounts: row.subscriptionId === null ? discounts.map((d) => d.id) : drafted.row.discounts };
   await tx.invoiceLine.deleteMany({ where: { invoiceId: row.id } });
   if (drafted.lines.length > 0) {
     await tx.invoiceLine.createMany({ data: drafted.lines.map((l) => ({ ...l, discountAmounts: l.discountAmounts as Prisma.InputJsonValue, taxes: l.taxes as Prisma.InputJsonValue, metadata: {} })) });

@@ -415,7 +415,8 @@ export async function startPeriod(
     (d) => !(used.has(d.id) && discounts.find((a) => a.id === d.id)?.coupon.duration === 'once') && (d.end === null || d.end > start),
   );
   await endCustomerOnce(scope.tx, row, discounts.filter((d) => used.has(d.id)));
-  const status = charge === null || charge.kind === 'paid' ? 'active' : 'past_due';
+  // An unpaid subscription stays unpaid until its latest invoice is paid (invoicePaid).
+  const status = row.status === 'unpaid' && period.draft ? 'unpaid' : charge === null || charge.kind === 'paid' ? 'active' : 'past_due';
   // Everything is billed at its present price and quantity from now on (what later credits undo).
   await scope.tx.$executeRaw`UPDATE subscription_items SET billed_price_id = price_id, billed_quantity = quantity WHERE subscription_id = ${row.id}`;
   const items = view.items.map((i) => ({ ...i, row: { ...i.row, billedPriceId: i.row.priceId, billedQuantity: i.row.quantity } }));

@@ -46,7 +46,7 @@ export async function invoicePaid(scope: Scope, invoice: InvoiceRow, paymentMeth
   let row = view.row;
   // A resumption invoice paid later (`resume_on_payment_success`): the paused subscription resumes then.
   const resumes = row.status === 'paused' && row.latestInvoice === invoice.id && invoice.billingReason === 'subscription_update';
-  if (((row.status === 'incomplete' || row.status === 'past_due') && row.latestInvoice === invoice.id) || resumes) row = { ...row, status: 'active' };
+  if ((['incomplete', 'past_due', 'unpaid'].includes(row.status) && row.latestInvoice === invoice.id) || resumes) row = { ...row, status: 'active' };
   if (paymentMethodId && view.paymentSettings?.save_default_payment_method === 'on_subscription') row = { ...row, defaultPaymentMethod: paymentMethodId };
   if (row !== view.row) await saveSubscriptionRow(scope, view, { ...view, row });
   if (resumes) await emitIn(scope, 'customer.subscription.resumed', serializeSubscription({ ...view, row }));
@@ -177,7 +177,10 @@ async function emitUpcoming(scope: Scope, view: SubscriptionView): Promise<void>
 async function renew(scope: Scope, view: SubscriptionView): Promise<void> {
   const { start, end } = renewalPeriod(view);
   const pause = view.row.pauseCollection;
-  const { after, invoice } = await startPeriod(scope, view, { start, end, reason: 'subscription_cycle', ...(pause ? { paused: true, draft: pause.behavior === 'keep_as_draft' } : {}) });
+  // An `unpaid` subscription's invoices are made and left drafts, nothing attempted (the public
+  // API's: "Invoices continue to be generated each billing cycle and remain in draft state").
+  const held = pause ? { paused: true, draft: pause.behavior === 'keep_as_draft' } : view.row.status === 'unpaid' ? { draft: true } : {};
+  const { after, invoice } = await startPeriod(scope, view, { start, end, reason: 'subscription_cycle', ...held });
   if (pause) await holdCollection(scope, invoice, pause);
   await saveSubscriptionRow(scope, view, after);
 }

@@ -173,6 +173,24 @@ test('a platform`s own schedule: two retries a day apart, then the subscription 
   expect((await eventsOf(key, 'invoice.payment_failed', invoice.id)).map((ev) => ev.data.object.next_payment_attempt)).toEqual([renewal + DAY, renewal + 2 * DAY, null]);
 });
 
+test('an unpaid subscription`s next invoices are drafts, nothing attempted; a new card, the latest finalized and paid, makes it active', async () => {
+  const key = await platformKey(UNPAID);
+  const { clock, customer, sub, renewal } = await declinedRenewal(key);
+  await advance(key, clock.id, renewal + 5 * DAY);
+  const next = addInterval(START, 'month', 2);
+  await advance(key, clock.id, next + 60);
+  const draft = (await get(key, `/v1/invoices/${(await get(key, `/v1/subscriptions/${sub.id}`)).body.latest_invoice}`)).body;
+  expect(draft).toMatchObject({ status: 'draft', billing_reason: 'subscription_cycle', auto_advance: false, attempt_count: 0, amount_due: 1000, period_end: next });
+  expect((await get(key, `/v1/subscriptions/${sub.id}`)).body.status).toBe('unpaid');
+  expect(await eventsOf(key, 'invoice.payment_failed', draft.id)).toEqual([]);
+  expect((await get(key, `/v1/invoice_payments?invoice=${draft.id}`)).body.data).toEqual([]);
+
+  await defaultCard(key, customer.id, '4242424242424242');
+  expect((await post(key, `/v1/invoices/${draft.id}/finalize`, {})).body.status).toBe('open');
+  expect((await post(key, `/v1/invoices/${draft.id}/pay`, {})).body).toMatchObject({ status: 'paid', amount_paid: 1000 });
+  expect((await get(key, `/v1/subscriptions/${sub.id}`)).body.status).toBe('active');
+});
+
 test('past_due after the last retry: one retry half a day on, then both stay as they are and nothing more runs', async () => {
   const key = await platformKey(PAST_DUE);
   const { clock, sub, invoice, renewal } = await declinedRenewal(key);

@@ -60,8 +60,15 @@ test.each([
   const invoice = await get(key, `/v1/invoices/${invoices[1].id}`);
   expectMatchesResponseSchema('GetInvoicesInvoice', 200, invoice.body);
   expectMatchesSdkTypes(invoice.body);
-  if (status === 'draft') expect(invoices[1]).toMatchObject({ number: null, status_transitions: { finalized_at: null } });
-  else expect(invoices[1].status_transitions.finalized_at).toBe(RENEWAL);
+  if (status === 'draft') {
+    expect(invoices[1]).toMatchObject({ number: null, status_transitions: { finalized_at: null } });
+    // An item added to the kept draft joins its period's line: 1000 + 250, both kept at finalization.
+    expect((await post(key, '/v1/invoiceitems', { customer: invoices[1].customer, invoice: invoices[1].id, amount: 250, currency: 'usd' })).status).toBe(200);
+    const draft = (await get(key, `/v1/invoices/${invoices[1].id}`)).body;
+    expect(draft).toMatchObject({ status: 'draft', amount_due: 1250 });
+    expect(draft.lines.data.map((l: any) => l.amount).sort()).toEqual([1000, 250].sort());
+    expect(draft.lines.data.find((l: any) => l.amount === 1000).parent?.subscription_item_details?.subscription ?? draft.lines.data.find((l: any) => l.amount === 1000).subscription).toBe(sub.id);
+  } else expect(invoices[1].status_transitions.finalized_at).toBe(RENEWAL);
   if (status === 'void') expect(invoices[1]).toMatchObject({ amount_remaining: 0, status_transitions: { voided_at: RENEWAL } });
   if (eventType) {
     const events = await eventsOf(key, eventType);
