@@ -696,15 +696,17 @@ export async function forwardingScenario(stack: Stack, fault: FaultName, options
 const CLOCK_START = Date.UTC(2027, 0, 15, 9) / 1000;
 const CLOCK_TARGET = Date.UTC(2027, 2, 15, 9) / 1000;
 
+/** A setup request's body; a failed one stops the scenario with what it answered. */
+const ok = (what: string, res: { ok: boolean; body?: unknown }): any => {
+  if (!res.ok) throw new Error(`${what} failed: ${JSON.stringify(res.body)}`);
+  return res.body;
+};
+
 /**
  * `count` test clocks, each with a customer paying a monthly subscription, each advancing two
  * months; with `declining`, the customer's default card declines from the first renewal on.
  */
 async function advancingClocks(client: ApiClient, count: number, declining = false): Promise<{ ids: string[]; target: number }> {
-  const ok = (what: string, res: { ok: boolean; body?: unknown }): any => {
-    if (!res.ok) throw new Error(`${what} failed: ${JSON.stringify(res.body)}`);
-    return res.body;
-  };
   const price = ok('a price', await client.send('POST', '/v1/prices', form({ 'product_data[name]': 'Monthly', currency: 'usd', unit_amount: '1000', 'recurring[interval]': 'month' })));
   const ids: string[] = [];
   for (let i = 0; i < count; i++) {
@@ -728,10 +730,6 @@ async function advancingClocks(client: ApiClient, count: number, declining = fal
  * hour after they were made), each advancing two hours: each draft is finalized once.
  */
 async function autoAdvancingDrafts(client: ApiClient, count: number): Promise<{ ids: string[]; clocks: string[]; target: number }> {
-  const ok = (what: string, res: { ok: boolean; body?: unknown }): any => {
-    if (!res.ok) throw new Error(`${what} failed: ${JSON.stringify(res.body)}`);
-    return res.body;
-  };
   const target = CLOCK_START + 2 * 3600;
   const ids: string[] = [];
   const clocks: string[] = [];
@@ -759,10 +757,6 @@ async function realClockDunning(stack: Stack, count: number): Promise<string[]> 
   await stack.query(`INSERT INTO accounts (id, created) VALUES ($1, $2) ON CONFLICT (id) DO NOTHING`, [RETRY_PLATFORM, Math.floor(Date.now() / 1000)]);
   await stack.query(`INSERT INTO api_keys (key_hash, hint, account_id, origin) VALUES ($1, 'sk_test_…', $2, 'open')`, [hashKey(key), RETRY_PLATFORM]);
   const client = new ApiClient(stack.apiUrl, key);
-  const ok = (what: string, res: { ok: boolean; body?: unknown }): any => {
-    if (!res.ok) throw new Error(`${what} failed: ${JSON.stringify(res.body)}`);
-    return res.body;
-  };
   const price = ok('a price', await client.send('POST', '/v1/prices', form({ 'product_data[name]': 'Monthly', currency: 'usd', unit_amount: '1000', 'recurring[interval]': 'month' })));
   const ids: string[] = [];
   for (let i = 0; i < count; i++) {
@@ -779,10 +773,6 @@ async function realClockDunning(stack: Stack, count: number): Promise<string[]> 
 
 /** `count` open `send_invoice` invoices due a few seconds from now: each gets one `invoice.overdue`. */
 async function overdueInvoices(client: ApiClient, count: number): Promise<string[]> {
-  const ok = (what: string, res: { ok: boolean; body?: unknown }): any => {
-    if (!res.ok) throw new Error(`${what} failed: ${JSON.stringify(res.body)}`);
-    return res.body;
-  };
   const customer = ok('a customer', await client.send('POST', '/v1/customers', form({ name: 'Overdue' })));
   const ids: string[] = [];
   for (let i = 0; i < count; i++) {

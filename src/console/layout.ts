@@ -1,4 +1,4 @@
-import { escapeHtml, html, Html, raw } from '../hosted/html';
+import { escapeHtml, html, Html, pageShell, raw } from '../hosted/html';
 import type { Session } from './sessions';
 
 // The console's shared page: a header with the navigation, the view-as selector and sign-out
@@ -99,26 +99,16 @@ function headerOf(options: LayoutOptions): Html {
 }
 
 export function consoleDocument(options: LayoutOptions): Html {
-  const script = options.script ? new Html(`<script nonce="${escapeHtml(options.nonce)}">${options.script}</script>`) : '';
-  return html`<!doctype html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<meta name="robots" content="noindex">
-<link rel="icon" href="data:,">
-<title>${options.title} · Sandbank console</title>
-<style>${new Html(STYLE)}</style>
-</head>
-<body>
-${headerOf(options)}
+  return pageShell({
+    title: `${options.title} · Sandbank console`,
+    nonce: options.nonce,
+    style: STYLE,
+    script: options.script,
+    body: html`${headerOf(options)}
 <main>
 ${options.body}
-</main>
-${script}
-</body>
-</html>
-`;
+</main>`,
+  });
 }
 
 /** A column of a table: its heading and the cell of one row. */

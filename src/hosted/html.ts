@@ -46,8 +46,20 @@ const STYLE = `
   pre { white-space: pre-wrap; word-break: break-word; background: #f6f8fa; border-radius: 4px; padding: 8px 12px; font-size: 13px; }
 `;
 
-/** A whole page. `nonce` allows the page's own inline script under the CSP and nothing else. */
+/** A whole hosted page. `nonce` allows the page's own inline script under the CSP and nothing else. */
 export function htmlDocument(options: { title: string; nonce: string; body: Html; script?: string }): Html {
+  return pageShell({
+    ...options,
+    style: STYLE,
+    body: html`<main>
+<div class="banner">Sandbank test mode: nothing here is real, and no data leaves this sandbox.</div>
+${options.body}
+</main>`,
+  });
+}
+
+/** The document around a page's body (the hosted pages' and the console's): its head, its style, its nonce'd script. */
+export function pageShell(options: { title: string; nonce: string; style: string; body: Html; script?: string }): Html {
   const script = options.script ? new Html(`<script nonce="${escapeHtml(options.nonce)}">${options.script}</script>`) : '';
   return html`<!doctype html>
 <html lang="en">
@@ -57,13 +69,10 @@ export function htmlDocument(options: { title: string; nonce: string; body: Html
 <meta name="robots" content="noindex">
 <link rel="icon" href="data:,">
 <title>${options.title}</title>
-<style>${new Html(STYLE)}</style>
+<style>${new Html(options.style)}</style>
 </head>
 <body>
-<main>
-<div class="banner">Sandbank test mode: nothing here is real, and no data leaves this sandbox.</div>
 ${options.body}
-</main>
 ${script}
 </body>
 </html>

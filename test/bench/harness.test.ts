@@ -20,7 +20,7 @@ const benchDatabaseUrl = (): string => {
   return url.toString();
 };
 
-const READS = ['get', 'get-account', 'list', 'list-cursor', 'events-type', 'events-type-empty', 'customer-get', 'customer-email', 'customer-search', 'price-list', 'pi-list', 'pi-search', 'charge-search', 'invoice-list', 'invoice-search', 'sub-list', 'sub-search', 'sub-get', 'sub-get-2020'];
+const READS = ['get', 'get-account', 'list', 'list-cursor', 'events-type', 'events-type-empty', 'customer-get', 'customer-email', 'customer-search', 'price-list', 'pi-list', 'pi-search', 'charge-search', 'invoice-list', 'invoice-search', 'invoice-customer', 'sub-list', 'sub-search', 'sub-customer', 'sub-get', 'sub-get-2020', 'console-list', 'console-object', 'console-home'];
 const ROWS = 2000;
 const WRITES = ['post', 'post-spread', 'account-create', 'account-update', 'customer-create', 'pm-attach', 'pi-confirm', 'refund'];
 /** Scenarios measured against another scenario, not a ceiling. */
@@ -30,6 +30,11 @@ const MEASURED_AGAINST: Record<string, string> = {
   'charge-search': 'pi-list',
   'invoice-search': 'invoice-list',
   'sub-search': 'sub-list',
+  'invoice-customer': 'invoice-list',
+  'sub-customer': 'sub-list',
+  'console-list': 'customer-get',
+  'console-object': 'customer-get',
+  'console-home': 'customer-get',
   'pi-confirm': 'customer-create',
   refund: 'customer-create',
 };

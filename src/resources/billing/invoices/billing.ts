@@ -684,8 +684,17 @@ async function periodLinesOf(scope: Scope, invoiceId: string): Promise<DraftLine
   const stored = await scope.tx.invoiceLine.findMany({ where: { invoiceId, invoiceItemId: null }, orderBy: { seq: 'asc' } });
   const rateIds = (l: (typeof stored)[number]) => (l.taxes as unknown as LineTax[]).map((t) => t.tax_rate_details.tax_rate);
   const [prices, rates] = await Promise.all([pricesById(scope.tx, scope.accountId, stored.map((l) => l.priceId)), taxRatesById(scope.tx, scope.accountId, stored.flatMap(rateIds))]);
-  return stored.map((l) => ({
-    invoiceItemId: null,
+  return stored.map((l) => ({ ...billedLine(l, prices, rates, rateIds(l)), invoiceItemId: null, discountAmounts: l.discountAmounts as unknown as DiscountAmount[] }));
+}
+
+/** What a stored line or invoice item bills, with its price and tax rates (`rateIds`) looked up. */
+function billedLine(
+  l: Pick<StoredItem, 'subscriptionItemId' | 'priceId' | 'amount' | 'description' | 'proration' | 'discountable' | 'periodStart' | 'periodEnd'> & { quantity: number | null },
+  prices: ReadonlyMap<string, PriceRow>,
+  rates: ReadonlyMap<string, TaxRateRow>,
+  rateIds: readonly string[],
+) {
+  return {
     subscriptionItemId: l.subscriptionItemId,
     price: prices.get(l.priceId)!,
     quantity: l.quantity,
@@ -695,9 +704,8 @@ async function periodLinesOf(scope: Scope, invoiceId: string): Promise<DraftLine
     discountable: l.discountable,
     periodStart: l.periodStart,
     periodEnd: l.periodEnd,
-    taxRates: rateIds(l).flatMap((id) => (rates.has(id) ? [rates.get(id)!] : [])),
-    discountAmounts: l.discountAmounts as unknown as DiscountAmount[],
-  }));
+    taxRates: rateIds.flatMap((id) => (rates.has(id) ? [rates.get(id)!] : [])),
+  };
 }
 
 type StoredItem = Omit<Prisma.InvoiceItemGetPayload<object>, 'seq' | 'accountId'>;
@@ -712,17 +720,8 @@ export async function itemLines(tx: Tx, accountId: string, items: readonly Store
   ]);
   const byId = new Map(applied.map((d) => [d.id, d]));
   return items.map((i) => ({
+    ...billedLine(i, prices, rates, i.taxRates),
     invoiceItemId: i.id,
-    subscriptionItemId: i.subscriptionItemId,
-    price: prices.get(i.priceId)!,
-    quantity: i.quantity,
-    amount: Number(i.amount),
-    description: i.description ?? '',
-    proration: i.proration,
-    discountable: i.discountable,
-    periodStart: i.periodStart,
-    periodEnd: i.periodEnd,
-    taxRates: i.taxRates.flatMap((id) => (rates.has(id) ? [rates.get(id)!] : [])),
     discountAmounts: i.discountAmounts as unknown as DiscountAmount[],
     // The item's own discounts, applied to its line before the invoice's (amounts.ts).
     discounts: records(i).flatMap((r) => (byId.has(r.id) ? [byId.get(r.id)!] : [])),
