@@ -8,11 +8,13 @@ import type { Deps, Route } from '../kernel/route';
 import { mountPages } from '../hosted/pages';
 import { ConsoleApi } from './api';
 import { Catalog } from './catalog';
+import { eventPages } from './events';
 import { homePages } from './home';
 import { objectPages } from './objects';
 import { CONSOLE_PREFIX, consolePages, type ConsolePage, type ConsoleShared } from './pages';
 import { SessionStore } from './sessions';
 import { signInPages } from './signIn';
+import { webhookPages } from './webhooks';
 
 // The console (docs/console.md): server-rendered pages at /console on the API's port, over the
 // API's own operations. A layer above the areas that names none of them: what it shows comes from
@@ -21,7 +23,7 @@ import { signInPages } from './signIn';
 export { CONSOLE_PREFIX };
 
 /** Every console page; the header's navigation follows this order. */
-export const CONSOLE_PAGES: readonly ConsolePage[] = [...homePages, ...objectPages, ...signInPages];
+export const CONSOLE_PAGES: readonly ConsolePage[] = [...homePages, ...objectPages, ...eventPages, ...webhookPages, ...signInPages];
 
 export interface ConsoleOptions {
   readonly deps: Deps;
