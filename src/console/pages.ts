@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { LoopbackMethod } from '../lib/loopback';
+import type { RequestLog } from '../kernel/requestLog';
 import { html, type Html } from '../hosted/html';
 import { hostedPage, type HostedPage, type PageRequest, type PageResult } from '../hosted/pages';
 import type { ApiAnswer, CallOptions, ConsoleApi } from './api';
@@ -55,6 +56,8 @@ export type ConsolePage = SessionPage | PublicPage;
 /** What the console's pages share, made once at mount. */
 export interface ConsoleShared {
   readonly api: ConsoleApi;
+  /** The API's request log, when the app keeps one (the requests pages). */
+  readonly requestLog?: RequestLog;
   readonly catalog: Catalog;
   readonly sessions: SessionStore;
   readonly nav: readonly NavEntry[];
