@@ -30,7 +30,7 @@ async function eventsList(ctx: ConsoleContext): Promise<PageResult> {
   const rows = answer.status === 200 ? (answer.body.data as Event[]) : [];
   const body = html`<h1>Events</h1>
 <form class="filters" method="get" action="/console/events">
-<label>Type (<code>customer.*</code> for a group)<input name="type" value="${query.type ?? ''}" size="36" placeholder="payment_intent.succeeded" data-test="event-type"></label>
+<label>Type (customer.* for a group)<input name="type" value="${query.type ?? ''}" size="36" placeholder="payment_intent.succeeded" data-test="event-type"></label>
 <button type="submit">Filter</button>
 ${query.type ? html`<a href="/console/events">Every type</a>` : ''}
 </form>
@@ -89,9 +89,9 @@ function deliveryRow(ctx: ConsoleContext, eventId: string, d: { endpoint: Endpoi
 <br><span class="muted">Latest:</span> ${outcomeOf(latest)} <span class="muted">${when(latest.created)}</span></div>
 <form method="post" action="${eventHref(eventId)}/resend">${csrfField(ctx.session)}<input type="hidden" name="webhook_endpoint" value="${d.endpoint.id}"><input type="hidden" name="idempotency_key" value="${actionKey()}">
 <button type="submit" data-test="resend">Resend</button></form></div>
-<table><thead><tr><th>Attempt</th><th>At (UTC)</th><th>Answer</th><th>Duration</th><th>Response</th></tr></thead>
+<table class="attempts"><thead><tr><th>At (UTC)</th><th>Delivery (attempt)</th><th>Answer</th><th>Duration</th><th>Response</th></tr></thead>
 <tbody>${d.attempts.map(
-    (a) => html`<tr data-test="attempt"><td>${a.attempt}<br><span class="muted mono">${a.delivery}</span></td><td>${when(a.created)}</td><td>${outcomeOf(a)}</td><td>${a.duration_ms} ms</td><td><code>${a.response_body ?? a.error ?? ''}</code></td></tr>`,
+    (a) => html`<tr data-test="attempt"><td class="nowrap">${when(a.created)}</td><td><span class="muted mono">${a.delivery}</span> (#${a.attempt})</td><td>${outcomeOf(a)}</td><td class="nowrap">${a.duration_ms} ms</td><td><code>${a.response_body ?? a.error ?? ''}</code></td></tr>`,
   )}</tbody></table>
 ${d.more ? html`<p class="muted">The latest ${d.attempts.length} attempts.</p>` : ''}
 </section>`;
@@ -109,8 +109,8 @@ async function eventPage(ctx: ConsoleContext): Promise<PageResult> {
   const body = html`<h1><span class="type">${e.type}</span><span class="id">${e.id}</span></h1>
 <p class="muted">Created ${when(e.created)} UTC${e.request?.id ? html` · request <a class="mono" href="/console/requests/${encodeURIComponent(e.request.id)}">${e.request.id}</a>` : ''}</p>
 ${resent ? html`<div class="note" role="status" data-test="resent">Resent to <span class="mono">${resent}</span>: its attempt shows here once it is made (reload).</div>` : ''}
-<div class="object">${jsonView(e, (text) => text !== e.id && ctx.catalog.typeOfId(text) !== undefined)}
-<div><h2>Deliveries</h2>${deliveries.length === 0 ? html`<p class="muted">This event has not gone to any of the account's webhook endpoints.</p>` : deliveries.map((d) => deliveryRow(ctx, e.id, d))}</div></div>`;
+<h2>Deliveries</h2>${deliveries.length === 0 ? html`<p class="muted">This event has not gone to any of the account's webhook endpoints.</p>` : deliveries.map((d) => deliveryRow(ctx, e.id, d))}
+<h2>Payload</h2>${jsonView(e, (text) => text !== e.id && ctx.catalog.typeOfId(text) !== undefined)}`;
   return ctx.page(e.id, body, { active: 'events' });
 }
 

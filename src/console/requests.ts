@@ -3,6 +3,7 @@ import type { PageResult } from '../hosted/pages';
 import { ApiError } from '../kernel/errors';
 import { RECENT_PER_ACCOUNT, type FailedRequest, type RecentRequest } from '../kernel/requestLog';
 import { objectLink, table } from './layout';
+import { listHref } from './objects';
 import type { ConsoleContext, ConsolePage } from './pages';
 
 // Requests: the recent requests of the signed-in key's platform (the API's request log,
@@ -34,22 +35,25 @@ async function requestsPage(ctx: ConsoleContext): Promise<PageResult> {
   const platform = await platformOf(ctx);
   const all = log && platform ? await log.recent.of(platform) : [];
   const failedOnly = ctx.req.query.failed === '1';
-  const rows = failedOnly ? all.filter((r) => r.status >= 400) : all;
+  // The console's page reads (a home page is some 30 lists) would bury a client's requests: shown on asking. Its actions always show.
+  const reads = ctx.req.query.console_reads === '1';
+  const rows = all.filter((r) => (!failedOnly || r.status >= 400) && (reads || !r.console || r.method !== 'GET'));
+  const toggle = (name: string, on: boolean, label: string) =>
+    html`<a href="${listHref(ctx.req.query, { [name]: on ? undefined : '1' }, '/console/requests')}" data-test="requests-${name}">${on ? html`<strong>✓ ${label}</strong>` : label}</a>`;
   const body = html`<h1>Requests</h1>
-<p class="muted">The latest ${RECENT_PER_ACCOUNT} API requests made with this account’s keys, the console’s own among them. ${
-    failedOnly ? html`<a href="/console/requests">Show every request</a>` : html`<a href="/console/requests?failed=1" data-test="requests-failed">Only failed ones</a>`
-  }</p>
+<p class="muted">The latest ${RECENT_PER_ACCOUNT} API requests made with this account’s keys, the console’s actions among them.</p>
+<div class="pager">${toggle('failed', failedOnly, 'Only failed ones')}${toggle('console_reads', reads, 'With the console’s page reads')}</div>
 ${table(
   [
-    { heading: 'At (UTC)', cell: (r: RecentRequest) => html`<span class="mono">${at(r.receivedAtMs)}</span>` },
+    { heading: 'At (UTC)', cell: (r: RecentRequest) => html`<span class="mono nowrap">${at(r.receivedAtMs)}</span>` },
     { heading: 'Request', cell: (r: RecentRequest) => html`<code>${r.method}</code> <span class="mono">${r.path}</span>` },
     { heading: 'Status', cell: (r: RecentRequest) => statusBadge(r.status) },
-    { heading: 'Request id', cell: (r: RecentRequest) => html`<a class="mono" href="${requestHref(r.requestId)}">${r.requestId}</a>` },
+    { heading: 'Request id', cell: (r: RecentRequest) => html`<a class="mono nowrap" href="${requestHref(r.requestId)}">${r.requestId}</a>` },
     { heading: 'Idempotency key', cell: (r: RecentRequest) => html`<span class="mono">${r.idempotencyKey ?? ''}</span>` },
     {
       heading: 'Key',
       cell: (r: RecentRequest) =>
-        html`<span class="mono">${r.key}</span>${r.stripeAccount ? html`<br><span class="muted">as ${r.stripeAccount}</span>` : ''}${r.console ? html`<br><span class="badge">console</span>` : ''}`,
+        html`<span class="mono nowrap">${r.key}</span>${r.console ? html` <span class="badge">console</span>` : ''}${r.stripeAccount ? html`<br><span class="muted">as ${r.stripeAccount}</span>` : ''}`,
     },
   ],
   rows,

@@ -53,7 +53,7 @@ ${table(
     { heading: 'Events', cell: (e: Endpoint) => html`<code>${e.enabled_events.join(', ')}</code>` },
     { heading: 'Status', cell: (e: Endpoint) => (e.status === 'enabled' ? html`<span class="badge">enabled</span>` : html`<span class="badge bad">disabled</span>`) },
     { heading: 'Created (UTC)', cell: (e: Endpoint) => when(e.created) },
-    { heading: '', cell: (e: Endpoint) => html`<div class="pager">${statusForm(ctx, e)}${testForm(ctx, e)}</div>` },
+    { heading: '', cell: (e: Endpoint) => html`<div class="actions">${statusForm(ctx, e)}${testForm(ctx, e)}</div>` },
   ],
   rows,
   'No webhook endpoints yet.',
