@@ -68,7 +68,7 @@ test('an event’s page shows its payload as the API renders it and each deliver
   const failed = deliveries.find((d) => d.includes(failing.id))!;
   expect(failed).toContain('<span class="badge bad">500</span>');
   expect(failed).toContain('boom from the receiver');
-  expect(failed).toMatch(/<td>\d+ ms<\/td>/);
+  expect(failed).toMatch(/<td class="nowrap">\d+ ms<\/td>/);
   expect(failed).toContain('data-test="resend"');
 
   const before = e.receiver.on(healthy.path).length;
