@@ -1,5 +1,5 @@
 import { html, type Html } from '../hosted/html';
-import type { PageResult } from '../hosted/pages';
+import type { FileResult, PageResult } from '../hosted/pages';
 import { csrfField, jsonView, objectLink, table, when } from './layout';
 import { errorBox, listPager } from './objects';
 import { actionKey, type ConsoleContext, type ConsolePage } from './pages';
@@ -10,6 +10,32 @@ import { actionKey, type ConsoleContext, type ConsolePage } from './pages';
 // the sandbox's resend operation (what `stripe events resend` does).
 
 const PAGE_SIZE = 25;
+/** How often the events list asks whether newer events came. */
+const POLL_MS = 3000;
+
+// The list's first page asks /console/events.json every POLL_MS whether events newer than its
+// first row came (the API's list with ending_before), and says how many, with a link that shows
+// them. Reading needs none of it: without JavaScript the page is the same, minus the notice.
+const LIVE_SCRIPT = `(function () {
+  var box = document.getElementById('live-events');
+  if (!box || !window.fetch) return;
+  var q = new URLSearchParams();
+  if (box.dataset.first) q.set('ending_before', box.dataset.first);
+  if (box.dataset.type) q.set('type', box.dataset.type);
+  function poll() {
+    fetch('/console/events.json?' + q.toString(), { credentials: 'same-origin', headers: { accept: 'application/json' } })
+      .then(function (r) { return r.ok ? r.json() : null; })
+      .then(function (news) {
+        if (news && news.count > 0) {
+          box.querySelector('span').textContent = news.count + (news.more ? '+' : '') + (news.count === 1 && !news.more ? ' new event' : ' new events');
+          box.hidden = false;
+        }
+      })
+      .catch(function () {})
+      .then(function () { setTimeout(poll, ${POLL_MS}); });
+  }
+  setTimeout(poll, ${POLL_MS});
+})();`;
 /** Attempts shown per endpoint on an event's page (the first delivery and its retries, then resends). */
 const ATTEMPTS_SHOWN = 20;
 /** The public API's limit of endpoints per account (MAX_WEBHOOK_ENDPOINTS' default is 16). */
@@ -46,7 +72,33 @@ ${table(
   query.type ? 'No event of this type.' : 'No events yet.',
 )}
 ${answer.status === 200 ? listPager(query, answer, rows, '/console/events') : ''}`;
-  return ctx.page('Events', body, { active: 'events', status: answer.status === 200 ? 200 : answer.status });
+  // Only the first page, the newest, is told of newer events.
+  const live = answer.status === 200 && !query.starting_after && !query.ending_before;
+  const page = await ctx.page('Events', live ? html`${liveBox(rows[0]?.id, query.type)}${body}` : body, {
+    active: 'events',
+    status: answer.status === 200 ? 200 : answer.status,
+    script: live ? LIVE_SCRIPT : undefined,
+  });
+  // The script asks this origin, and nothing else, for the count.
+  return 'html' in page ? { ...page, headers: { ...page.headers, 'Content-Security-Policy': liveCsp(ctx.req.nonce) } } : page;
+}
+
+const liveCsp = (nonce: string): string =>
+  `default-src 'none'; style-src 'unsafe-inline'; script-src 'nonce-${nonce}'; connect-src 'self'; img-src data:; base-uri 'none'; frame-ancestors 'none'`;
+
+const liveBox = (first: string | undefined, type: string | undefined): Html =>
+  html`<div id="live-events" class="note" role="status" hidden data-first="${first ?? ''}" data-type="${type ?? ''}" data-test="new-events"><span></span> · <a href="${type ? `/console/events?type=${encodeURIComponent(type)}` : '/console/events'}">Show them</a></div>`;
+
+/** GET /console/events.json: how many events are newer than `ending_before` (of `type`), for the list's script. */
+async function newerEvents(ctx: ConsoleContext): Promise<FileResult> {
+  const { query } = ctx.req;
+  const answer = await ctx.call('GET', '/v1/events', {
+    limit: PAGE_SIZE,
+    ...(query.type ? { type: query.type } : {}),
+    ...(query.ending_before ? { ending_before: query.ending_before } : {}),
+  });
+  const body = answer.status === 200 ? { count: (answer.body.data as unknown[]).length, more: answer.body.has_more === true } : { count: 0, more: false, error: answer.status };
+  return { file: Buffer.from(JSON.stringify(body)), contentType: 'application/json', filename: 'events.json' };
 }
 
 type Endpoint = { id: string; url: string; status: string };
@@ -129,6 +181,7 @@ async function resend(ctx: ConsoleContext): Promise<PageResult> {
 
 export const eventPages: readonly ConsolePage[] = [
   { method: 'get', path: '/events', nav: { key: 'events', label: 'Events', href: '/console/events' }, handler: eventsList },
+  { method: 'get', path: '/events.json', handler: newerEvents },
   { method: 'get', path: '/events/:id', handler: eventPage },
   { method: 'post', path: '/events/:id/resend', handler: resend },
 ];

@@ -50,6 +50,39 @@ test('the list filters by type and pages with the API’s cursors, each row link
   expect(none.text).toContain('No event of this type.');
 });
 
+test('the list’s first page tells its script of newer events (events.json: a count from the API’s list), allowed to ask only this origin', async () => {
+  const key = newTestKey();
+  await createCustomer(e.t, key);
+  const session = await signIn(e.t, key);
+  const page = await consoleGet(e.t, session, '/console/events?type=customer.created');
+  const [first] = await eventsOf(key, 'customer.created');
+  expect(page.text).toContain(`data-first="${first}" data-type="customer.created" data-test="new-events"`);
+  const nonce = /<script nonce="([^"]+)">/.exec(page.text)![1];
+  expect(page.headers['content-security-policy']).toContain(`script-src 'nonce-${nonce}'; connect-src 'self';`);
+  expect(page.headers['content-security-policy']).toContain("default-src 'none'");
+  const count = async (q: string) => (await consoleGet(e.t, session, `/console/events.json?${q}`)).body;
+  expect(await count(`ending_before=${first}&type=customer.created`)).toEqual({ count: 0, more: false });
+  await createCustomer(e.t, key);
+  await createProduct(e.t, key);
+  expect(await count(`ending_before=${first}&type=customer.created`)).toEqual({ count: 1, more: false });
+  expect(await count(`ending_before=${first}`)).toEqual({ count: 2, more: false });
+  // Another key's event as the cursor is refused by the API, as an unknown one: nothing of it is told.
+  const other = newTestKey();
+  await createCustomer(e.t, other);
+  const [theirs] = await eventsOf(other, 'customer.created');
+  for (const cursor of [theirs, 'evt_nope']) {
+    const res = await consoleGet(e.t, session, `/console/events.json?ending_before=${cursor}`);
+    expect(res.headers['content-type']).toContain('application/json');
+    expect(res.body).toEqual({ count: 0, more: false, error: 400 });
+  }
+  // A later page has no notice and no script.
+  const later = await consoleGet(e.t, session, `/console/events?starting_after=${first}`);
+  expect(later.text).not.toContain('data-test="new-events"');
+  expect(later.text).not.toContain('<script');
+  // Signed out, the count is not served.
+  expect((await e.t.http().get('/console/events.json')).status).toBe(303);
+});
+
 test('an event’s page shows its payload as the API renders it and each delivery’s attempts; Resend sends it again', async () => {
   const key = newTestKey();
   e.receiver.reply('/console-events/failing', { status: 500, body: 'boom from the receiver' });
