@@ -4,15 +4,19 @@ import { ApiError } from '../kernel/errors';
 import type { InFlight } from '../kernel/http';
 import type { OperationSpec } from '../kernel/openapi';
 import type { ParamLimits } from '../kernel/params';
+import type { RequestLog } from '../kernel/requestLog';
 import type { Deps, Route } from '../kernel/route';
 import { mountPages } from '../hosted/pages';
 import { ConsoleApi } from './api';
 import { Catalog } from './catalog';
+import { eventPages } from './events';
 import { homePages } from './home';
 import { objectPages } from './objects';
+import { requestPages } from './requests';
 import { CONSOLE_PREFIX, consolePages, type ConsolePage, type ConsoleShared } from './pages';
 import { SessionStore } from './sessions';
 import { signInPages } from './signIn';
+import { webhookPages } from './webhooks';
 
 // The console (docs/console.md): server-rendered pages at /console on the API's port, over the
 // API's own operations. A layer above the areas that names none of them: what it shows comes from
@@ -21,7 +25,7 @@ import { signInPages } from './signIn';
 export { CONSOLE_PREFIX };
 
 /** Every console page; the header's navigation follows this order. */
-export const CONSOLE_PAGES: readonly ConsolePage[] = [...homePages, ...objectPages, ...signInPages];
+export const CONSOLE_PAGES: readonly ConsolePage[] = [...homePages, ...objectPages, ...eventPages, ...webhookPages, ...requestPages, ...signInPages];
 
 export interface ConsoleOptions {
   readonly deps: Deps;
@@ -30,6 +34,8 @@ export interface ConsoleOptions {
   readonly authenticator: Authenticator;
   readonly limits: ParamLimits;
   readonly inFlight: InFlight;
+  /** The API's request log (the requests pages read the signed-in key's platform's entries). */
+  readonly requestLog?: RequestLog;
 }
 
 export interface MountedConsole {
@@ -60,6 +66,7 @@ export function mountConsole(app: Express, options: ConsoleOptions): MountedCons
       return accounts;
     },
     api,
+    requestLog: options.requestLog,
     catalog: new Catalog(options.routes, options.operations),
     sessions: new SessionStore(deps),
     nav: CONSOLE_PAGES.flatMap((p) => (p.nav ? [p.nav] : [])),

@@ -50,6 +50,14 @@ const STYLE = `
   .grid a { background: #fff; border: 1px solid #e3e8ee; border-radius: 6px; padding: 10px 12px; display: flex; justify-content: space-between; gap: 8px; overflow-wrap: anywhere; }
   .signin { max-width: 440px; margin: 80px auto; }
   .signin input { width: 100%; margin: 6px 0 12px; }
+  .note { background: #e8f5e9; border: 1px solid #b7dfb9; border-radius: 6px; padding: 10px 14px; color: #1e5631; margin-bottom: 12px; }
+  .row-head { display: flex; justify-content: space-between; gap: 12px; align-items: flex-start; margin-bottom: 8px; }
+  .row-head h2 { margin: 0 0 4px; }
+  .badge, .nowrap { white-space: nowrap; }
+  .actions { display: flex; gap: 6px; flex-wrap: wrap; }
+  .actions form { margin: 0; }
+  button:disabled { opacity: .45; cursor: default; }
+  .secret { font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; background: #fff8e1; border: 1px solid #f5d77a; border-radius: 4px; padding: 8px 10px; display: block; margin: 8px 0; overflow-wrap: anywhere; }
 `;
 
 /** A navigation entry of the header, declared by the page that serves it (src/console/pages.ts). */

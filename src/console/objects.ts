@@ -46,14 +46,14 @@ function unixOf(value: string | undefined): number | undefined {
   return Number.isNaN(ms) ? undefined : Math.floor(ms / 1000);
 }
 
-/** The link to this list with some of its query changed (undefined values dropped). */
-function listHref(query: Readonly<Record<string, string>>, changes: Record<string, string | undefined>): string {
+/** The link to a list page (`base`) with some of its query changed (undefined values dropped). */
+export function listHref(query: Readonly<Record<string, string>>, changes: Record<string, string | undefined>, base = '/console/objects'): string {
   const next = new URLSearchParams();
   for (const [k, v] of Object.entries({ ...query, ...changes })) if (v !== undefined && v !== '') next.set(k, v);
-  return `/console/objects?${next.toString()}`;
+  return `${base}?${next.toString()}`;
 }
 
-function errorBox(answer: ApiAnswer): Html {
+export function errorBox(answer: ApiAnswer): Html {
   return html`<div class="error" role="alert">${errorMessage(answer)}</div>`;
 }
 
@@ -112,16 +112,17 @@ ${pager}`;
   return ctx.page(kind.type, body, { active: 'objects', status: answer.status === 200 ? 200 : answer.status });
 }
 
-function listPager(query: Readonly<Record<string, string>>, answer: ApiAnswer, rows: readonly Obj[]): Html {
+/** Newer/older links of a list page at `base`, from the API's cursors. */
+export function listPager(query: Readonly<Record<string, string>>, answer: ApiAnswer, rows: readonly { id: string }[], base = '/console/objects'): Html {
   if (rows.length === 0) return html``;
-  const base = { starting_after: undefined, ending_before: undefined };
+  const cleared = { starting_after: undefined, ending_before: undefined };
   const backwards = query.ending_before !== undefined;
   // Going back, has_more says whether there are newer ones; going forward, older ones.
   const newer = backwards ? answer.body.has_more : query.starting_after !== undefined;
   const older = backwards ? true : answer.body.has_more;
   return html`<div class="pager">
-${newer ? html`<a href="${listHref(query, { ...base, ending_before: rows[0].id })}" data-test="page-newer">← Newer</a>` : ''}
-${older ? html`<a href="${listHref(query, { ...base, starting_after: rows[rows.length - 1].id })}" data-test="page-older">Older →</a>` : ''}
+${newer ? html`<a href="${listHref(query, { ...cleared, ending_before: rows[0].id }, base)}" data-test="page-newer">← Newer</a>` : ''}
+${older ? html`<a href="${listHref(query, { ...cleared, starting_after: rows[rows.length - 1].id }, base)}" data-test="page-older">Older →</a>` : ''}
 </div>`;
 }
 

@@ -1,7 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import type { LoopbackMethod } from '../lib/loopback';
+import type { RequestLog } from '../kernel/requestLog';
 import { html, type Html } from '../hosted/html';
-import { hostedPage, type HostedPage, type PageRequest, type PageResult } from '../hosted/pages';
+import { hostedPage, type FileResult, type HostedPage, type PageRequest, type PageResult } from '../hosted/pages';
 import type { ApiAnswer, CallOptions, ConsoleApi } from './api';
 import type { Catalog } from './catalog';
 import { consoleDocument, type NavEntry } from './layout';
@@ -41,7 +42,8 @@ interface PageBase {
 /** A page of a signed-in session (most): no session, and a GET goes to sign-in while a POST is refused. */
 export interface SessionPage extends PageBase {
   readonly public?: false;
-  readonly handler: (ctx: ConsoleContext) => Promise<PageResult>;
+  /** A page, or a small JSON document for the page's own script (as a FileResult: application/json). */
+  readonly handler: (ctx: ConsoleContext) => Promise<PageResult | FileResult>;
 }
 
 /** A page reached before signing in (the sign-in form itself). */
@@ -55,6 +57,8 @@ export type ConsolePage = SessionPage | PublicPage;
 /** What the console's pages share, made once at mount. */
 export interface ConsoleShared {
   readonly api: ConsoleApi;
+  /** The API's request log, when the app keeps one (the requests pages). */
+  readonly requestLog?: RequestLog;
   readonly catalog: Catalog;
   readonly sessions: SessionStore;
   readonly nav: readonly NavEntry[];

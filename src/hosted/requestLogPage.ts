@@ -23,20 +23,22 @@ function entryPage(entry: FailedRequest, nonce: string): PageResult {
   const body = html`<h1>${title}</h1>
 <p class="muted">${entry.requestId} · ${when(entry.receivedAt)}</p>
 <p>Answered <strong>${entry.status}</strong> with:</p>
-<pre>${pretty}</pre>`;
+<pre>${pretty}</pre>
+${inConsole(entry.requestId)}`;
   return { html: htmlDocument({ title, nonce, body }) };
 }
 
-/** A browser shows a sign-in box for this, where the key goes in as the user name. */
-const signIn = (nonce: string): PageResult => ({
-  ...messagePage(
-    nonce,
-    'Sign in with your API key',
-    'A request log opens only with the secret key (sk_test_…) of the account that made the request: give it as the user name, with no password, or as a Bearer token.',
-    401,
-  ),
-  headers: { 'WWW-Authenticate': 'Basic realm="Sandbank"' },
-});
+/** The console shows the same entry beside the account's other requests (its cookie is the console's own path's, so this page can't tell a signed-in browser). */
+const inConsole = (requestId: string) =>
+  html`<p><a href="/console/requests/${encodeURIComponent(requestId)}" data-test="open-in-console">Open it in the console</a> (signed in with the same account's key), beside the account's other recent requests.</p>`;
+
+/** A browser shows a sign-in box for this, where the key goes in as the user name; or the console opens it. */
+const signIn = (nonce: string, requestId: string): PageResult => {
+  const title = 'Sign in with your API key';
+  const body = html`<h1>${title}</h1><p>A request log opens only with the secret key (sk_test_…) of the account that made the request: give it as the user name, with no password, or as a Bearer token.</p>
+${inConsole(requestId)}`;
+  return { status: 401, html: htmlDocument({ title, nonce, body }), headers: { 'WWW-Authenticate': 'Basic realm="Sandbank"' } };
+};
 
 export function requestLogPage(log: RequestLog, authenticator: Authenticator): HostedPage {
   return hostedPage('get', '/:requestId', async ({ pathParams, nonce, authorization }) => {
@@ -44,10 +46,10 @@ export function requestLogPage(log: RequestLog, authenticator: Authenticator): H
     try {
       const identity = await authenticator.identify({ authorization });
       // A publishable key is public: it opens no log.
-      if (identity.publishable) return signIn(nonce);
+      if (identity.publishable) return signIn(nonce, echo(pathParams.requestId));
       platform = identity.platformAccountId;
     } catch (err) {
-      if (err instanceof ApiError && err.status === 401) return signIn(nonce);
+      if (err instanceof ApiError && err.status === 401) return signIn(nonce, echo(pathParams.requestId));
       throw err;
     }
     const requestId = echo(pathParams.requestId);

@@ -4,7 +4,7 @@ import type { Express, NextFunction, Request, Response } from 'express';
 import type { Logger } from '../lib/logger';
 import { httpDuration, httpRequests } from '../lib/metrics';
 import { newRequestId } from '../lib/ids';
-import type { RequestLog } from './requestLog';
+import { shortKeyHint, type RequestLog } from './requestLog';
 import { ApiError, internalError, invalidRequest, parameterMissing, rateLimited, serviceUnavailable, unrecognizedUrl } from './errors';
 import { isDatabaseUnavailable } from '../lib/prisma';
 import type { Sql, SqlClient } from '../lib/sql';
@@ -106,6 +106,12 @@ interface Locals {
   requestLog?: RequestLog;
   /** The platform whose key the request carried, once known: its log entry is that platform's. */
   platformAccountId?: string;
+  /** Unix milliseconds when the request arrived: orders the recent requests log. */
+  receivedAtMs: number;
+  /** The key's masked form, once known (the recent requests log's "key used"). */
+  keyHint?: string;
+  /** The connected account the request acted as, once checked. */
+  actingAs?: string;
   /** The version the request is answered at, once known: an error's status follows it (ERROR_STATUS_CHANGES). */
   apiVersion?: string;
   /** Today's parameters the request sent by an older version's names: its errors use those. */
@@ -125,7 +131,9 @@ export const requestIdentity =
   (req: Request, res: Response, next: NextFunction): void => {
     const requestId = newRequestId();
     (res.locals as Locals).requestId = requestId;
-    (res.locals as Locals).receivedAt = Math.floor(Date.now() / 1000);
+    const now = Date.now();
+    (res.locals as Locals).receivedAtMs = now;
+    (res.locals as Locals).receivedAt = Math.floor(now / 1000);
     (res.locals as Locals).requestLog = requestLog;
     res.setHeader('Request-Id', requestId);
     // Answers that come before the key is known (a 401, say) echo a known requested version.
@@ -152,6 +160,27 @@ function send(res: Response, status: number, body: string): void {
   res.setHeader('Cache-Control', 'no-cache, no-store');
   res.setHeader('Content-Length', Buffer.byteLength(body));
   res.end(body);
+  recordRecent(res, status);
+}
+
+/** Every answer to a key of a platform goes in its recent requests (the console's log): a line, no body. */
+function recordRecent(res: Response, status: number): void {
+  const locals = res.locals as Locals;
+  if (locals.platformAccountId === undefined || !locals.requestLog) return;
+  const req = res.req;
+  locals.requestLog.recent.record({
+    requestId: locals.requestId,
+    account: locals.platformAccountId,
+    receivedAtMs: locals.receivedAtMs,
+    method: req.method,
+    path: req.path,
+    route: locals.route ?? 'unmatched',
+    status,
+    idempotencyKey: header(req, 'idempotency-key') ?? null,
+    key: locals.keyHint === undefined ? '' : shortKeyHint(locals.keyHint),
+    stripeAccount: locals.actingAs ?? null,
+    console: VIEWER_REQUEST in req,
+  });
 }
 
 /**
@@ -256,6 +285,7 @@ async function runOperation({ route: r, validate, rateLimiter }: Mounted, pathPa
   try {
     const identity = await kernel.authenticator.identify(req.headers, !(VIEWER_REQUEST in req));
     (res.locals as Locals).platformAccountId = identity.platformAccountId;
+    (res.locals as Locals).keyHint = identity.keyHint;
     // Errors from here on answer at the request's version, an unknown one being the account's.
     const requested = header(req, 'stripe-version')?.split(';')[0].trim();
     (res.locals as Locals).apiVersion = requested !== undefined && isApiVersion(requested) ? requested : identity.defaultApiVersion;
@@ -266,6 +296,7 @@ async function runOperation({ route: r, validate, rateLimiter }: Mounted, pathPa
     // A publishable key is public (in every browser that runs Stripe.js): only what Stripe.js calls.
     if (identity.publishable && !r.publishable) throw secretKeyRequired();
     const caller = await kernel.authenticator.actingAs(identity, req.headers, r.method === 'get');
+    if (caller.accountId !== identity.platformAccountId) (res.locals as Locals).actingAs = caller.accountId;
     const apiVersion = resolveApiVersion(header(req, 'stripe-version'), caller.defaultApiVersion);
     (res.locals as Locals).apiVersion = apiVersion;
     res.setHeader('Stripe-Version', apiVersion);
@@ -481,7 +512,10 @@ export function notFound(logger: Logger, authenticator?: Authenticator) {
   return async (req: Request, res: Response): Promise<void> => {
     if (authenticator && req.headers.authorization) {
       const identity = await authenticator.identify(req.headers).catch(() => undefined);
-      if (identity) (res.locals as Locals).platformAccountId = identity.platformAccountId;
+      if (identity) {
+        (res.locals as Locals).platformAccountId = identity.platformAccountId;
+        (res.locals as Locals).keyHint = identity.keyHint;
+      }
     }
     sendError(res, unrecognizedUrl(req.method, req.path), logger);
   };

@@ -102,11 +102,15 @@ export class RequestLog {
   /** Insertion order is age: the first key is the oldest. */
   private readonly failed = new Map<string, { entry: FailedRequest; bytes: number }>();
   private bytes = 0;
+  /** Every recent request of each account, failed or not (the console's request log). */
+  readonly recent: RecentRequests;
 
   constructor(
     readonly publicUrl: string,
     private readonly shared?: SharedLog,
-  ) {}
+  ) {
+    this.recent = new RecentRequests(shared);
+  }
 
   /** The `request_log_url` of a request. */
   urlOf(requestId: string, receivedAt: number): string {
@@ -146,5 +150,155 @@ export class RequestLog {
     if (own || !this.shared) return own?.entry;
     const stored = await this.shared.redis.get(`${requestLogKeys(this.shared.prefix).entry}${requestId}`).catch(() => null);
     return stored === null ? undefined : (JSON.parse(stored) as FailedRequest);
+  }
+}
+
+// Recent requests, failed or not, of each platform account: what the console's request log shows
+// (src/console/requests.ts). An entry is the request's line, never a body: method, path, status,
+// ids, the idempotency key and the key's masked hint. Recording sits on every API request's path,
+// so it only appends to an in-process ring and a buffer; the buffer goes to Redis in one script
+// call per RECENT_FLUSH_MS (or RECENT_BATCH entries), not one round trip per request. Bounded as
+// the failed ones are: RECENT_PER_ACCOUNT entries of at most RECENT_ENTRY_BYTES for at most
+// RECENT_ACCOUNTS accounts (the least recently active go first), in each process and in Redis.
+
+/** Recent requests kept per account. */
+export const RECENT_PER_ACCOUNT = 100;
+/** Accounts whose recent requests are kept (each process, and Redis). */
+export const RECENT_ACCOUNTS = 200;
+/** Bytes one recent entry may take: its fields are cut to fit. So at most 200 × 100 × 1 KB = 20 MB, about 6 MB in practice. */
+export const RECENT_ENTRY_BYTES = 1024;
+const RECENT_FLUSH_MS = 200;
+const RECENT_BATCH = 500;
+/** Unflushed entries held while Redis is away; past this the newest are dropped from Redis's copy (the process's ring keeps them). */
+const RECENT_BUFFER_MAX = 5_000;
+const PATH_CHARS = 300;
+
+export interface RecentRequest {
+  readonly requestId: string;
+  /** The platform account whose key made the request: its console lists it. */
+  readonly account: string;
+  /** Unix milliseconds (sorts requests made in the same second). */
+  readonly receivedAtMs: number;
+  readonly method: string;
+  /** The path as requested, without its query (ids, never a credential: those go in bodies and headers). */
+  readonly path: string;
+  /** The route template; `unmatched` for an unknown URL. */
+  readonly route: string;
+  readonly status: number;
+  readonly idempotencyKey: string | null;
+  /** The key's masked form, `sk_test_…abcd`. */
+  readonly key: string;
+  /** The connected account it acted as (`Stripe-Account`), if any. */
+  readonly stripeAccount: string | null;
+  /** Made by the console for a signed-in browser. */
+  readonly console: boolean;
+}
+
+/** `sk_test_****abcd` (kernel/auth.ts maskKey) as `sk_test_…abcd`. */
+export const shortKeyHint = (hint: string): string => hint.replace(/\*+/, '…');
+
+function cutRecent(entry: RecentRequest): { entry: RecentRequest; json: string } {
+  const cut: RecentRequest = {
+    ...entry,
+    path: entry.path.slice(0, PATH_CHARS),
+    route: entry.route.slice(0, PATH_CHARS),
+    method: entry.method.slice(0, 10),
+    idempotencyKey: entry.idempotencyKey === null ? null : entry.idempotencyKey.slice(0, 255),
+    key: entry.key.slice(0, 40),
+    stripeAccount: entry.stripeAccount === null ? null : entry.stripeAccount.slice(0, 64),
+  };
+  // Cut as above, the JSON fits RECENT_ENTRY_BYTES unless a field is multi-byte text; then the path and key go.
+  let json = JSON.stringify(cut);
+  if (Buffer.byteLength(json) > RECENT_ENTRY_BYTES) {
+    const smaller = { ...cut, path: cut.route, idempotencyKey: cut.idempotencyKey === null ? null : cut.idempotencyKey.slice(0, 40) };
+    return { entry: smaller, json: JSON.stringify(smaller) };
+  }
+  return { entry: cut, json };
+}
+
+// One call per flush. KEYS: the accounts' sorted set (score: last write); ARGV: the list key
+// prefix, RECENT_PER_ACCOUNT, RECENT_ACCOUNTS, TTL, now, then account and entry JSON pairs, oldest
+// first. Past RECENT_ACCOUNTS accounts, the least recently written go with their lists.
+const RECORD_RECENT = `
+local prefix, kept, accounts, ttl, now = ARGV[1], tonumber(ARGV[2]), tonumber(ARGV[3]), ARGV[4], ARGV[5]
+for i = 6, #ARGV, 2 do
+  local key = prefix .. ARGV[i]
+  redis.call('LPUSH', key, ARGV[i + 1])
+  redis.call('LTRIM', key, 0, kept - 1)
+  redis.call('EXPIRE', key, ttl)
+  redis.call('ZADD', KEYS[1], now, ARGV[i])
+end
+local over = redis.call('ZCARD', KEYS[1]) - accounts
+if over > 0 then
+  local gone = redis.call('ZPOPMIN', KEYS[1], over)
+  for j = 1, #gone, 2 do redis.call('DEL', prefix .. gone[j]) end
+end
+redis.call('EXPIRE', KEYS[1], ttl)`;
+
+/** The Redis keys of the recent requests: the accounts' set, and the prefix of each account's list. */
+export const recentLogKeys = (prefix: string) => ({ accounts: `${prefix}:recentlog-accounts`, list: `${prefix}:recentlog:` });
+
+/** Each process's recent requests, and its buffer for Redis. */
+export class RecentRequests {
+  /** Per account, oldest first; the Map's order is the accounts' last write, least recent first. */
+  private readonly byAccount = new Map<string, RecentRequest[]>();
+  private buffer: { account: string; json: string }[] = [];
+  private flushing: NodeJS.Timeout | undefined;
+
+  constructor(private readonly shared?: SharedLog) {}
+
+  record(request: RecentRequest): void {
+    const { entry, json } = cutRecent(request);
+    let list = this.byAccount.get(entry.account);
+    if (list) this.byAccount.delete(entry.account);
+    else list = [];
+    this.byAccount.set(entry.account, list);
+    list.push(entry);
+    if (list.length > RECENT_PER_ACCOUNT) list.shift();
+    if (this.byAccount.size > RECENT_ACCOUNTS) this.byAccount.delete(this.byAccount.keys().next().value!);
+    if (!this.shared || this.buffer.length >= RECENT_BUFFER_MAX) return;
+    this.buffer.push({ account: entry.account, json });
+    if (this.buffer.length >= RECENT_BATCH) this.flush();
+    else this.flushing ??= setTimeout(() => this.flush(), RECENT_FLUSH_MS).unref();
+  }
+
+  /** Sends the buffer to Redis (best effort, never awaited by a request). */
+  flush(): Promise<void> {
+    clearTimeout(this.flushing);
+    this.flushing = undefined;
+    const batch = this.buffer;
+    this.buffer = [];
+    if (!this.shared || batch.length === 0) return Promise.resolve();
+    const { redis, prefix } = this.shared;
+    const keys = recentLogKeys(prefix);
+    const args = batch.flatMap((b) => [b.account, b.json]);
+    return redis
+      .eval(RECORD_RECENT, 1, keys.accounts, keys.list, RECENT_PER_ACCOUNT, RECENT_ACCOUNTS, KEPT_SECONDS, Date.now(), ...args)
+      .then(() => undefined)
+      .catch(() => undefined);
+  }
+
+  /** An account's recent requests, newest first: every process's (Redis), else this one's. */
+  async of(account: string): Promise<RecentRequest[]> {
+    const own = [...(this.byAccount.get(account) ?? [])].reverse();
+    if (!this.shared) return own;
+    const stored = await this.shared.redis.lrange(`${recentLogKeys(this.shared.prefix).list}${account}`, 0, RECENT_PER_ACCOUNT - 1).catch(() => undefined);
+    if (stored === undefined) return own;
+    // What this process hasn't flushed yet is in its own ring only.
+    const seen = new Set<string>();
+    const all: RecentRequest[] = [];
+    for (const entry of [...own, ...stored.map((s) => JSON.parse(s) as RecentRequest)]) {
+      if (seen.has(entry.requestId)) continue;
+      seen.add(entry.requestId);
+      all.push(entry);
+    }
+    return all.sort((a, b) => b.receivedAtMs - a.receivedAtMs).slice(0, RECENT_PER_ACCOUNT);
+  }
+
+  /** What this process holds. */
+  usage(): { accounts: number; entries: number } {
+    let entries = 0;
+    for (const list of this.byAccount.values()) entries += list.length;
+    return { accounts: this.byAccount.size, entries };
   }
 }

@@ -476,6 +476,7 @@ export const scenarios: Record<string, Scenario> = {
     await recordAttempts(key, id);
     out.push(answer('attempts', await get(key, path)));
     out.push(answer('a page', await get(key, `${path}?limit=1`)));
+    out.push(answer('of one event', await get(key, `${path}?event=${(await eventsOf(key)).plain}`)));
     return out;
   },
   PostAppsSecrets: async (key) => [

@@ -69,6 +69,29 @@ test('resend delivers the event to the endpoint again and answers with the new d
   expect(list.body.data.map((a: any) => a.delivery)).toEqual([res.body.id, rows[0].id]);
 });
 
+test('the attempts list with `event` has only that event’s attempts, and pages through them', async () => {
+  const key = newTestKey();
+  const endpoint = await createReceivingEndpoint(e.t, e.receiver, key, '/by-event');
+  const account = await accountOfKey(e.t.runtime, key);
+  const first = await emitTestEvent(e.t.runtime, account);
+  const second = await emitTestEvent(e.t.runtime, account);
+  await delivered(key, endpoint.path, 2);
+  expect((await resend(key, first, { webhook_endpoint: endpoint.id })).status).toBe(200);
+  await delivered(key, endpoint.path, 3);
+  const path = `/sandbox/v1/webhook_endpoints/${endpoint.id}/deliveries`;
+  await until(async () => (await e.t.http().get(`${path}?event=${first}`).set(bearer(key))).body.data.every((a: any) => a.outcome !== 'started'));
+  const ofFirst = await e.t.http().get(`${path}?event=${first}`).set(bearer(key));
+  expect(ofFirst.status).toBe(200);
+  expect(ofFirst.body.data.map((a: any) => [a.event, a.succeeded])).toEqual([
+    [first, true],
+    [first, true],
+  ]);
+  const page = await e.t.http().get(`${path}?event=${first}&limit=1&starting_after=${ofFirst.body.data[0].id}`).set(bearer(key));
+  expect(page.body).toMatchObject({ has_more: false, data: [{ id: ofFirst.body.data[1].id }] });
+  expect((await e.t.http().get(`${path}?event=${second}`).set(bearer(key))).body.data.map((a: any) => a.event)).toEqual([second]);
+  expect((await e.t.http().get(`${path}?event=evt_nope`).set(bearer(key))).body.data).toEqual([]);
+});
+
 test('concurrent resends each make their own delivery', async () => {
   const key = newTestKey();
   const endpoint = await createReceivingEndpoint(e.t, e.receiver, key, '/resend/concurrent');

@@ -9,13 +9,14 @@ import { hasIdShape } from '../../../lib/ids';
 import { findOwned as findOwnedEndpoint } from '../webhook_endpoints/service';
 import { serializeAttempt, serializeDelivery } from './serializer';
 
-/** Every attempt to one of the caller's endpoints, newest first. */
+/** Every attempt to one of the caller's endpoints (of one event, with `event`), newest first. */
 export async function listDeliveryAttempts(ctx: RequestContext) {
   const endpointId = (await findOwnedEndpoint(ctx, ctx.pathParams.webhook_endpoint)).id;
+  const event = ctx.params.event as string | undefined;
   return paginate<WebhookAttempt>({
     params: ctx.params,
     url: `/sandbox/v1/webhook_endpoints/${endpointId}/deliveries`,
-    where: { endpointId },
+    where: event === undefined ? { endpointId } : { endpointId, eventId: event },
     model: ctx.deps.prisma.webhookAttempt as any,
     objectName: 'webhook delivery attempt',
     serialize: serializeAttempt,
