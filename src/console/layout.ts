@@ -27,7 +27,7 @@ const STYLE = `
   section.card { background: #fff; border: 1px solid #e3e8ee; border-radius: 8px; padding: 16px 20px; margin-bottom: 16px; }
   table { width: 100%; border-collapse: collapse; background: #fff; }
   th, td { text-align: left; padding: 7px 10px; border-bottom: 1px solid #eef1f4; vertical-align: top; overflow-wrap: anywhere; }
-  th { font-size: 12px; color: #697386; font-weight: 600; text-transform: uppercase; letter-spacing: .03em; }
+  th { font-size: 12px; color: #697386; font-weight: 600; text-transform: uppercase; letter-spacing: .03em; white-space: nowrap; }
   tr:hover td { background: #fafbfc; }
   code, pre, .mono { font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; font-size: 12.5px; }
   pre.json { background: #fff; border: 1px solid #e3e8ee; border-radius: 8px; padding: 14px 16px; overflow-x: auto; white-space: pre-wrap; overflow-wrap: anywhere; line-height: 1.45; }
