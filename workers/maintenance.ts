@@ -7,6 +7,7 @@ import { IdempotencyStore } from '../src/kernel/idempotency';
 import { pruneEvents } from '../src/events/reconcile';
 import { defineQueue, FINISHED_JOBS, logFailedJobs, openWorker } from '../src/lib/queue';
 import { pruneExpiredLinks } from '../src/hosted/prune';
+import { pruneConsoleSessions } from '../src/console/sessions';
 import { schedules as resourceSchedules } from '../src/resources';
 
 // Periodic housekeeping: the kernel's own (pruning expired idempotency records, old events and
@@ -19,6 +20,7 @@ export const maintenanceQueue = defineQueue<Record<string, never>>('maintenance'
 export const PRUNE_IDEMPOTENCY = 'prune-idempotency';
 export const PRUNE_EVENTS = 'prune-events';
 export const PRUNE_LINKS = 'prune-links';
+export const PRUNE_CONSOLE_SESSIONS = 'prune-console-sessions';
 
 const kernelSchedules: readonly Schedule[] = [
   {
@@ -32,6 +34,8 @@ const kernelSchedules: readonly Schedule[] = [
     run: async ({ prisma, config }, now) => ({ pruned: await pruneEvents(prisma, config.eventRetentionDays, now) }),
   },
   { name: PRUNE_LINKS, everyMs: (config) => config.maintenanceIntervalMs, run: async ({ prisma }, now) => ({ ...(await pruneExpiredLinks(prisma, now)) }) },
+  // Ended console sessions are deleted when used or when their account signs in again; these are the rest.
+  { name: PRUNE_CONSOLE_SESSIONS, everyMs: (config) => config.maintenanceIntervalMs, run: async ({ prisma, config, clock }) => ({ pruned: await pruneConsoleSessions(prisma, config, clock.nowMs()) }) },
 ];
 
 export interface Maintenance {

@@ -58,6 +58,14 @@ export function tokenMatches(posted: unknown, expected: string | undefined): boo
 /** A posted CSRF token against the session's. */
 export const csrfMatches = (session: Session, posted: unknown): boolean => tokenMatches(posted, session.csrfToken);
 
+/** Deletes the sessions that ended (past their end, or idle too long) whoever's they were; answers how many. */
+export async function pruneConsoleSessions(prisma: Deps['prisma'], config: Pick<Deps['config'], 'consoleSessionIdleSeconds'>, nowMs: number): Promise<number> {
+  const { count } = await prisma.consoleSession.deleteMany({
+    where: { OR: [{ expiresAt: { lte: new Date(nowMs) } }, { lastSeenAt: { lte: new Date(nowMs - config.consoleSessionIdleSeconds * 1000) } }] },
+  });
+  return count;
+}
+
 export class SessionStore {
   constructor(private readonly deps: Deps) {}
 
