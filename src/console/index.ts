@@ -8,6 +8,7 @@ import type { Deps, Route } from '../kernel/route';
 import { mountPages } from '../hosted/pages';
 import { ConsoleApi } from './api';
 import { Catalog } from './catalog';
+import { clockPages } from './clocks';
 import { homePages } from './home';
 import { objectPages } from './objects';
 import { CONSOLE_PREFIX, consolePages, type ConsolePage, type ConsoleShared } from './pages';
@@ -21,7 +22,7 @@ import { signInPages } from './signIn';
 export { CONSOLE_PREFIX };
 
 /** Every console page; the header's navigation follows this order. */
-export const CONSOLE_PAGES: readonly ConsolePage[] = [...homePages, ...objectPages, ...signInPages];
+export const CONSOLE_PAGES: readonly ConsolePage[] = [...homePages, ...objectPages, ...clockPages, ...signInPages];
 
 export interface ConsoleOptions {
   readonly deps: Deps;
