@@ -9,6 +9,7 @@ import { mountPages } from '../hosted/pages';
 import { ConsoleApi } from './api';
 import { Catalog } from './catalog';
 import { clockPages } from './clocks';
+import { dataPages } from './data';
 import { homePages } from './home';
 import { objectPages } from './objects';
 import { CONSOLE_PREFIX, consolePages, type ConsolePage, type ConsoleShared } from './pages';
@@ -22,7 +23,7 @@ import { signInPages } from './signIn';
 export { CONSOLE_PREFIX };
 
 /** Every console page; the header's navigation follows this order. */
-export const CONSOLE_PAGES: readonly ConsolePage[] = [...homePages, ...objectPages, ...clockPages, ...signInPages];
+export const CONSOLE_PAGES: readonly ConsolePage[] = [...homePages, ...objectPages, ...clockPages, ...dataPages, ...signInPages];
 
 export interface ConsoleOptions {
   readonly deps: Deps;
