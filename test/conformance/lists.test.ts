@@ -8,6 +8,7 @@ import {
   createCustomer,
   createPaymentIntent,
   createPaymentMethod,
+  createPendingAuthentication,
   createPrice,
   createProduct,
   createTaxRate,
@@ -512,6 +513,29 @@ const LISTS: Record<string, ListCase> = {
       return out;
     },
     sdkIds: async (stripe) => ids(await stripe.invoicePayments.list({ limit: 2 }).autoPagingToArray({ limit: 1000 })),
+  },
+  GetSandboxPaymentAuthentications: {
+    path: '/sandbox/v1/payment_authentications',
+    objectName: 'sandbox.payment_authentication',
+    createdFilter: false,
+    createObjects: async (key, n) => {
+      const out: string[] = [];
+      for (let i = 0; i < n; i++) out.push((await createPendingAuthentication(t, key)).id);
+      return out;
+    },
+    // A sandbox operation has no SDK method; the SDK's raw request reaches it with the same client.
+    sdkIds: async (stripe) => {
+      const out: string[] = [];
+      for (let cursor: string | undefined; ; ) {
+        const page = (await stripe.rawRequest('GET', `/sandbox/v1/payment_authentications?limit=2${cursor ? `&starting_after=${cursor}` : ''}`)) as unknown as {
+          data: { id: string }[];
+          has_more: boolean;
+        };
+        out.push(...ids(page.data));
+        if (!page.has_more) return out;
+        cursor = page.data[page.data.length - 1].id;
+      }
+    },
   },
   GetTestHelpersTestClocks: {
     path: '/v1/test_helpers/test_clocks',
