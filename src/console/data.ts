@@ -14,12 +14,11 @@ async function dataPage(ctx: ConsoleContext, refusal?: string | ApiAnswer, statu
   const done = ctx.req.query.deleted;
   const body = html`<h1>Data</h1>
 ${typeof refusal === 'string' ? html`<div class="error" role="alert" data-test="reset-refused">${refusal}</div>` : refusal ? errorBox(refusal) : ''}
-${done !== undefined && /^\d+$/.test(done) ? html`<div class="card" role="status" data-test="reset-done">The data was reset: ${done} objects deleted.</div>` : ''}
+${done !== undefined && /^\d+$/.test(done) ? html`<section class="card" role="status" data-test="reset-done">The data was reset: ${done} objects deleted.</section>` : ''}
 <section class="card"><h2>Reset this sandbox’s data</h2>
 <p>Deletes every object of <code>${account}</code> and of its connected accounts (customers, payments, billing, events, webhook endpoints, test clocks…), and the connected accounts themselves. The account, its API keys and this console session stay.</p>
-<form method="post" action="/console/data/reset">${csrfField(ctx.session)}
-<label for="reset-confirm">Type the account id <code>${account}</code> to confirm</label><br>
-<input id="reset-confirm" name="confirm" autocomplete="off" size="34" class="mono" data-test="reset-confirm">
+<form class="filters" method="post" action="/console/data/reset">${csrfField(ctx.session)}
+<label>Type the account id to confirm<input name="confirm" autocomplete="off" size="34" class="mono" placeholder="${account}" data-test="reset-confirm"></label>
 <button type="submit" data-test="reset">Reset data</button>
 </form></section>`;
   return ctx.page('Data', body, { active: 'data', status });

@@ -54,9 +54,9 @@ const ID = /^[a-z]+_[A-Za-z0-9]{1,64}$/;
 function doneBox(query: Readonly<Record<string, string>>): Html | string {
   const what = DONE[query.done ?? ''];
   if (!what || !ID.test(query.id ?? '') || !/^[a-z_]{1,40}$/.test(query.status ?? '')) return '';
-  return html`<div class="card" role="status" data-test="outcome-done">${what} <span class="mono">${query.id}</span> is <strong>${query.status}</strong>${
+  return html`<section class="card" role="status" data-test="outcome-done">${what} <span class="mono">${query.id}</span> is <strong>${query.status}</strong>${
     query.intent && ID.test(query.intent) ? html` (for ${objectLink(query.intent)})` : ''
-  }.</div>`;
+  }.</section>`;
 }
 
 const actionForm = (action: string, ctx: ConsoleContext, body: Html): Html => html`<form method="post" action="${action}" style="display:inline-flex;gap:6px;align-items:center;margin:0">${csrfField(ctx.session)}${body}</form>`;
