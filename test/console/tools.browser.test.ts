@@ -1,8 +1,8 @@
 import { mkdirSync } from 'node:fs';
-import path from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { bearer, newTestKey } from '../helpers/app';
 import { browserTest, launchBrowser } from '../helpers/browser';
+import { CONSOLE_ARTIFACTS, shot, signInAs as consoleSignIn, watchedPage as watchedConsolePage } from '../helpers/consoleBrowser';
 import { startEventsTestApp, type EventsTestApp } from '../helpers/eventsApp';
 import { createCustomer, createPendingAuthentication, createPrice, createVerificationSession, form } from '../helpers/fixtures';
 import { createForwardingRequest } from '../helpers/forwarding';
@@ -15,14 +15,12 @@ import { until } from '../helpers/queues';
 
 const test = browserTest();
 
-const ARTIFACTS = path.join(__dirname, '..', '..', 'test-artifacts', 'console');
-
 let e: EventsTestApp;
 let browser: Browser;
 let origin: string;
 
 beforeAll(async () => {
-  mkdirSync(ARTIFACTS, { recursive: true });
+  mkdirSync(CONSOLE_ARTIFACTS, { recursive: true });
   e = await startEventsTestApp('console_tools_browser');
   browser = await launchBrowser();
   origin = `http://127.0.0.1:${e.t.port}`;
@@ -32,30 +30,9 @@ afterAll(async () => {
   await e?.close();
 });
 
-/** A page that records script errors, CSP violations and any dialog. */
-async function watchedPage(): Promise<{ page: Page; problems: string[] }> {
-  const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
-  page.setDefaultTimeout(8000);
-  const problems: string[] = [];
-  page.on('pageerror', (err) => problems.push(`pageerror: ${err.message}`));
-  page.on('console', (m) => {
-    // A refused form (400) is logged by the browser as a failed load: expected there.
-    if (m.type() === 'error' && !/status of 40\d/.test(m.text())) problems.push(`console: ${m.text()}`);
-  });
-  page.on('dialog', (d) => {
-    problems.push(`dialog: ${d.message()}`);
-    void d.dismiss();
-  });
-  return { page, problems };
-}
-
-const shot = (page: Page, name: string) => page.screenshot({ path: path.join(ARTIFACTS, `${name}.png`), fullPage: true });
-
-async function signInAs(page: Page, key: string): Promise<void> {
-  await page.goto(`${origin}/console/sign-in`);
-  await page.fill('[data-test="console-key"]', key);
-  await Promise.all([page.waitForURL(`${origin}/console`), page.click('[data-test="console-signin"]')]);
-}
+// A refused form (400) is logged by the browser as a failed load: expected here.
+const watchedPage = () => watchedConsolePage(browser, /status of 40\d/);
+const signInAs = (page: Page, key: string) => consoleSignIn(page, origin, key);
 
 const api = (key: string) => ({
   get: (p: string) => e.t.http().get(p).set(bearer(key)),
