@@ -8,13 +8,14 @@ import type { ConsoleContext, ConsolePage } from './pages';
 // Test outcomes: what a customer or a bank would answer in live mode, answered here through the
 // sandbox's own operations (so the intent, session or account moves on exactly as the hosted
 // page's buttons make it): pending 3-D Secure challenges (complete or fail), identity sessions
-// awaiting input (submit an outcome), Financial Connections sessions (complete with a test
-// institution), and the forwarding requests with their request and response as the API masks them.
+// awaiting input (submit an outcome), pending Financial Connections sessions (complete with a
+// test institution), and the forwarding requests with their request and response as the API masks them.
 
 const SHOWN = 25;
 const FORWARDS_SHOWN = 10;
 const PA = '/sandbox/v1/payment_authentications';
 const VS = '/v1/identity/verification_sessions';
+const FCS = '/sandbox/v1/financial_connections/sessions';
 const SUBMIT_OPERATION = 'PostSandboxIdentityVerificationSessionsSessionSubmit';
 
 interface Authentication {
@@ -29,6 +30,11 @@ interface VerificationSession {
   type: string;
   created: number;
   last_error: { code: string | null } | null;
+}
+interface FcSession {
+  id: string;
+  account_holder: { customer?: string; account?: string } | null;
+  permissions: string[];
 }
 interface Institution {
   id: string;
@@ -62,9 +68,10 @@ function doneBox(query: Readonly<Record<string, string>>): Html | string {
 const actionForm = (action: string, ctx: ConsoleContext, body: Html): Html => html`<form method="post" action="${action}" style="display:inline-flex;gap:6px;align-items:center;margin:0">${csrfField(ctx.session)}${body}</form>`;
 
 async function outcomesPage(ctx: ConsoleContext, failed?: ApiAnswer): Promise<PageResult> {
-  const [authentications, sessions, institutions, forwards] = await Promise.all([
+  const [authentications, sessions, fcSessions, institutions, forwards] = await Promise.all([
     ctx.call('GET', PA, { status: 'pending', limit: SHOWN }),
     ctx.call('GET', VS, { status: 'requires_input', limit: SHOWN }),
+    ctx.call('GET', FCS, { status: 'pending', limit: SHOWN }),
     ctx.call('GET', '/sandbox/v1/financial_connections/institutions'),
     ctx.call('GET', '/v1/forwarding/requests', { limit: FORWARDS_SHOWN }),
   ]);
@@ -119,14 +126,28 @@ ${table(
 )}
 <p class="muted">A failure must belong to a check the session runs (the API says which); <code>abandoned</code> is the user leaving.</p>
 </section>
-<section class="card" data-test="financial-connections"><h2>Financial Connections sessions</h2>
-<p class="muted">Complete a pending session (its id, <code>fcsess_…</code>, is what your integration created) with a test institution: every account of it the session allows is linked, a down institution fails it.</p>
-${institutions.status === 200 ? '' : errorBox(institutions)}
-<form class="filters" method="post" action="/console/outcomes/financial_connections">${csrfField(ctx.session)}
-<label>Session<input name="session" class="mono" size="34" placeholder="fcsess_…" required data-test="fc-session"></label>
-<label>Institution<select name="institution" data-test="fc-institution">${banks.map((b) => html`<option value="${b.id}">${b.name}${b.down ? ` (down: ${b.down})` : ''}</option>`)}</select></label>
-<button type="submit" data-test="fc-complete">Complete</button>
-</form>
+<section class="card" data-test="financial-connections"><h2>Financial Connections sessions awaiting the customer</h2>
+<p class="muted">Complete a pending session with a test institution: every account of it the session allows is linked; a down institution fails the session.</p>
+${fcSessions.status === 200 ? '' : errorBox(fcSessions)}${institutions.status === 200 ? '' : errorBox(institutions)}
+${table(
+  [
+    { heading: 'Session', cell: (f: FcSession) => html`<span class="mono">${f.id}</span>` },
+    { heading: 'Account holder', cell: (f: FcSession) => (f.account_holder?.customer ? objectLink(f.account_holder.customer) : f.account_holder?.account ? objectLink(f.account_holder.account) : '') },
+    { heading: 'Permissions', cell: (f: FcSession) => f.permissions.join(', ') },
+    {
+      heading: 'Complete with',
+      cell: (f: FcSession) =>
+        actionForm(
+          `/console/outcomes/financial_connections/${encodeURIComponent(f.id)}/complete`,
+          ctx,
+          html`<select name="institution" aria-label="Institution" data-test="fc-institution">${banks.map((b) => html`<option value="${b.id}">${b.name}${b.down ? ` (down: ${b.down})` : ''}</option>`)}</select>
+<button type="submit" data-test="fc-complete">Complete</button>`,
+        ),
+    },
+  ],
+  fcSessions.status === 200 ? (fcSessions.body.data as FcSession[]) : [],
+  'No Financial Connections session is pending.',
+)}
 </section>
 <section class="card" data-test="forwards"><h2>Forwarding requests</h2>
 <p class="muted">The latest ${FORWARDS_SHOWN}, each request and response as the API shows them (card details and secrets masked).</p>
@@ -168,10 +189,10 @@ async function submitVerification(ctx: ConsoleContext): Promise<PageResult> {
 }
 
 async function completeFinancialConnections(ctx: ConsoleContext): Promise<PageResult> {
-  const session = typeof ctx.req.form.session === 'string' ? ctx.req.form.session.trim() : '';
+  const id = ctx.req.pathParams.id;
   const institution = typeof ctx.req.form.institution === 'string' ? ctx.req.form.institution : '';
-  if (session === '') return outcomesPage(ctx, { status: 400, body: { error: { message: 'Type the id of the Financial Connections session to complete (fcsess_…).' } } });
-  const answer = await ctx.call('POST', `/sandbox/v1/financial_connections/sessions/${encodeURIComponent(session)}/complete`, { institution });
+  const answer = await ctx.call('POST', `${FCS}/${encodeURIComponent(id)}/complete`, { institution });
+  if (answer.status === 404) return ctx.notFound(`No Financial Connections session ${id} was found for this account.`);
   return answered(ctx, answer, 'financial_connections');
 }
 
@@ -180,5 +201,5 @@ export const outcomePages: readonly ConsolePage[] = [
   { method: 'post', path: '/outcomes/authentications/:id/complete', handler: answerAuthentication('complete') },
   { method: 'post', path: '/outcomes/authentications/:id/fail', handler: answerAuthentication('fail') },
   { method: 'post', path: '/outcomes/verifications/:id/submit', handler: submitVerification },
-  { method: 'post', path: '/outcomes/financial_connections', handler: completeFinancialConnections },
+  { method: 'post', path: '/outcomes/financial_connections/:id/complete', handler: completeFinancialConnections },
 ];

@@ -633,6 +633,14 @@ const CASES: Record<string, OperationCase> = {
     fails: (stripe) => stripe.rawRequest('GET', '/sandbox/v1/financial_connections/institutions?expand[]=data.nope'),
     error: InvalidRequest,
   },
+  GetSandboxFinancialConnectionsSessions: {
+    ok: async (stripe) => {
+      await fcSession(stripe);
+      return stripe.rawRequest('GET', '/sandbox/v1/financial_connections/sessions?status=pending');
+    },
+    fails: (stripe) => stripe.rawRequest('GET', '/sandbox/v1/financial_connections/sessions?status=bogus'),
+    error: InvalidRequest,
+  },
   PostSandboxFinancialConnectionsSessionsSessionComplete: {
     ok: async (stripe) => raw(stripe, `/sandbox/v1/financial_connections/sessions/${await fcSession(stripe)}/complete`, { institution: 'bank_oauth' }),
     fails: async (stripe) => raw(stripe, `/sandbox/v1/financial_connections/sessions/${await fcSession(stripe)}/complete`, { institution: 'nope' }),

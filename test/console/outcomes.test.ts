@@ -66,11 +66,13 @@ describe('3-D Secure', () => {
 
   test('without the session’s CSRF token nothing is answered (403)', async () => {
     const mine = await createPendingAuthentication(t, key);
-    for (const path of [`/console/outcomes/authentications/${mine.id}/complete`, '/console/outcomes/financial_connections']) {
-      const res = await t.http().post(path).set('Cookie', session.cookie).type('form').send(form({ csrf_token: 'forged', session: 'fcsess_x', institution: 'test_institution' }));
+    const fc = await createFcSession(t, key);
+    for (const path of [`/console/outcomes/authentications/${mine.id}/complete`, `/console/outcomes/financial_connections/${fc.id}/complete`]) {
+      const res = await t.http().post(path).set('Cookie', session.cookie).type('form').send(form({ csrf_token: 'forged', institution: 'test_institution' }));
       expect(res.status).toBe(403);
     }
     expect((await apiGet(`/v1/payment_intents/${mine.paymentIntent}`)).body.status).toBe('requires_action');
+    expect((await apiGet(`/v1/financial_connections/sessions/${fc.id}`)).body.status).toBe('pending');
   });
 });
 
@@ -101,23 +103,41 @@ describe('identity', () => {
 });
 
 describe('Financial Connections', () => {
-  test('a session completed with a test institution links its accounts; an unknown or empty id shows the refusal', async () => {
-    const fc = await createFcSession(t, key);
-    const page = await consoleGet(t, session, '/console/outcomes');
-    expect(section(page.text, 'financial-connections')).toContain('<option value="test_institution">');
-    const res = await consolePost(t, session, '/console/outcomes/financial_connections', { session: fc.id, institution: 'test_institution' }, '/console/outcomes');
+  test('pending sessions are listed; one completed with a test institution links its accounts and leaves the list', async () => {
+    const own = newTestKey();
+    const ownSession = await signIn(t, own);
+    const fc = await createFcSession(t, own);
+    const other = await createFcSession(t, own);
+    const page = await consoleGet(t, ownSession, '/console/outcomes');
+    const listed = section(page.text, 'financial-connections');
+    expect(rowCount(listed)).toBe(2);
+    expect(listed).toContain('<option value="test_institution">');
+    expect(listed).toContain(`action="/console/outcomes/financial_connections/${fc.id}/complete"`);
+    expect(listed).toContain(`href="/console/objects/${fc.account_holder.customer}"`);
+    const res = await consolePost(t, ownSession, `/console/outcomes/financial_connections/${fc.id}/complete`, { institution: 'test_institution' }, '/console/outcomes');
     expect(res.status).toBe(303);
     expect(res.headers.location).toBe(`/console/outcomes?done=financial_connections&id=${fc.id}&status=succeeded`);
-    const done = (await apiGet(`/v1/financial_connections/sessions/${fc.id}`)).body;
+    const done = (await apiGet(`/v1/financial_connections/sessions/${fc.id}`, own)).body;
     expect(done.status).toBe('succeeded');
     expect(done.accounts.data.length).toBeGreaterThan(0);
-    const unknown = await consolePost(t, session, '/console/outcomes/financial_connections', { session: 'fcsess_nope', institution: 'test_institution' }, '/console/outcomes');
-    expect(unknown.status).toBe(404);
-    expect(unknown.text).toContain('fcsess_nope');
+    const after = section((await consoleGet(t, ownSession, '/console/outcomes')).text, 'financial-connections');
+    expect(rowCount(after)).toBe(1);
+    expect(after).toContain(other.id);
+    // A down institution: the API's answer (the session fails), shown as done.
+    const down = await consolePost(t, ownSession, `/console/outcomes/financial_connections/${other.id}/complete`, { institution: 'down_error' }, '/console/outcomes');
+    expect(down.headers.location).toBe(`/console/outcomes?done=financial_connections&id=${other.id}&status=failed`);
+  });
+
+  test('an unknown institution shows the API’s refusal; another key’s session is a 404', async () => {
+    const fc = await createFcSession(t, key);
+    const bad = await consolePost(t, session, `/console/outcomes/financial_connections/${fc.id}/complete`, { institution: 'nope' }, '/console/outcomes');
+    expect(bad.status).toBe(400);
+    expect(bad.text).toContain('class="error"');
+    expect((await apiGet(`/v1/financial_connections/sessions/${fc.id}`)).body.status).toBe('pending');
     const theirs = await createFcSession(t, newTestKey());
-    expect((await consolePost(t, session, '/console/outcomes/financial_connections', { session: theirs.id, institution: 'test_institution' }, '/console/outcomes')).status).toBe(404);
-    const empty = await consolePost(t, session, '/console/outcomes/financial_connections', { session: ' ', institution: 'test_institution' }, '/console/outcomes');
-    expect(empty.status).toBe(400);
+    const res = await consolePost(t, session, `/console/outcomes/financial_connections/${theirs.id}/complete`, { institution: 'test_institution' }, '/console/outcomes');
+    expect(res.status).toBe(404);
+    expect(section((await consoleGet(t, session, '/console/outcomes')).text, 'financial-connections')).not.toContain(theirs.id);
   });
 });
 

@@ -4,7 +4,7 @@ import { bearer, newTestKey } from '../helpers/app';
 import { browserTest, launchBrowser } from '../helpers/browser';
 import { CONSOLE_ARTIFACTS, shot, signInAs as consoleSignIn, watchedPage as watchedConsolePage } from '../helpers/consoleBrowser';
 import { startEventsTestApp, type EventsTestApp } from '../helpers/eventsApp';
-import { createCustomer, createPendingAuthentication, createPrice, createVerificationSession, form } from '../helpers/fixtures';
+import { createCustomer, createFcSession, createPendingAuthentication, createPrice, createVerificationSession, form } from '../helpers/fixtures';
 import { createForwardingRequest } from '../helpers/forwarding';
 import { until } from '../helpers/queues';
 
@@ -94,6 +94,7 @@ test('complete a 3DS payment from the outcomes page: the PaymentIntent is succee
   const pending = await createPendingAuthentication(e.t, key);
   await createVerificationSession(e.t, key, { type: 'document' });
   const forwarded = await createForwardingRequest(e.t, key);
+  const fc = await createFcSession(e.t, key);
   const { page, problems } = await watchedPage();
   try {
     await signInAs(page, key);
@@ -102,6 +103,7 @@ test('complete a 3DS payment from the outcomes page: the PaymentIntent is succee
     expect(await row.count()).toBe(1);
     expect(await row.textContent()).toContain(pending.paymentIntent);
     expect(await page.textContent('[data-test="forwards"] [data-test="object-row"]')).toContain(forwarded.id);
+    expect(await page.textContent('[data-test="financial-connections"] [data-test="object-row"]')).toContain(fc.id);
     await shot(page, 'outcomes');
     await Promise.all([page.waitForURL(/done=authentication/), row.locator('[data-test="authentication-complete"]').click()]);
     expect(await page.textContent('[data-test="outcome-done"]')).toContain('succeeded');

@@ -788,6 +788,15 @@ export const scenarios: Record<string, Scenario> = {
     return [answer('pending', await get(key, `${FC}/sessions/${pending.id}`)), answer('succeeded', await get(key, `${FC}/sessions/${done.id}`))];
   },
   GetSandboxFinancialConnectionsInstitutions: async (key) => [answer('catalogue', await get(key, '/sandbox/v1/financial_connections/institutions'))],
+  GetSandboxFinancialConnectionsSessions: async (key) => {
+    const out = [answer('empty list', await get(key, `/sandbox${FC}/sessions`))];
+    const done = await createFcSession(t, key);
+    await post(key, `/sandbox${FC}/sessions/${done.id}/complete`, { institution: 'test_institution' });
+    await createFcSession(t, key);
+    out.push(answer('pending and succeeded', await get(key, `/sandbox${FC}/sessions`)));
+    out.push(answer('pending only', await get(key, `/sandbox${FC}/sessions?status=pending`)));
+    return out;
+  },
   PostSandboxFinancialConnectionsSessionsSessionComplete: async (key) => {
     const a = await createFcSession(t, key, { prefetch: ['balances', 'ownership'] });
     const b = await createFcSession(t, key);
@@ -1473,6 +1482,7 @@ export const errorScenarios: Record<string, Scenario> = {
   ],
   GetFinancialConnectionsSessionsSession: async (key) => [answer('unknown id', await get(key, `${FC}/sessions/fcsess_nope`))],
   GetSandboxFinancialConnectionsInstitutions: async (key) => [answer('bad expand', await get(key, '/sandbox/v1/financial_connections/institutions?expand[]=data.x'))],
+  GetSandboxFinancialConnectionsSessions: async (key) => [answer('bad status', await get(key, `/sandbox${FC}/sessions?status=bogus`))],
   PostSandboxFinancialConnectionsSessionsSessionComplete: async (key) => {
     const { id } = await createFcSession(t, key);
     return [answer('unknown institution', await post(key, `/sandbox${FC}/sessions/${id}/complete`, { institution: 'nope' })), answer('unknown id', await post(key, `/sandbox${FC}/sessions/fcsess_nope/complete`, { outcome: 'failed' }))];

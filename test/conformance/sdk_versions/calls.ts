@@ -347,6 +347,10 @@ const BASE: Calls = {
   PostFinancialConnectionsSessions: (c) => fcSession(c).then((id) => c.stripe.financialConnections.sessions.retrieve(id)),
   GetFinancialConnectionsSessionsSession: async (c) => c.stripe.financialConnections.sessions.retrieve(await fcSession(c)),
   GetSandboxFinancialConnectionsInstitutions: (c) => c.raw('GET', '/sandbox/v1/financial_connections/institutions'),
+  GetSandboxFinancialConnectionsSessions: async (c) => {
+    await fcSession(c);
+    return c.raw('GET', '/sandbox/v1/financial_connections/sessions?status=pending');
+  },
   PostSandboxFinancialConnectionsSessionsSessionComplete: async (c) => c.raw('POST', `/sandbox/v1/financial_connections/sessions/${await fcSession(c)}/complete`, { institution: 'bank_oauth' }),
   GetFinancialConnectionsAccounts: async (c) => {
     await readFcAccount(c);
