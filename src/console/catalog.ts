@@ -66,7 +66,9 @@ export class Catalog {
     const specs = new Map(operations.map((o) => [o.operationId, o]));
     this.specs = specs;
     const gets = routes.filter((r) => r.method === 'get');
-    const lists = gets.filter((r) => r.returns.list && !r.path.includes('{'));
+    // The sandbox's own lists (3-D Secure challenges, Financial Connections sessions) are test
+    // tools with pages of their own (test outcomes), not types with an object page.
+    const lists = gets.filter((r) => r.returns.list && !r.path.includes('{') && !r.path.startsWith('/sandbox/'));
     const kinds: ObjectKind[] = [];
     for (const list of lists) {
       // A list nested under another's (an upcoming invoice's lines) lists part of one object, not a type.
