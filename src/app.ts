@@ -94,7 +94,7 @@ export function buildApp(deps: AppDeps): BuiltApp {
 
   mountPages(app, pages, deps, kernel.limits, kernel.inFlight);
   mountPages(app, [requestLogPage(requestLog, kernel.authenticator)], deps, kernel.limits, kernel.inFlight, REQUEST_LOG_PATH);
-  const mountedConsole = mountConsole(app, { deps, routes, operations, authenticator: kernel.authenticator, limits: kernel.limits, inFlight: kernel.inFlight, requestLog });
+  const mountedConsole = mountConsole(app, { deps, routes, operations, document, authenticator: kernel.authenticator, limits: kernel.limits, inFlight: kernel.inFlight, requestLog });
   app.use(notFound(logger, kernel.authenticator));
   app.use(errorMiddleware(logger));
   return { app, kernel, requestLog, close: () => mountedConsole.close() };

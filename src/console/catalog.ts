@@ -1,4 +1,4 @@
-import type { OperationSpec } from '../kernel/openapi';
+import { deref, type OpenApiDocument, type OperationSpec } from '../kernel/openapi';
 import type { Route } from '../kernel/route';
 
 // What the console can show, read from the API's own route table and OpenAPI document rather than
@@ -59,11 +59,16 @@ const ID_SHAPE = /^([a-z]+)_[A-Za-z0-9]{6,64}$/;
 export class Catalog {
   readonly kinds: readonly ObjectKind[];
   private readonly byType: ReadonlyMap<string, ObjectKind>;
+  private readonly specs: ReadonlyMap<string, OperationSpec>;
 
-  constructor(routes: readonly Route[], operations: readonly OperationSpec[]) {
+  /** `document`: the OpenAPI document the operations come from, to read a parameter's values (paramValues). */
+  constructor(routes: readonly Route[], operations: readonly OperationSpec[], private readonly document?: OpenApiDocument) {
     const specs = new Map(operations.map((o) => [o.operationId, o]));
+    this.specs = specs;
     const gets = routes.filter((r) => r.method === 'get');
-    const lists = gets.filter((r) => r.returns.list && !r.path.includes('{'));
+    // The sandbox's own lists (3-D Secure challenges, Financial Connections sessions) are test
+    // tools with pages of their own (test outcomes), not types with an object page.
+    const lists = gets.filter((r) => r.returns.list && !r.path.includes('{') && !r.path.startsWith('/sandbox/'));
     const kinds: ObjectKind[] = [];
     for (const list of lists) {
       // A list nested under another's (an upcoming invoice's lines) lists part of one object, not a type.
@@ -102,5 +107,13 @@ export class Catalog {
   /** The retrieve operation's path for this id. */
   retrievePath(type: string, id: string): string | undefined {
     return this.byType.get(type)?.retrievePath?.replace(/\{[^}]+\}/, encodeURIComponent(id));
+  }
+
+  /** The values an operation's parameter takes (its schema's `enum`), for a form's choices; none when it has no enum. */
+  paramValues(operationId: string, param: string): readonly string[] {
+    const schema = (this.specs.get(operationId)?.paramsSchema as { properties?: Record<string, unknown> } | undefined)?.properties?.[param];
+    if (schema === undefined || !this.document) return [];
+    const values = (deref(this.document, schema) as { enum?: unknown[] }).enum;
+    return Array.isArray(values) ? values.filter((v): v is string => typeof v === 'string') : [];
   }
 }

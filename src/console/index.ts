@@ -2,16 +2,19 @@ import type { Express } from 'express';
 import type { Authenticator } from '../kernel/auth';
 import { ApiError } from '../kernel/errors';
 import type { InFlight } from '../kernel/http';
-import type { OperationSpec } from '../kernel/openapi';
+import type { OpenApiDocument, OperationSpec } from '../kernel/openapi';
 import type { ParamLimits } from '../kernel/params';
 import type { RequestLog } from '../kernel/requestLog';
 import type { Deps, Route } from '../kernel/route';
 import { mountPages } from '../hosted/pages';
 import { ConsoleApi } from './api';
 import { Catalog } from './catalog';
+import { clockPages } from './clocks';
+import { dataPages } from './data';
 import { eventPages } from './events';
 import { homePages } from './home';
 import { objectPages } from './objects';
+import { outcomePages } from './outcomes';
 import { requestPages } from './requests';
 import { CONSOLE_PREFIX, consolePages, type ConsolePage, type ConsoleShared } from './pages';
 import { SessionStore } from './sessions';
@@ -25,12 +28,24 @@ import { webhookPages } from './webhooks';
 export { CONSOLE_PREFIX };
 
 /** Every console page; the header's navigation follows this order. */
-export const CONSOLE_PAGES: readonly ConsolePage[] = [...homePages, ...objectPages, ...eventPages, ...webhookPages, ...requestPages, ...signInPages];
+export const CONSOLE_PAGES: readonly ConsolePage[] = [
+  ...homePages,
+  ...objectPages,
+  ...eventPages,
+  ...webhookPages,
+  ...requestPages,
+  ...clockPages,
+  ...outcomePages,
+  ...dataPages,
+  ...signInPages,
+];
 
 export interface ConsoleOptions {
   readonly deps: Deps;
   readonly routes: readonly Route[];
   readonly operations: readonly OperationSpec[];
+  /** The OpenAPI document, for the values a form offers (an outcome's). */
+  readonly document?: OpenApiDocument;
   readonly authenticator: Authenticator;
   readonly limits: ParamLimits;
   readonly inFlight: InFlight;
@@ -67,7 +82,7 @@ export function mountConsole(app: Express, options: ConsoleOptions): MountedCons
     },
     api,
     requestLog: options.requestLog,
-    catalog: new Catalog(options.routes, options.operations),
+    catalog: new Catalog(options.routes, options.operations, options.document),
     sessions: new SessionStore(deps),
     nav: CONSOLE_PAGES.flatMap((p) => (p.nav ? [p.nav] : [])),
     identify: (key) => authenticator.identify({ authorization: `Bearer ${key}` }),

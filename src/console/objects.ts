@@ -40,7 +40,7 @@ const objectColumns = (type: string): Column<Obj>[] => [
 ];
 
 /** `2026-11-27T10:00` (a datetime-local field, read as UTC) as unix seconds; undefined when empty or not a time. */
-function unixOf(value: string | undefined): number | undefined {
+export function unixOf(value: string | undefined): number | undefined {
   if (!value) return undefined;
   const ms = Date.parse(/[zZ]|[+-]\d\d:\d\d$/.test(value) ? value : `${value}Z`);
   return Number.isNaN(ms) ? undefined : Math.floor(ms / 1000);

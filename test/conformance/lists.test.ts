@@ -8,6 +8,8 @@ import {
   createCustomer,
   createPaymentIntent,
   createPaymentMethod,
+  createPendingAuthentication,
+  createFcSession,
   createPrice,
   createProduct,
   createTaxRate,
@@ -116,6 +118,17 @@ async function fcOwnerRows(key: string, n: number): Promise<CreatedObjects> {
     ids.push(id);
   }
   return { ids, path: `/v1/financial_connections/accounts/${account.id}/owners`, query: { ownership: ownership.id } };
+}
+
+/** Every id of a sandbox list, walked with the SDK's raw request (a sandbox operation has no SDK method), two a page. */
+async function sandboxListIds(stripe: Stripe, path: string): Promise<string[]> {
+  const out: string[] = [];
+  for (let cursor: string | undefined; ; ) {
+    const page = (await stripe.rawRequest('GET', `${path}?limit=2${cursor ? `&starting_after=${cursor}` : ''}`)) as unknown as { data: { id: string }[]; has_more: boolean };
+    out.push(...ids(page.data));
+    if (!page.has_more) return out;
+    cursor = page.data[page.data.length - 1].id;
+  }
 }
 
 const LISTS: Record<string, ListCase> = {
@@ -512,6 +525,30 @@ const LISTS: Record<string, ListCase> = {
       return out;
     },
     sdkIds: async (stripe) => ids(await stripe.invoicePayments.list({ limit: 2 }).autoPagingToArray({ limit: 1000 })),
+  },
+  GetSandboxFinancialConnectionsSessions: {
+    path: '/sandbox/v1/financial_connections/sessions',
+    objectName: 'financial_connections.session',
+    createdFilter: false,
+    // A session has no `created` (nor has the public object).
+    timestampField: null,
+    createObjects: async (key, n) => {
+      const out: string[] = [];
+      for (let i = 0; i < n; i++) out.push((await createFcSession(t, key)).id);
+      return out;
+    },
+    sdkIds: async (stripe) => sandboxListIds(stripe, '/sandbox/v1/financial_connections/sessions'),
+  },
+  GetSandboxPaymentAuthentications: {
+    path: '/sandbox/v1/payment_authentications',
+    objectName: 'sandbox.payment_authentication',
+    createdFilter: false,
+    createObjects: async (key, n) => {
+      const out: string[] = [];
+      for (let i = 0; i < n; i++) out.push((await createPendingAuthentication(t, key)).id);
+      return out;
+    },
+    sdkIds: async (stripe) => sandboxListIds(stripe, '/sandbox/v1/payment_authentications'),
   },
   GetTestHelpersTestClocks: {
     path: '/v1/test_helpers/test_clocks',

@@ -5,6 +5,7 @@ import {
   CLOSED_ORIGIN,
   COMPLETE_EXPRESS,
   createEvent,
+  createPendingAuthentication,
   createVerificationReport,
   customerWithDiscount,
   fcTransactions,
@@ -266,6 +267,24 @@ const CASES: Record<string, OperationCase> = {
       return raw(stripe, `/sandbox/v1/events/${event}/resend`, { webhook_endpoint: await endpoint(stripe) });
     },
     fails: async (stripe) => raw(stripe, '/sandbox/v1/events/evt_nope/resend', { webhook_endpoint: await endpoint(stripe) }),
+    error: InvalidRequest,
+  },
+  GetSandboxPaymentAuthentications: {
+    ok: async (stripe, key) => {
+      await createPendingAuthentication(t, key);
+      return stripe.rawRequest('GET', '/sandbox/v1/payment_authentications?status=pending');
+    },
+    fails: (stripe) => stripe.rawRequest('GET', '/sandbox/v1/payment_authentications?status=bogus'),
+    error: InvalidRequest,
+  },
+  PostSandboxPaymentAuthenticationsPaymentAuthenticationComplete: {
+    ok: async (stripe, key) => raw(stripe, `/sandbox/v1/payment_authentications/${(await createPendingAuthentication(t, key)).id}/complete`, {}),
+    fails: (stripe) => raw(stripe, '/sandbox/v1/payment_authentications/payatt_nope/complete', {}),
+    error: InvalidRequest,
+  },
+  PostSandboxPaymentAuthenticationsPaymentAuthenticationFail: {
+    ok: async (stripe, key) => raw(stripe, `/sandbox/v1/payment_authentications/${(await createPendingAuthentication(t, key)).id}/fail`, {}),
+    fails: (stripe) => raw(stripe, '/sandbox/v1/payment_authentications/payatt_nope/fail', {}),
     error: InvalidRequest,
   },
   GetSandboxWebhookEndpointsWebhookEndpointDeliveries: {
@@ -612,6 +631,14 @@ const CASES: Record<string, OperationCase> = {
   GetSandboxFinancialConnectionsInstitutions: {
     ok: (stripe) => stripe.rawRequest('GET', '/sandbox/v1/financial_connections/institutions'),
     fails: (stripe) => stripe.rawRequest('GET', '/sandbox/v1/financial_connections/institutions?expand[]=data.nope'),
+    error: InvalidRequest,
+  },
+  GetSandboxFinancialConnectionsSessions: {
+    ok: async (stripe) => {
+      await fcSession(stripe);
+      return stripe.rawRequest('GET', '/sandbox/v1/financial_connections/sessions?status=pending');
+    },
+    fails: (stripe) => stripe.rawRequest('GET', '/sandbox/v1/financial_connections/sessions?status=bogus'),
     error: InvalidRequest,
   },
   PostSandboxFinancialConnectionsSessionsSessionComplete: {

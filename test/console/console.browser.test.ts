@@ -1,8 +1,8 @@
 import { mkdirSync } from 'node:fs';
-import path from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { bearer, newTestKey } from '../helpers/app';
 import { browserTest, launchBrowser } from '../helpers/browser';
+import { CONSOLE_ARTIFACTS, shot, signInAs as consoleSignIn, watchedPage as watchedConsolePage } from '../helpers/consoleBrowser';
 import { startEventsTestApp, type EventsTestApp } from '../helpers/eventsApp';
 import { createCustomer, createPaymentIntent } from '../helpers/fixtures';
 import { until } from '../helpers/queues';
@@ -16,14 +16,12 @@ const test = browserTest();
 // email with the search language, another key's id typed into the URL, and a stored XSS attempt.
 // Each page is saved as a screenshot in test-artifacts/console/ (gitignored), to look at.
 
-export const ARTIFACTS = path.join(__dirname, '..', '..', 'test-artifacts', 'console');
-
 let e: EventsTestApp;
 let browser: Browser;
 let origin: string;
 
 beforeAll(async () => {
-  mkdirSync(ARTIFACTS, { recursive: true });
+  mkdirSync(CONSOLE_ARTIFACTS, { recursive: true });
   e = await startEventsTestApp('console_browser');
   browser = await launchBrowser();
   origin = `http://127.0.0.1:${e.t.port}`;
@@ -33,31 +31,8 @@ afterAll(async () => {
   await e?.close();
 });
 
-/** A page that records script errors, CSP violations and any dialog (an alert would be an XSS). */
-async function watchedPage(): Promise<{ page: Page; problems: string[] }> {
-  const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
-  page.setDefaultTimeout(8000);
-  const problems: string[] = [];
-  page.on('pageerror', (err) => problems.push(`pageerror: ${err.message}`));
-  page.on('console', (m) => {
-    // A 404 page (another key's id) is logged by the browser as a failed load: expected there.
-    if (m.type() === 'error' && !m.text().includes('status of 404')) problems.push(`console: ${m.text()}`);
-  });
-  page.on('dialog', (d) => {
-    problems.push(`dialog: ${d.message()}`);
-    void d.dismiss();
-  });
-  return { page, problems };
-}
-
-const shot = (page: Page, name: string) => page.screenshot({ path: path.join(ARTIFACTS, `${name}.png`), fullPage: true });
-
-async function signInAs(page: Page, key: string): Promise<void> {
-  await page.goto(`${origin}/console`);
-  expect(new URL(page.url()).pathname).toBe('/console/sign-in');
-  await page.fill('[data-test="console-key"]', key);
-  await Promise.all([page.waitForURL(`${origin}/console`), page.click('[data-test="console-signin"]')]);
-}
+const watchedPage = () => watchedConsolePage(browser);
+const signInAs = (page: Page, key: string) => consoleSignIn(page, origin, key);
 
 test('sign in with a key, see the home page, sign out; the session is gone and the key is nowhere in the page', async () => {
   const key = newTestKey();

@@ -35,6 +35,9 @@ describe('lists', () => {
     // one object: no list of their own.
     expect(res.text).not.toContain('type=person"');
     expect(res.text).not.toContain('type=line_item"');
+    // The sandbox's lists are test tools (the test outcomes page), not object types.
+    expect(res.text).not.toContain('type=sandbox.payment_authentication"');
+    expect(res.text).not.toContain('type=financial_connections.session"');
   });
 
   test('a list pages with the API’s cursors (newest first, 25 a page), filters by created, and each row links its object', async () => {

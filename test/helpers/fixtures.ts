@@ -76,6 +76,8 @@ export const pathFixtures: Record<string, FixtureFactory> = {
   /** A verification report (`/v1/identity/verification_reports/{report}`). */
   report: (app, key) => createVerificationReport(app, key),
   customer: async (app, key) => (await createCustomer(app, key)).id,
+  /** A pending 3-D Secure challenge of a PaymentIntent (`/sandbox/v1/payment_authentications/{payment_authentication}/complete` …). */
+  payment_authentication: async (app, key) => (await createPendingAuthentication(app, key)).id,
   /** A card attached to a customer, so every operation on it (update, detach) can succeed. */
   payment_method: (app, key) => attachedCard(app, key),
   /** A SetupIntent with a card that takes it (cards only: confirmed without a return_url), not confirmed yet. */
@@ -209,6 +211,16 @@ export async function createPaymentIntent(app: TestApp, key: string, params: Rec
     .send(form({ amount: 2000, currency: 'usd', allowed_payment_method_types: ['card'], ...params }));
   if (res.status !== 200) throw new Error(`creating a payment intent failed: ${res.status} ${JSON.stringify(res.body)}`);
   return res.body;
+}
+
+/** A PaymentIntent waiting on its 3-D Secure challenge; answers the challenge's id (`/sandbox/v1/payment_authentications/{payment_authentication}/…`) and the intent's. */
+export async function createPendingAuthentication(app: TestApp, key: string): Promise<{ id: string; paymentIntent: string }> {
+  const intent = await createPaymentIntent(app, key, { payment_method: 'pm_card_authenticationRequired', confirm: true });
+  if (intent.status !== 'requires_action') throw new Error(`the payment intent is ${intent.status}, not requires_action`);
+  const list = await app.http().get('/sandbox/v1/payment_authentications?status=pending&limit=100').set(bearer(key));
+  const found = (list.body.data as { id: string; payment_intent: string | null }[]).find((a) => a.payment_intent === intent.id);
+  if (!found) throw new Error(`no pending authentication of ${intent.id}: ${JSON.stringify(list.body)}`);
+  return { id: found.id, paymentIntent: intent.id };
 }
 
 /** A new card attached to a new customer; returns its id. */

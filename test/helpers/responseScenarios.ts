@@ -30,6 +30,7 @@ import {
   pausedSubscription,
   customerWithDiscount,
   subscriptionWithDiscount,
+  createPendingAuthentication,
 } from './fixtures';
 import { pay, insertPendingRefund } from './payments';
 import { createForwardingRequest, forwardingHarness } from './forwarding';
@@ -96,6 +97,7 @@ const RE = '/v1/refunds';
 const refundOf = async (key: string): Promise<string> => (await post(key, RE, { charge: (await pay(t, key)).charge, amount: 100 })).body.id;
 const PI = '/v1/payment_intents';
 const CH = '/v1/charges';
+const PA = '/sandbox/v1/payment_authentications';
 /** A PaymentIntent paid with `pm` (its charge declined, approved, or waiting on 3-D Secure). */
 const paid = (key: string, pm: string, params: Record<string, unknown> = {}) => createPaymentIntentOrDecline(key, { payment_method: pm, confirm: true, ...params });
 async function createPaymentIntentOrDecline(key: string, params: Record<string, unknown>): Promise<Record<string, any>> {
@@ -469,6 +471,21 @@ export const scenarios: Record<string, Scenario> = {
     const { id } = await createWebhookEndpoint(t, key);
     return [answer('resent', await post(key, `/sandbox/v1/events/${plain}/resend`, { webhook_endpoint: id }))];
   },
+  GetSandboxPaymentAuthentications: async (key) => {
+    const out = [answer('empty list', await get(key, PA))];
+    const { id } = await createPendingAuthentication(t, key);
+    await post(key, `${PA}/${id}/fail`, {});
+    await createPendingAuthentication(t, key);
+    out.push(answer('pending and failed', await get(key, PA)));
+    out.push(answer('pending only', await get(key, `${PA}?status=pending`)));
+    return out;
+  },
+  PostSandboxPaymentAuthenticationsPaymentAuthenticationComplete: async (key) => [
+    answer('completed', await post(key, `${PA}/${(await createPendingAuthentication(t, key)).id}/complete`, {})),
+  ],
+  PostSandboxPaymentAuthenticationsPaymentAuthenticationFail: async (key) => [
+    answer('failed', await post(key, `${PA}/${(await createPendingAuthentication(t, key)).id}/fail`, {})),
+  ],
   GetSandboxWebhookEndpointsWebhookEndpointDeliveries: async (key) => {
     const { id } = await createWebhookEndpoint(t, key);
     const path = `/sandbox/v1/webhook_endpoints/${id}/deliveries`;
@@ -772,6 +789,15 @@ export const scenarios: Record<string, Scenario> = {
     return [answer('pending', await get(key, `${FC}/sessions/${pending.id}`)), answer('succeeded', await get(key, `${FC}/sessions/${done.id}`))];
   },
   GetSandboxFinancialConnectionsInstitutions: async (key) => [answer('catalogue', await get(key, '/sandbox/v1/financial_connections/institutions'))],
+  GetSandboxFinancialConnectionsSessions: async (key) => {
+    const out = [answer('empty list', await get(key, `/sandbox${FC}/sessions`))];
+    const done = await createFcSession(t, key);
+    await post(key, `/sandbox${FC}/sessions/${done.id}/complete`, { institution: 'test_institution' });
+    await createFcSession(t, key);
+    out.push(answer('pending and succeeded', await get(key, `/sandbox${FC}/sessions`)));
+    out.push(answer('pending only', await get(key, `/sandbox${FC}/sessions?status=pending`)));
+    return out;
+  },
   PostSandboxFinancialConnectionsSessionsSessionComplete: async (key) => {
     const a = await createFcSession(t, key, { prefetch: ['balances', 'ownership'] });
     const b = await createFcSession(t, key);
@@ -1346,6 +1372,13 @@ export const errorScenarios: Record<string, Scenario> = {
       answer('unknown event', await post(key, '/sandbox/v1/events/evt_nope/resend', { webhook_endpoint: id })),
     ];
   },
+  GetSandboxPaymentAuthentications: async (key) => [answer('bad status', await get(key, `${PA}?status=bogus`))],
+  PostSandboxPaymentAuthenticationsPaymentAuthenticationComplete: async (key) => {
+    const { id } = await createPendingAuthentication(t, key);
+    await post(key, `${PA}/${id}/complete`, {});
+    return [answer('unknown id', await post(key, `${PA}/payatt_nope/complete`, {})), answer('already answered', await post(key, `${PA}/${id}/complete`, {}))];
+  },
+  PostSandboxPaymentAuthenticationsPaymentAuthenticationFail: async (key) => [answer('unknown id', await post(key, `${PA}/payatt_nope/fail`, {}))],
   GetSandboxWebhookEndpointsWebhookEndpointDeliveries: async (key) => [
     answer('unknown endpoint', await get(key, '/sandbox/v1/webhook_endpoints/we_nope/deliveries')),
   ],
@@ -1450,6 +1483,7 @@ export const errorScenarios: Record<string, Scenario> = {
   ],
   GetFinancialConnectionsSessionsSession: async (key) => [answer('unknown id', await get(key, `${FC}/sessions/fcsess_nope`))],
   GetSandboxFinancialConnectionsInstitutions: async (key) => [answer('bad expand', await get(key, '/sandbox/v1/financial_connections/institutions?expand[]=data.x'))],
+  GetSandboxFinancialConnectionsSessions: async (key) => [answer('bad status', await get(key, `/sandbox${FC}/sessions?status=bogus`))],
   PostSandboxFinancialConnectionsSessionsSessionComplete: async (key) => {
     const { id } = await createFcSession(t, key);
     return [answer('unknown institution', await post(key, `/sandbox${FC}/sessions/${id}/complete`, { institution: 'nope' })), answer('unknown id', await post(key, `/sandbox${FC}/sessions/fcsess_nope/complete`, { outcome: 'failed' }))];

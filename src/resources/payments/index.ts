@@ -10,6 +10,7 @@ import * as setupIntents from './setup_intents/routes';
 import * as setupIntentSerializer from './setup_intents/serializer';
 import { retrieveSetupIntentObject, setupIntentTarget } from './setup_intents/service';
 import * as authentications from './authentications/routes';
+import * as authenticationSerializer from './authentications/serializer';
 import { authenticationExpiryWorker, reconcileAuthenticationExpiries } from './authentications/pipeline';
 import { useAuthenticationTarget } from './authentications/service';
 import * as refunds from './refunds/routes';
@@ -39,7 +40,7 @@ useAuthenticationTarget('setup_intent', setupIntentTarget);
 
 export const area: Area = {
   name: 'payments',
-  routes: [...customers.routes, ...paymentMethods.routes, ...paymentIntents.routes, ...charges.routes, ...refunds.routes, ...setupIntents.routes],
+  routes: [...customers.routes, ...paymentMethods.routes, ...paymentIntents.routes, ...charges.routes, ...refunds.routes, ...setupIntents.routes, ...authentications.routes],
   objects: {
     [customerSerializer.OBJECT]: { expandable: customerSerializer.expandable, retrieve: retrieveCustomerObject },
     [customerSerializer.INVOICE_SETTINGS_OBJECT]: { expandable: customerSerializer.invoiceSettingsExpandable },
@@ -50,6 +51,7 @@ export const area: Area = {
     [chargeSerializer.CHARGE_OBJECT]: { expandable: { ...chargeSerializer.expandable, refunds: chargeRefundsField }, retrieve: retrieveChargeObject },
     [refundSerializer.REFUND_OBJECT]: { expandable: refundSerializer.expandable, retrieve: retrieveRefundObject },
     [refundSerializer.REFUND_LIST_OBJECT]: { expandable: {} },
+    [authenticationSerializer.OBJECT]: { expandable: authenticationSerializer.expandable },
   },
   pages: authentications.pages,
   schedules: [cvcPurge],

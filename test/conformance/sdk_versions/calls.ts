@@ -49,6 +49,12 @@ const attached = async (c: Client) => (await c.stripe.paymentMethods.attach('pm_
 /** Before 2026-09-30 (endive) a PaymentIntent's types are `payment_method_types`. */
 const cardTypes = (c: Client) => (before(c, ENDIVE) ? { payment_method_types: ['card'] } : { allowed_payment_method_types: ['card'] });
 const intent = (c: Client, params: Record<string, unknown> = {}) => c.stripe.paymentIntents.create({ amount: 2000, currency: 'usd', ...cardTypes(c), ...params });
+/** A PaymentIntent's pending 3-D Secure challenge: its id. */
+const challenge = async (c: Client): Promise<string> => {
+  const pi = await intent(c, { payment_method: 'pm_card_authenticationRequired', confirm: true });
+  const pending = (await c.raw('GET', '/sandbox/v1/payment_authentications?status=pending&limit=100')) as { data: { id: string; payment_intent: string }[] };
+  return pending.data.find((a) => a.payment_intent === pi.id)!.id;
+};
 const paidIntent = (c: Client, params: Record<string, unknown> = {}) => intent(c, { payment_method: 'pm_card_visa', confirm: true, ...params });
 /** A paid PaymentIntent's charge (before 2022-11-15 in its `charges` list, not `latest_charge`). */
 const paidCharge = async (c: Client, params: Record<string, unknown> = {}): Promise<string> => {
@@ -178,6 +184,12 @@ const BASE: Calls = {
   },
   GetEventsId: async (c) => c.stripe.events.retrieve(await event(c)),
   PostSandboxEventsIdResend: async (c) => c.raw('POST', `/sandbox/v1/events/${await event(c)}/resend`, { webhook_endpoint: await endpoint(c) }),
+  GetSandboxPaymentAuthentications: async (c) => {
+    await challenge(c);
+    return c.raw('GET', '/sandbox/v1/payment_authentications?status=pending');
+  },
+  PostSandboxPaymentAuthenticationsPaymentAuthenticationComplete: async (c) => c.raw('POST', `/sandbox/v1/payment_authentications/${await challenge(c)}/complete`),
+  PostSandboxPaymentAuthenticationsPaymentAuthenticationFail: async (c) => c.raw('POST', `/sandbox/v1/payment_authentications/${await challenge(c)}/fail`),
   GetSandboxWebhookEndpointsWebhookEndpointDeliveries: async (c) => c.raw('GET', `/sandbox/v1/webhook_endpoints/${await endpoint(c)}/deliveries`),
   GetWebhookEndpoints: (c) => c.stripe.webhookEndpoints.list(),
   PostWebhookEndpoints: (c) => c.stripe.webhookEndpoints.create({ url: `${CLOSED_ORIGIN}/hooks`, enabled_events: ['*'], api_version: c.major.version }),
@@ -335,6 +347,10 @@ const BASE: Calls = {
   PostFinancialConnectionsSessions: (c) => fcSession(c).then((id) => c.stripe.financialConnections.sessions.retrieve(id)),
   GetFinancialConnectionsSessionsSession: async (c) => c.stripe.financialConnections.sessions.retrieve(await fcSession(c)),
   GetSandboxFinancialConnectionsInstitutions: (c) => c.raw('GET', '/sandbox/v1/financial_connections/institutions'),
+  GetSandboxFinancialConnectionsSessions: async (c) => {
+    await fcSession(c);
+    return c.raw('GET', '/sandbox/v1/financial_connections/sessions?status=pending');
+  },
   PostSandboxFinancialConnectionsSessionsSessionComplete: async (c) => c.raw('POST', `/sandbox/v1/financial_connections/sessions/${await fcSession(c)}/complete`, { institution: 'bank_oauth' }),
   GetFinancialConnectionsAccounts: async (c) => {
     await readFcAccount(c);

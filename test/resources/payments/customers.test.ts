@@ -174,6 +174,19 @@ describe('delete and list', () => {
     expectMatchesResponseSchema('GetCustomers', 200, res.body);
     expect((await get(key, `/v1/customers?created[gt]=${a.created + 1000}`)).body.data).toEqual([]);
   });
+
+  test('list filters by test_clock: the customers living on that clock, none of another key’s', async () => {
+    const key = newTestKey();
+    const clock = (await post(key, '/v1/test_helpers/test_clocks', { frozen_time: 1577836800 })).body;
+    const other = (await post(key, '/v1/test_helpers/test_clocks', { frozen_time: 1577836800 })).body;
+    const on = await createCustomer(t, key, { test_clock: clock.id });
+    await createCustomer(t, key, { test_clock: other.id });
+    await createCustomer(t, key);
+    const res = await get(key, `/v1/customers?test_clock=${clock.id}`);
+    expect(res.body.data.map((c: any) => c.id)).toEqual([on.id]);
+    expectMatchesResponseSchema('GetCustomers', 200, res.body);
+    expect((await get(newTestKey(), `/v1/customers?test_clock=${clock.id}`)).body.data).toEqual([]);
+  });
 });
 
 describe('isolation', () => {

@@ -198,6 +198,27 @@ export async function retrieveSession(ctx: RequestContext) {
   return serializeSession(row, accounts, secrets);
 }
 
+/**
+ * GET /sandbox/v1/financial_connections/sessions: the caller's sessions, newest first (`status`
+ * filters; `pending` are those a test can complete). No public API lists them. A pending one
+ * carries the client secret last issued and no url (retrieving it issues fresh ones); a finished
+ * one what its retrieve shows.
+ */
+export async function listSessionsBySandbox(ctx: RequestContext) {
+  const { params, deps } = ctx;
+  const page = await paginate<SessionRow>({
+    params,
+    url: '/sandbox/v1/financial_connections/sessions',
+    where: { accountId: ctx.caller.accountId, ...(params.status !== undefined ? { status: params.status } : {}) },
+    model: deps.prisma.financialConnectionsSession as any,
+    objectName: SESSION,
+    serialize: (row) => row,
+  });
+  const secretsOf = async (row: SessionRow): Promise<SessionSecrets> =>
+    row.status !== 'pending' ? finishedSecrets(deps, row) : { clientSecret: row.clientSecret === null ? null : await deps.encryption.open(row.clientSecret), url: null };
+  return { ...page, data: await Promise.all((page.data as SessionRow[]).map(async (row) => serializeSession(row, await accountsOf(deps.prisma, row), await secretsOf(row)))) };
+}
+
 // --- completion -----------------------------------------------------------------------------
 
 /** How a flow ended: accounts picked at an institution, or the user failing or leaving. */

@@ -1,8 +1,11 @@
 import { Prisma } from '../../../generated/prisma/client';
 import { hashKey as hashToken } from '../../../kernel/auth';
 import { unixSeconds } from '../../../lib/clock';
-import { newId, randomBase62 } from '../../../lib/ids';
-import type { Deps } from '../../../kernel/route';
+import { hasIdShape, newId, randomBase62 } from '../../../lib/ids';
+import { invalidRequest, resourceMissing } from '../../../kernel/errors';
+import { paginate } from '../../../kernel/list';
+import { handOffEvents } from '../../../events/jobs';
+import type { Deps, RequestContext } from '../../../kernel/route';
 import { AfterCommit } from '../../../kernel/transaction';
 import type { Db } from '../../../kernel/writes';
 import type { SqlClient } from '../../../lib/sql';
@@ -10,6 +13,7 @@ import { closeOpen, insertChallenge, selectOpen } from './queries';
 import type { Tx } from '../../../events/emit';
 import { hostedUrl } from '../../../hosted/pages';
 import { authenticationQueue, expiryJob } from './jobs';
+import { serializeAuthentication } from './serializer';
 
 // 3-D Secure challenges of PaymentIntents and SetupIntents. An intent that needs its customer to
 // authenticate starts one (`startAuthentication`): a row with a single-use hosted page token,
@@ -171,4 +175,44 @@ export async function answerChallenge(deps: Deps, where: { tokenHash: string } |
   });
   await afterCommit.flush();
   return answered;
+}
+
+// The sandbox's operations on challenges (the console's test outcomes use them): the caller's
+// challenges, and answering one as its hosted page's buttons do, without the page's token.
+
+const NAME = 'payment authentication';
+const ROW = { id: true, seq: true, created: true, intentType: true, intentId: true, status: true, expiresAt: true, answeredAt: true } as const;
+
+/** `GET /sandbox/v1/payment_authentications`: the caller's challenges, newest first (`status` filters). */
+export async function listAuthentications(ctx: RequestContext) {
+  const model = {
+    findUnique: (args: { where: Record<string, unknown>; select: { seq: true } }) => ctx.deps.prisma.paymentAuthentication.findFirst(args),
+    findMany: (args: { where: Record<string, unknown>; orderBy: { seq: 'asc' | 'desc' }; take: number }) =>
+      ctx.deps.prisma.paymentAuthentication.findMany({ ...args, select: ROW }),
+  };
+  return paginate({
+    params: ctx.params,
+    url: '/sandbox/v1/payment_authentications',
+    where: { accountId: ctx.caller.accountId, ...(ctx.params.status !== undefined ? { status: ctx.params.status } : {}) },
+    model,
+    objectName: NAME,
+    serialize: serializeAuthentication,
+  });
+}
+
+/** `POST /sandbox/v1/payment_authentications/{id}/complete` and `/fail`: answers a pending challenge of the caller's. */
+export async function answerAuthentication(ctx: RequestContext, result: 'succeeded' | 'failed') {
+  const id = ctx.pathParams.payment_authentication;
+  const where = { id, accountId: ctx.caller.accountId };
+  const found = hasIdShape('payatt', id) ? await ctx.deps.prisma.paymentAuthentication.findFirst({ where, select: ROW }) : null;
+  if (!found) throw resourceMissing(NAME, id);
+  const answered = found.status === 'pending' ? await answerChallenge(ctx.deps, { id }, result) : undefined;
+  if (!answered) {
+    // Answered, canceled by a new confirmation, or past its expiry (the expiry job fails it): as its page says.
+    const now = await ctx.deps.prisma.paymentAuthentication.findFirstOrThrow({ where, select: ROW });
+    const why = now.status === 'pending' ? 'has expired' : now.status === 'canceled' ? 'was replaced or canceled' : `has already been answered (${now.status})`;
+    throw invalidRequest(`This authentication ${why}: only a pending one can be answered.`);
+  }
+  await handOffEvents(ctx.deps.queues, answered.eventIds);
+  return serializeAuthentication(await ctx.deps.prisma.paymentAuthentication.findUniqueOrThrow({ where: { id }, select: ROW }));
 }

@@ -29,9 +29,10 @@ const SELECT_ROW = raw(`
 export const selectOwned = (id: string, accountId: string) => sql`${SELECT_ROW} WHERE id = ${id} AND account_id = ${accountId}`;
 
 /** The account's customers for the list (deleted ones never), with its filters. */
-export function listedRows(accountId: string, filters: { email?: string; created: readonly Fragment[] }): SqlRows {
+export function listedRows(accountId: string, filters: { email?: string; testClock?: string; created: readonly Fragment[] }): SqlRows {
   const where = [sql`account_id = ${accountId}`, sql`NOT deleted`, ...filters.created];
   if (filters.email !== undefined) where.push(sql`email = ${filters.email}`);
+  if (filters.testClock !== undefined) where.push(sql`test_clock_id = ${filters.testClock}`);
   return { select: SELECT_ROW, where };
 }
 

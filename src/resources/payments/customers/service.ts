@@ -329,7 +329,7 @@ export async function listCustomers(ctx: RequestContext) {
   const page = await paginateSql<CustomerRow & { seq: bigint }>({
     params,
     url: '/v1/customers',
-    rows: listedRows(caller.accountId, { email: params.email, created: rangeConditions('created', params.created) }),
+    rows: listedRows(caller.accountId, { email: params.email, testClock: params.test_clock, created: rangeConditions('created', params.created) }),
     db: ctx.deps.sql,
     objectName: NAME,
     serialize: (row: CustomerRow) => row,
