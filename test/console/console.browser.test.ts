@@ -1,9 +1,7 @@
-import { mkdirSync } from 'node:fs';
-import type { Browser, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { bearer, newTestKey } from '../helpers/app';
-import { browserTest, launchBrowser } from '../helpers/browser';
-import { CONSOLE_ARTIFACTS, shot, signInAs as consoleSignIn, watchedPage as watchedConsolePage } from '../helpers/consoleBrowser';
-import { startEventsTestApp, type EventsTestApp } from '../helpers/eventsApp';
+import { browserTest } from '../helpers/browser';
+import { consoleBrowserSuite, shot, signInAs as consoleSignIn, watchedPage as watchedConsolePage } from '../helpers/consoleBrowser';
 import { createCustomer, createPaymentIntent } from '../helpers/fixtures';
 import { until } from '../helpers/queues';
 import { createReceivingEndpoint } from '../helpers/webhooks';
@@ -16,35 +14,22 @@ const test = browserTest();
 // email with the search language, another key's id typed into the URL, and a stored XSS attempt.
 // Each page is saved as a screenshot in test-artifacts/console/ (gitignored), to look at.
 
-let e: EventsTestApp;
-let browser: Browser;
-let origin: string;
+const suite = consoleBrowserSuite('console_browser');
 
-beforeAll(async () => {
-  mkdirSync(CONSOLE_ARTIFACTS, { recursive: true });
-  e = await startEventsTestApp('console_browser');
-  browser = await launchBrowser();
-  origin = `http://127.0.0.1:${e.t.port}`;
-});
-afterAll(async () => {
-  await browser?.close();
-  await e?.close();
-});
-
-const watchedPage = () => watchedConsolePage(browser);
-const signInAs = (page: Page, key: string) => consoleSignIn(page, origin, key);
+const watchedPage = () => watchedConsolePage(suite.browser);
+const signInAs = (page: Page, key: string) => consoleSignIn(page, suite.origin, key);
 
 test('sign in with a key, see the home page, sign out; the session is gone and the key is nowhere in the page', async () => {
   const key = newTestKey();
-  e.receiver.reply('/down', { status: 503, body: 'maintenance' });
-  const endpoint = await createReceivingEndpoint(e.t, e.receiver, key, '/down');
-  await createCustomer(e.t, key, { name: 'Jenny Rosen', email: 'jenny@example.com' });
-  await createPaymentIntent(e.t, key, { payment_method: 'pm_card_visa', confirm: true });
-  await until(async () => (await e.t.http().get(`/sandbox/v1/webhook_endpoints/${endpoint.id}/deliveries`).set(bearer(key))).body.data.length > 0, 15000, 'a failed delivery');
+  suite.e.receiver.reply('/down', { status: 503, body: 'maintenance' });
+  const endpoint = await createReceivingEndpoint(suite.e.t, suite.e.receiver, key, '/down');
+  await createCustomer(suite.e.t, key, { name: 'Jenny Rosen', email: 'jenny@example.com' });
+  await createPaymentIntent(suite.e.t, key, { payment_method: 'pm_card_visa', confirm: true });
+  await until(async () => (await suite.e.t.http().get(`/sandbox/v1/webhook_endpoints/${endpoint.id}/deliveries`).set(bearer(key))).body.data.length > 0, 15000, 'a failed delivery');
 
   const { page, problems } = await watchedPage();
   try {
-    await page.goto(`${origin}/console`);
+    await page.goto(`${suite.origin}/console`);
     await shot(page, 'sign-in');
     await signInAs(page, key);
     expect(await page.title()).toBe('Home · Sandbank console');
@@ -58,8 +43,8 @@ test('sign in with a key, see the home page, sign out; the session is gone and t
     expect(session.value).not.toContain(key.slice(8));
     await shot(page, 'home');
 
-    await Promise.all([page.waitForURL(`${origin}/console/sign-in`), page.click('[data-test="console-signout"]')]);
-    await page.goto(`${origin}/console`);
+    await Promise.all([page.waitForURL(`${suite.origin}/console/sign-in`), page.click('[data-test="console-signout"]')]);
+    await page.goto(`${suite.origin}/console`);
     expect(new URL(page.url()).pathname).toBe('/console/sign-in');
     expect((await page.context().cookies()).find((c) => c.name === 'sandbank_console')).toBeUndefined();
     expect(problems).toEqual([]);
@@ -71,12 +56,12 @@ test('sign in with a key, see the home page, sign out; the session is gone and t
 test('find a customer by email with the search language, open it, and follow an id link', async () => {
   const key = newTestKey();
   const email = 'ada@example.com';
-  const ada = await createCustomer(e.t, key, { name: 'Ada Lovelace', email, payment_method: 'pm_card_visa' });
-  for (let i = 0; i < 5; i++) await createCustomer(e.t, key, { name: `Someone ${i}`, email: `someone${i}@example.com` });
+  const ada = await createCustomer(suite.e.t, key, { name: 'Ada Lovelace', email, payment_method: 'pm_card_visa' });
+  for (let i = 0; i < 5; i++) await createCustomer(suite.e.t, key, { name: `Someone ${i}`, email: `someone${i}@example.com` });
   const { page, problems } = await watchedPage();
   try {
     await signInAs(page, key);
-    await Promise.all([page.waitForURL(`${origin}/console/objects`), page.click('nav >> text=Objects')]);
+    await Promise.all([page.waitForURL(`${suite.origin}/console/objects`), page.click('nav >> text=Objects')]);
     await shot(page, 'objects-index');
     await Promise.all([page.waitForURL(/type=customer/), page.click('a[href="/console/objects?type=customer"]')]);
     expect(await page.locator('[data-test="object-row"]').count()).toBe(6);
@@ -89,7 +74,7 @@ test('find a customer by email with the search language, open it, and follow an 
 
     await Promise.all([page.waitForURL(`**/console/objects/${ada.id}?type=customer`), rows.first().locator('a').first().click()]);
     const json = JSON.parse((await page.textContent('[data-test="object-json"]'))!);
-    expect(json).toEqual((await e.t.http().get(`/v1/customers/${ada.id}`).set(bearer(key))).body);
+    expect(json).toEqual((await suite.e.t.http().get(`/v1/customers/${ada.id}`).set(bearer(key))).body);
     expect(await page.locator('[data-test="related-payment_method"] [data-test="object-row"]').count()).toBe(1);
     await shot(page, 'customer');
 
@@ -99,7 +84,7 @@ test('find a customer by email with the search language, open it, and follow an 
     await page.selectOption('[data-test="version-picker"]', '2020-08-27');
     await Promise.all([page.waitForURL(/version=2020-08-27/), page.click('button:has-text("Show")')]);
     await shot(page, 'payment-method-versioned');
-    await Promise.all([page.waitForURL(`${origin}/console/objects/${ada.id}`), page.click(`[data-test="object-json"] a[href="/console/objects/${ada.id}"]`)]);
+    await Promise.all([page.waitForURL(`${suite.origin}/console/objects/${ada.id}`), page.click(`[data-test="object-json"] a[href="/console/objects/${ada.id}"]`)]);
     expect(await page.textContent('h1')).toContain(ada.id);
     expect(problems).toEqual([]);
   } finally {
@@ -109,17 +94,17 @@ test('find a customer by email with the search language, open it, and follow an 
 
 test('another key’s id typed into the URL shows the not-found page (404), nothing of the object', async () => {
   const key = newTestKey();
-  const theirs = await createCustomer(e.t, newTestKey(), { name: 'Someone else’s customer' });
+  const theirs = await createCustomer(suite.e.t, newTestKey(), { name: 'Someone else’s customer' });
   const { page, problems } = await watchedPage();
   try {
     await signInAs(page, key);
-    const res = await page.goto(`${origin}/console/objects/${theirs.id}`);
+    const res = await page.goto(`${suite.origin}/console/objects/${theirs.id}`);
     expect(res?.status()).toBe(404);
     expect(await page.textContent('h1')).toBe('Not found');
     expect(await page.content()).not.toContain('Someone else’s customer');
     await shot(page, 'not-found');
     // Typed into the lookup box: the same.
-    await page.goto(`${origin}/console/objects`);
+    await page.goto(`${suite.origin}/console/objects`);
     await page.fill('[data-test="object-lookup"]', theirs.id);
     await Promise.all([page.waitForURL(`**/console/objects/${theirs.id}`), page.click('button:has-text("Open")')]);
     expect(await page.textContent('h1')).toBe('Not found');
@@ -132,7 +117,7 @@ test('another key’s id typed into the URL shows the not-found page (404), noth
 test('a stored XSS attempt in a name and metadata shows as text: no script runs, no dialog opens, no element is made', async () => {
   const key = newTestKey();
   const name = '<script>alert(1)</script>';
-  const customer = await createCustomer(e.t, key, {
+  const customer = await createCustomer(suite.e.t, key, {
     name,
     description: '<img src=x onerror=alert(2)>',
     metadata: { '<b>bold</b>': '<svg onload=alert(3)>', note: '"><script>alert(4)</script>' },
@@ -140,13 +125,13 @@ test('a stored XSS attempt in a name and metadata shows as text: no script runs,
   const { page, problems } = await watchedPage();
   try {
     await signInAs(page, key);
-    await page.goto(`${origin}/console/objects/${customer.id}`);
+    await page.goto(`${suite.origin}/console/objects/${customer.id}`);
     const text = (await page.textContent('[data-test="object-json"]'))!;
     expect(JSON.parse(text).metadata).toEqual({ '<b>bold</b>': '<svg onload=alert(3)>', note: '"><script>alert(4)</script>' });
     expect(JSON.parse(text).name).toBe(name);
     expect(await page.locator('main script, main img, main svg, main b').count()).toBe(0);
     await shot(page, 'xss-customer');
-    await page.goto(`${origin}/console/objects?type=customer`);
+    await page.goto(`${suite.origin}/console/objects?type=customer`);
     expect(await page.textContent('[data-test="object-row"]')).toContain(name);
     expect(await page.locator('main script, main img, main svg, main b').count()).toBe(0);
     await shot(page, 'xss-list');

@@ -1,9 +1,7 @@
-import { mkdirSync } from 'node:fs';
-import path from 'node:path';
-import type { Browser, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { bearer, newTestKey } from '../helpers/app';
-import { browserTest, launchBrowser } from '../helpers/browser';
-import { startEventsTestApp, type EventsTestApp } from '../helpers/eventsApp';
+import { browserTest } from '../helpers/browser';
+import { consoleBrowserSuite, shot, signInAs as consoleSignIn, watchedPage as watchedConsolePage } from '../helpers/consoleBrowser';
 import { createCustomer } from '../helpers/fixtures';
 import { until } from '../helpers/queues';
 import { createReceivingEndpoint } from '../helpers/webhooks';
@@ -16,67 +14,31 @@ const test = browserTest();
 // create an endpoint and see its secret once, and follow a request from the log. Each page is
 // saved as a screenshot in test-artifacts/console/ (gitignored), to look at.
 
-const ARTIFACTS = path.join(__dirname, '..', '..', 'test-artifacts', 'console');
-
-let e: EventsTestApp;
-let browser: Browser;
-let origin: string;
-
-beforeAll(async () => {
-  mkdirSync(ARTIFACTS, { recursive: true });
-  e = await startEventsTestApp('console_events_browser');
-  browser = await launchBrowser();
-  origin = `http://127.0.0.1:${e.t.port}`;
-});
-afterAll(async () => {
-  await browser?.close();
-  await e?.close();
-});
-
-async function watchedPage(): Promise<{ page: Page; problems: string[] }> {
-  const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
-  page.setDefaultTimeout(8000);
-  const problems: string[] = [];
-  page.on('pageerror', (err) => problems.push(`pageerror: ${err.message}`));
-  page.on('console', (m) => {
-    if (m.type() === 'error' && !m.text().includes('status of 4')) problems.push(`console: ${m.text()}`);
-  });
-  page.on('dialog', (d) => {
-    problems.push(`dialog: ${d.message()}`);
-    void d.dismiss();
-  });
-  return { page, problems };
-}
-
-const shot = (page: Page, name: string) => page.screenshot({ path: path.join(ARTIFACTS, `${name}.png`), fullPage: true });
-
-async function signInAs(page: Page, key: string): Promise<void> {
-  await page.goto(`${origin}/console/sign-in`);
-  await page.fill('[data-test="console-key"]', key);
-  await Promise.all([page.waitForURL(`${origin}/console`), page.click('[data-test="console-signin"]')]);
-}
+const suite = consoleBrowserSuite('console_events_browser');
+const watchedPage = () => watchedConsolePage(suite.browser, /status of 4\d\d/);
+const signInAs = (page: Page, key: string) => consoleSignIn(page, suite.origin, key);
 
 test('open an event and resend it to a local receiver: the receiver gets it twice and the page shows the new attempt', async () => {
   const key = newTestKey();
-  e.receiver.reply('/browser/flaky', { status: 500, body: '{"error":"not now"}' });
-  const flaky = await createReceivingEndpoint(e.t, e.receiver, key, '/browser/flaky');
-  const receiving = await createReceivingEndpoint(e.t, e.receiver, key, '/browser/receiver');
-  await createCustomer(e.t, key, { name: 'Jenny Rosen', email: 'jenny@example.com' });
-  const [event] = (await e.t.http().get('/v1/events?type=customer.created').set(bearer(key))).body.data;
-  const received = () => e.receiver.on(receiving.path).filter((r) => JSON.parse(r.body).id === event.id);
-  const attempts = async (endpoint: string) => (await e.t.http().get(`/sandbox/v1/webhook_endpoints/${endpoint}/deliveries?event=${event.id}`).set(bearer(key))).body.data;
+  suite.e.receiver.reply('/browser/flaky', { status: 500, body: '{"error":"not now"}' });
+  const flaky = await createReceivingEndpoint(suite.e.t, suite.e.receiver, key, '/browser/flaky');
+  const receiving = await createReceivingEndpoint(suite.e.t, suite.e.receiver, key, '/browser/receiver');
+  await createCustomer(suite.e.t, key, { name: 'Jenny Rosen', email: 'jenny@example.com' });
+  const [event] = (await suite.e.t.http().get('/v1/events?type=customer.created').set(bearer(key))).body.data;
+  const received = () => suite.e.receiver.on(receiving.path).filter((r) => JSON.parse(r.body).id === event.id);
+  const attempts = async (endpoint: string) => (await suite.e.t.http().get(`/sandbox/v1/webhook_endpoints/${endpoint}/deliveries?event=${event.id}`).set(bearer(key))).body.data;
   await until(async () => (await attempts(receiving.id)).some((a: any) => a.succeeded) && (await attempts(flaky.id)).length > 0, 15000, 'the first deliveries');
   expect(received()).toHaveLength(1);
 
   const { page, problems } = await watchedPage();
   try {
     await signInAs(page, key);
-    await Promise.all([page.waitForURL(`${origin}/console/events`), page.click('nav >> text=Events')]);
+    await Promise.all([page.waitForURL(`${suite.origin}/console/events`), page.click('nav >> text=Events')]);
     const shown = await page.locator('[data-test="object-row"]').count();
     expect(shown).toBeGreaterThanOrEqual(1);
     expect(await page.locator('[data-test="new-events"]').isVisible()).toBe(false);
     // A new event while the list is open: its script says so, and the link shows it.
-    await createCustomer(e.t, key, { name: 'Later' });
+    await createCustomer(suite.e.t, key, { name: 'Later' });
     await page.waitForSelector('[data-test="new-events"]', { state: 'visible', timeout: 12000 });
     expect(await page.textContent('[data-test="new-events"]')).toContain('1 new event');
     await shot(page, 'events');
@@ -85,7 +47,7 @@ test('open an event and resend it to a local receiver: the receiver gets it twic
     await page.fill('[data-test="event-type"]', 'customer.*');
     await Promise.all([page.waitForURL(/type=customer/), page.click('button:has-text("Filter")')]);
     expect(await page.locator('[data-test="object-row"]').count()).toBe(2);
-    await Promise.all([page.waitForURL(`${origin}/console/events/${event.id}`), page.click(`a[href="/console/events/${event.id}"]`)]);
+    await Promise.all([page.waitForURL(`${suite.origin}/console/events/${event.id}`), page.click(`a[href="/console/events/${event.id}"]`)]);
     expect(JSON.parse((await page.textContent('[data-test="object-json"]'))!).id).toBe(event.id);
     const deliveries = page.locator('[data-test="delivery"]');
     expect(await deliveries.count()).toBe(2);
@@ -119,22 +81,22 @@ test('create a webhook endpoint: its secret shows once; disable it; then follow 
   const { page, problems } = await watchedPage();
   try {
     await signInAs(page, key);
-    await Promise.all([page.waitForURL(`${origin}/console/webhooks`), page.click('nav >> text=Webhooks')]);
+    await Promise.all([page.waitForURL(`${suite.origin}/console/webhooks`), page.click('nav >> text=Webhooks')]);
     await shot(page, 'webhooks-empty');
-    await page.fill('[data-test="endpoint-url"]', e.receiver.url('/browser/created'));
+    await page.fill('[data-test="endpoint-url"]', suite.e.receiver.url('/browser/created'));
     await page.fill('[data-test="endpoint-events"]', 'customer.created, invoice.paid');
     await Promise.all([page.waitForNavigation(), page.click('[data-test="endpoint-create"]')]);
     const secret = (await page.textContent('[data-test="endpoint-secret"]'))!;
     expect(secret).toMatch(/^whsec_/);
-    expect(page.url()).toBe(`${origin}/console/webhooks`);
+    expect(page.url()).toBe(`${suite.origin}/console/webhooks`);
     await shot(page, 'webhook-created');
-    await page.goto(`${origin}/console/webhooks`);
+    await page.goto(`${suite.origin}/console/webhooks`);
     expect(await page.content()).not.toContain(secret);
-    await Promise.all([page.waitForURL(`${origin}/console/webhooks`), page.click('[data-test="endpoint-disable"]')]);
+    await Promise.all([page.waitForURL(`${suite.origin}/console/webhooks`), page.click('[data-test="endpoint-disable"]')]);
     expect(await page.locator('[data-test="endpoint-enable"]').count()).toBe(1);
     await shot(page, 'webhooks');
 
-    await Promise.all([page.waitForURL(`${origin}/console/requests`), page.click('nav >> text=Requests')]);
+    await Promise.all([page.waitForURL(`${suite.origin}/console/requests`), page.click('nav >> text=Requests')]);
     const create = page.locator('[data-test="object-row"]', { hasText: 'POST /v1/webhook_endpoints' }).last();
     expect(await create.textContent()).toContain('console');
     await shot(page, 'requests');

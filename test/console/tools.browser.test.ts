@@ -1,9 +1,7 @@
-import { mkdirSync } from 'node:fs';
-import type { Browser, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { bearer, newTestKey } from '../helpers/app';
-import { browserTest, launchBrowser } from '../helpers/browser';
-import { CONSOLE_ARTIFACTS, shot, signInAs as consoleSignIn, watchedPage as watchedConsolePage } from '../helpers/consoleBrowser';
-import { startEventsTestApp, type EventsTestApp } from '../helpers/eventsApp';
+import { browserTest } from '../helpers/browser';
+import { consoleBrowserSuite, shot, signInAs as consoleSignIn, watchedPage as watchedConsolePage } from '../helpers/consoleBrowser';
 import { createCustomer, createFcSession, createPendingAuthentication, createPrice, createVerificationSession, form } from '../helpers/fixtures';
 import { createForwardingRequest } from '../helpers/forwarding';
 import { until } from '../helpers/queues';
@@ -15,28 +13,15 @@ import { until } from '../helpers/queues';
 
 const test = browserTest();
 
-let e: EventsTestApp;
-let browser: Browser;
-let origin: string;
-
-beforeAll(async () => {
-  mkdirSync(CONSOLE_ARTIFACTS, { recursive: true });
-  e = await startEventsTestApp('console_tools_browser');
-  browser = await launchBrowser();
-  origin = `http://127.0.0.1:${e.t.port}`;
-});
-afterAll(async () => {
-  await browser?.close();
-  await e?.close();
-});
+const suite = consoleBrowserSuite('console_tools_browser');
 
 // A refused form (400) is logged by the browser as a failed load: expected here.
-const watchedPage = () => watchedConsolePage(browser, /status of 40\d/);
-const signInAs = (page: Page, key: string) => consoleSignIn(page, origin, key);
+const watchedPage = () => watchedConsolePage(suite.browser, /status of 40\d/);
+const signInAs = (page: Page, key: string) => consoleSignIn(page, suite.origin, key);
 
 const api = (key: string) => ({
-  get: (p: string) => e.t.http().get(p).set(bearer(key)),
-  post: (p: string, body: Record<string, unknown>) => e.t.http().post(p).set(bearer(key)).type('form').send(form(body)),
+  get: (p: string) => suite.e.t.http().get(p).set(bearer(key)),
+  post: (p: string, body: Record<string, unknown>) => suite.e.t.http().post(p).set(bearer(key)).type('form').send(form(body)),
 });
 
 /** The text of a selector, or undefined while the page is between loads (its refresh). */
@@ -46,25 +31,25 @@ test('advance a test clock: fill advance-to, click advance; the page shows the c
   const key = newTestKey();
   const { get, post } = api(key);
   const clock = (await post('/v1/test_helpers/test_clocks', { frozen_time: 1704067200, name: 'Monthly renewals' })).body;
-  const customer = await createCustomer(e.t, key, { test_clock: clock.id, email: 'clocked@example.com', payment_method: 'pm_card_visa' });
+  const customer = await createCustomer(suite.e.t, key, { test_clock: clock.id, email: 'clocked@example.com', payment_method: 'pm_card_visa' });
   const pm = (await get(`/v1/payment_methods?customer=${customer.id}`)).body.data[0].id;
   await post(`/v1/customers/${customer.id}`, { invoice_settings: { default_payment_method: pm } });
-  const price = await createPrice(e.t, key, { unit_amount: 1500, currency: 'usd', recurring: { interval: 'month' }, product_data: { name: 'Gold' } });
+  const price = await createPrice(suite.e.t, key, { unit_amount: 1500, currency: 'usd', recurring: { interval: 'month' }, product_data: { name: 'Gold' } });
   const sub = (await post('/v1/subscriptions', { customer: customer.id, items: [{ price: price.id }] })).body;
 
   const { page, problems } = await watchedPage();
   try {
     await signInAs(page, key);
-    await Promise.all([page.waitForURL(`${origin}/console/clocks`), page.click('nav >> text=Test clocks')]);
+    await Promise.all([page.waitForURL(`${suite.origin}/console/clocks`), page.click('nav >> text=Test clocks')]);
     expect(await page.locator('[data-test="object-row"]').count()).toBe(1);
     await shot(page, 'clocks');
-    await Promise.all([page.waitForURL(`${origin}/console/clocks/${clock.id}`), page.click(`a[href="/console/clocks/${clock.id}"]`)]);
+    await Promise.all([page.waitForURL(`${suite.origin}/console/clocks/${clock.id}`), page.click(`a[href="/console/clocks/${clock.id}"]`)]);
     expect(await page.textContent('[data-test="clock-customers"]')).toContain(customer.id);
     expect(await page.textContent('[data-test="clock-subscriptions"]')).toContain(sub.id);
     await shot(page, 'clock');
 
     await page.fill('[data-test="advance-to"]', '2024-02-01T00:00');
-    await Promise.all([page.waitForURL(`${origin}/console/clocks/${clock.id}`), page.click('[data-test="advance"]')]);
+    await Promise.all([page.waitForURL(`${suite.origin}/console/clocks/${clock.id}`), page.click('[data-test="advance"]')]);
     // The page refreshes itself while the clock advances, until it is ready.
     await until(async () => (await textOf(page, '[data-test="clock-status"]')) === 'ready', 30000, 'the page showing the clock ready');
     expect(await page.textContent('td[data-test="clock-frozen-time"]')).toBe('2024-02-01 00:00:00Z');
@@ -78,7 +63,7 @@ test('advance a test clock: fill advance-to, click advance; the page shows the c
     await shot(page, 'clock-advanced');
 
     // A new clock from the list's form.
-    await page.goto(`${origin}/console/clocks`);
+    await page.goto(`${suite.origin}/console/clocks`);
     await page.fill('[data-test="clock-name"]', 'From the console');
     await page.fill('[data-test="clock-frozen-time"]', '2025-06-01T12:30');
     await Promise.all([page.waitForURL(/\/console\/clocks\/clock_/), page.click('[data-test="clock-create"]')]);
@@ -91,14 +76,14 @@ test('advance a test clock: fill advance-to, click advance; the page shows the c
 
 test('complete a 3DS payment from the outcomes page: the PaymentIntent is succeeded', async () => {
   const key = newTestKey();
-  const pending = await createPendingAuthentication(e.t, key);
-  await createVerificationSession(e.t, key, { type: 'document' });
-  const forwarded = await createForwardingRequest(e.t, key);
-  const fc = await createFcSession(e.t, key);
+  const pending = await createPendingAuthentication(suite.e.t, key);
+  await createVerificationSession(suite.e.t, key, { type: 'document' });
+  const forwarded = await createForwardingRequest(suite.e.t, key);
+  const fc = await createFcSession(suite.e.t, key);
   const { page, problems } = await watchedPage();
   try {
     await signInAs(page, key);
-    await Promise.all([page.waitForURL(`${origin}/console/outcomes`), page.click('nav >> text=Test outcomes')]);
+    await Promise.all([page.waitForURL(`${suite.origin}/console/outcomes`), page.click('nav >> text=Test outcomes')]);
     const row = page.locator('[data-test="authentications"] [data-test="object-row"]');
     expect(await row.count()).toBe(1);
     expect(await row.textContent()).toContain(pending.paymentIntent);
@@ -118,15 +103,15 @@ test('complete a 3DS payment from the outcomes page: the PaymentIntent is succee
 
 test('reset the data: a wrong confirmation is refused, the account id resets it, and the session goes on', async () => {
   const key = newTestKey();
-  await createCustomer(e.t, key, { name: 'Going away' });
+  await createCustomer(suite.e.t, key, { name: 'Going away' });
   const account = (await api(key).get('/v1/account')).body.id;
   const { page, problems } = await watchedPage();
   try {
     await signInAs(page, key);
-    await Promise.all([page.waitForURL(`${origin}/console/data`), page.click('nav >> text=Data')]);
+    await Promise.all([page.waitForURL(`${suite.origin}/console/data`), page.click('nav >> text=Data')]);
     await shot(page, 'data');
     await page.fill('[data-test="reset-confirm"]', 'reset');
-    await Promise.all([page.waitForURL(`${origin}/console/data/reset`), page.click('[data-test="reset"]')]);
+    await Promise.all([page.waitForURL(`${suite.origin}/console/data/reset`), page.click('[data-test="reset"]')]);
     expect(await page.textContent('[data-test="reset-refused"]')).toContain('Nothing was deleted');
     expect((await api(key).get('/v1/customers')).body.data).toHaveLength(1);
     await shot(page, 'data-refused');
@@ -136,7 +121,7 @@ test('reset the data: a wrong confirmation is refused, the account id resets it,
     expect((await api(key).get('/v1/customers')).body.data).toEqual([]);
     await shot(page, 'data-reset');
     // Still signed in.
-    await Promise.all([page.waitForURL(`${origin}/console`), page.click('nav >> text=Home')]);
+    await Promise.all([page.waitForURL(`${suite.origin}/console`), page.click('nav >> text=Home')]);
     expect(await page.title()).toBe('Home · Sandbank console');
     expect(problems).toEqual([]);
   } finally {

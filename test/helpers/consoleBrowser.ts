@@ -1,5 +1,8 @@
+import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import type { Browser, Page } from 'playwright-core';
+import { launchBrowser } from './browser';
+import { startEventsTestApp, type EventsTestApp } from './eventsApp';
 
 // The console's browser tests share these: a page that records what would be a problem (a script
 // error, a CSP violation, a dialog: an alert would be an XSS), screenshots saved to
@@ -35,4 +38,27 @@ export async function signInAs(page: Page, origin: string, key: string): Promise
   expect(new URL(page.url()).pathname).toBe('/console/sign-in');
   await page.fill('[data-test="console-key"]', key);
   await Promise.all([page.waitForURL(`${origin}/console`), page.click('[data-test="console-signin"]')]);
+}
+
+/** What a console browser suite runs against: the app with its workers, the browser, the app's origin. */
+export interface ConsoleBrowserSuite {
+  readonly e: EventsTestApp;
+  readonly browser: Browser;
+  readonly origin: string;
+}
+
+/** Starts the app (`name`: its database and queues) and chromium before the suite's tests, and stops both after. */
+export function consoleBrowserSuite(name: string): ConsoleBrowserSuite {
+  const suite = {} as { e: EventsTestApp; browser: Browser; origin: string };
+  beforeAll(async () => {
+    mkdirSync(CONSOLE_ARTIFACTS, { recursive: true });
+    suite.e = await startEventsTestApp(name);
+    suite.browser = await launchBrowser();
+    suite.origin = `http://127.0.0.1:${suite.e.t.port}`;
+  });
+  afterAll(async () => {
+    await suite.browser?.close();
+    await suite.e?.close();
+  });
+  return suite;
 }
