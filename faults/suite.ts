@@ -430,7 +430,7 @@ async function failingRefunds(client: ApiClient, n: number): Promise<string[]> {
  * settlements, refunds of 4000000000005126 to fail, test clocks advancing across subscription
  * renewals, test clocks advancing across a declined renewal's payment retries (dunning), open
  * `send_invoice` invoices about to go overdue (`invoice.overdue`), drafts with `auto_advance` on
- * test clocks advancing past their finalization, and declined first invoices retried on the real
+ * test clocks advancing past their finalization and on the real clock (found by the reconciler), and declined first invoices retried on the real
  * clock (a short BILLING_RETRY_SCHEDULE).
  */
 export async function pipelineScenario(stack: Stack, fault: FaultName, options: Options): Promise<Figures> {
@@ -490,6 +490,8 @@ export async function pipelineScenario(stack: Stack, fault: FaultName, options: 
   const overdue = await overdueInvoices(client, n);
   // Drafts with auto_advance on test clocks advancing past their finalization (an hour on).
   const drafts = await autoAdvancingDrafts(client, Math.max(2, Math.ceil(n / 4)));
+  // Real-clock drafts with auto_advance due a few seconds on: only the reconciler can find them.
+  const realDrafts = await realClockDrafts(stack, client, Math.max(2, Math.ceil(n / 4)));
   // Real-clock subscriptions whose declined first invoice is retried twice during the fault.
   const retried = await realClockDunning(stack, Math.max(2, Math.ceil(n / 4)));
   const backAt = await inject(stack, fault);
@@ -531,17 +533,17 @@ export async function pipelineScenario(stack: Stack, fault: FaultName, options: 
     // dunning invoice: tried 3 times (its first charge, 2 retries), its schedule over.
     const [later] = await stack.query<{ finalized: number; ready: number; retried: number }>(
       `SELECT
-         (SELECT count(*)::int FROM invoices WHERE id = ANY($1) AND status = 'open' AND number IS NOT NULL) AS finalized,
+         (SELECT count(*)::int FROM invoices WHERE (id = ANY($1) OR id = ANY($5)) AND status = 'open' AND number IS NOT NULL) AS finalized,
          (SELECT count(*)::int FROM test_clocks WHERE id = ANY($2) AND status = 'ready' AND frozen_time = $3) AS ready,
          (SELECT count(*)::int FROM invoices i WHERE id = ANY($4) AND status = 'open' AND attempt_count = 3
             AND NOT EXISTS (SELECT 1 FROM invoice_payment_retries r WHERE r.invoice_id = i.id)) AS retried`,
-      [drafts.ids, drafts.clocks, drafts.target, retried],
+      [drafts.ids, drafts.clocks, drafts.target, retried, realDrafts],
     );
     return {
       finished:
         row.processed + row.redacted + (n - row.secrets) + (n - row.cvcs) + row.ready + row.renewals + fcRow.balances + fcRow.subscriptions + fcRow.inactive + settled.n + row.refunds + expired.n +
         dunned.ready + dunned.retried + dunned.canceled + row.overdue + later.finalized + later.ready + later.retried,
-      total: 11 * n + 3 * clocks.ids.length + 3 * dunning.ids.length + drafts.ids.length + drafts.clocks.length + retried.length,
+      total: 11 * n + 3 * clocks.ids.length + 3 * dunning.ids.length + drafts.ids.length + realDrafts.length + drafts.clocks.length + retried.length,
     };
   };
   let pipeline = await progress();
@@ -745,6 +747,23 @@ async function autoAdvancingDrafts(client: ApiClient, count: number): Promise<{ 
   }
   for (const id of clocks) ok('an advance', await client.send('POST', `/v1/test_helpers/test_clocks/${id}/advance`, form({ frozen_time: String(target) })));
   return { ids, clocks, target };
+}
+
+/**
+ * `count` real-clock drafts with `auto_advance`, their finalization brought forward (by SQL) to a
+ * few seconds from now: their own jobs wait the hour they were made for, so each is finalized by the
+ * job the reconciler adds once it is due, once.
+ */
+async function realClockDrafts(stack: Stack, client: ApiClient, count: number): Promise<string[]> {
+  const customer = ok('a customer', await client.send('POST', '/v1/customers', form({ name: 'Drafted' })));
+  const ids: string[] = [];
+  for (let i = 0; i < count; i++) {
+    const draft = ok('an auto-advancing draft', await client.send('POST', '/v1/invoices', form({ customer: customer.id, auto_advance: 'true', collection_method: 'send_invoice', days_until_due: '30' })));
+    ok('its item', await client.send('POST', '/v1/invoiceitems', form({ customer: customer.id, invoice: draft.id, amount: '500', currency: 'usd' })));
+    ids.push(draft.id);
+  }
+  await stack.query(`UPDATE invoice_details SET finalize_at = $2 WHERE invoice_id = ANY($1)`, [ids, Math.floor(Date.now() / 1000) + 3]);
+  return ids;
 }
 
 /**
