@@ -531,10 +531,11 @@ export async function collectInvoice(
     row = { ...made.row, attemptCount: made.row.attemptCount + 1, lastPaymentError: error };
   }
   await saveCollection(tx, row);
-  // Written before the events, which show `next_payment_attempt`.
-  // A new invoice (no retry known) has no schedule to end.
-  const hasRetry = made.known?.retries?.size !== 0;
-  const retries: RetryOutcome = charge.kind === 'paid' ? (hasRetry && (await clearRetry(tx, row.id)), { exhausted: null }) : await scheduleRetry(scope, row, charge, options.retries);
+  // Written before the events, which show `next_payment_attempt`. A paid invoice's schedule ends
+  // (a new one, known to have no retry, has none to end).
+  let retries: RetryOutcome = { exhausted: null };
+  if (charge.kind !== 'paid') retries = await scheduleRetry(scope, row, charge, options.retries);
+  else if (made.known?.retries?.size !== 0) await clearRetry(tx, row.id);
   // A new invoice's intent is the one just made, and a paid one has no retry left.
   const known = made.known && intent ? { ...made.known, intents: new Map([[row.id, intent]]), retries: charge.kind === 'paid' ? new Map() : undefined } : undefined;
   const invoice: MadeInvoice = { row, lines: made.lines, known };
