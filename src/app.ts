@@ -8,7 +8,7 @@ import { accessLog, errorMiddleware, InFlight, mountRoutes, notFound, requestIde
 import { IdempotencyStore } from './kernel/idempotency';
 import { RateLimiter } from './kernel/rateLimit';
 import { checkRoutesAgainstDocument, loadOpenApiDocument, operationsOf } from './kernel/openapi';
-import { generatedSchemas, objectTypes, pages, queueDefinitions, requestUpgrader, routes } from './resources';
+import { generatedSchemas, objectFields, objectTypes, pages, queueDefinitions, requestUpgrader, routes } from './resources';
 import { renderMetrics, watchQueueDepth } from './lib/metrics';
 import { HOSTED_PREFIX, mountPages } from './hosted/pages';
 import { requestLogPage } from './hosted/requestLogPage';
@@ -35,8 +35,9 @@ export function buildApp(deps: AppDeps): BuiltApp {
   checkRoutesAgainstDocument(routes, operations);
 
   // The object registry: each area's object types, with their expandable fields and retrieve.
-  const expand = new ExpandRegistry();
+  const expand = new ExpandRegistry(deps.versions);
   for (const [object, type] of objectTypes) expand.register(object, type.expandable, type.retrieve);
+  for (const [object, fields] of objectFields) expand.extend(object, fields);
   expand.checkReferences();
   const kernel: Kernel = {
     deps,

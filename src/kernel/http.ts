@@ -308,7 +308,7 @@ async function runOperation({ route: r, validate, rateLimiter }: Mounted, pathPa
     // The handler compares it with the object's (requireClientSecret); without one there is nothing to compare.
     if (caller.publishable && r.publishable === 'client_secret' && typeof params.client_secret !== 'string') throw parameterMissing('client_secret');
     const expandPaths = (params.expand as string[] | undefined) ?? [];
-    kernel.expand.check(expandPaths, r.returns.object, r.returns.search ? 'search' : (r.returns.list ?? false));
+    kernel.expand.check(expandPaths, r.returns.object, r.returns.search ? 'search' : (r.returns.list ?? false), apiVersion);
 
     // An empty key is no key: stored, it would tie every later keyless-looking POST to the first.
     const idempotencyKey = r.method === 'post' ? header(req, 'idempotency-key') || undefined : undefined;
@@ -323,8 +323,8 @@ async function runOperation({ route: r, validate, rateLimiter }: Mounted, pathPa
       deps,
       object: r.returns.object,
     });
-    const renderResult = async (c: RequestContext, result: unknown) =>
-      JSON.stringify(kernel.versions.render(await kernel.expand.apply(result, expandPaths, c), c.apiVersion));
+    // Expanded and rendered for the version (the registry renders with the same table as `kernel.versions`).
+    const renderResult = async (c: RequestContext, result: unknown) => JSON.stringify(await kernel.expand.render(result, expandPaths, c));
 
     const fingerprint = () => fingerprintOf(r.method, req.path, raw);
     // Expanding reads rows back, which a held write hasn't written yet.

@@ -1,5 +1,7 @@
 // API versions: the ones Sandbank accepts, and how an object is rendered for an older one.
 
+import type { VersionFields } from './expand';
+
 /** Versions the public API has published (from the official SDK's WebhookEndpoint ApiVersion). */
 export const API_VERSIONS = [
   '2011-01-01',
@@ -159,6 +161,13 @@ export interface VersionChange {
    * objects older versions showed whole where the newest shape has their id (see `embed`).
    */
   readonly downgrade: (object: Record<string, any>, newest: Record<string, any>, embedded: Embedded) => Record<string, any>;
+  /**
+   * How the change differs in `expand[]`: the fields versions before it show that the newest
+   * shape doesn't, with what they expand to (`payment_intent: ref('payment_intent')`), and null
+   * for a field it added, which they can't expand. The object registry expands such a field on
+   * the object as rendered for the version (src/kernel/expand.ts).
+   */
+  readonly expandable?: VersionFields;
 }
 
 /** Objects by id (a coupon by its id). */
@@ -257,8 +266,9 @@ type Pending = ReadonlyMap<string, readonly VersionChange[]>;
 
 export class VersionRenderer {
   private readonly pendingByVersion = new Map<string, Pending>();
+  private readonly expandableByVersion = new Map<string, ReadonlyMap<string, VersionFields>>();
 
-  constructor(private readonly changes: readonly VersionChange[]) {
+  constructor(readonly changes: readonly VersionChange[]) {
     for (const c of changes) if (!indexOf.has(c.version)) throw new Error(`Version change of ${c.object} names an unknown version ${c.version}`);
   }
 
@@ -274,6 +284,25 @@ export class VersionRenderer {
       this.pendingByVersion.set(version, pending);
     }
     return pending;
+  }
+
+  /**
+   * Per object type, the expandable fields `version` shows differently from the newest shape:
+   * every later change's `expandable`, the oldest change's word last (it is what `version` saw).
+   */
+  expandableAt(version: string): ReadonlyMap<string, VersionFields> {
+    let fields = this.expandableByVersion.get(version);
+    if (!fields) {
+      const map = new Map<string, VersionFields>();
+      for (const [object, changes] of this.pending(version)) {
+        const merged: Record<string, VersionFields[string]> = {};
+        for (const c of changes) Object.assign(merged, c.expandable);
+        if (Object.keys(merged).length > 0) map.set(object, merged);
+      }
+      fields = map;
+      this.expandableByVersion.set(version, fields);
+    }
+    return fields;
   }
 
   /**

@@ -16,6 +16,8 @@ export interface Area {
   readonly routes: readonly Route[];
   /** The object registry's entries, by object type: expandable fields, and how to retrieve one by id. */
   readonly objects: Readonly<Record<string, ObjectType>>;
+  /** Expandable fields it gives other areas' object types, by type (billing's `subscriptions` of a customer). */
+  readonly objectFields?: Readonly<Record<string, ObjectType['expandable']>>;
   /** HTML pages a browser opens from links this area returns, mounted under /hosted. */
   readonly pages?: readonly HostedPage[];
   /** Queues it runs with workers of its own (events' batched fan-out and delivery), for depth metrics. */

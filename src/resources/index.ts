@@ -30,6 +30,9 @@ export const routes: readonly Route[] = areas.flatMap((a) => a.routes);
 /** The object registry's entries: each object type's expandable fields and retrieve (see src/kernel/expand.ts). */
 export const objectTypes: readonly (readonly [string, ObjectType])[] = areas.flatMap((a) => Object.entries(a.objects));
 
+/** Expandable fields areas give each other's object types (registered after every type). */
+export const objectFields: readonly (readonly [string, ObjectType['expandable']])[] = areas.flatMap((a) => Object.entries(a.objectFields ?? {}));
+
 export const pages: readonly HostedPage[] = areas.flatMap((a) => a.pages ?? []);
 
 /** Every queue of every area. */

@@ -13,7 +13,7 @@ import * as promotionCodes from './promotion_codes/routes';
 import * as promotionCodeSerializer from './promotion_codes/serializer';
 import * as subscriptions from './subscriptions/routes';
 import * as subscriptionSerializer from './subscriptions/serializer';
-import { retrieveSubscriptionObject } from './subscriptions/service';
+import { customerSubscriptionsField, retrieveSubscriptionObject } from './subscriptions/service';
 import * as invoices from './invoices/routes';
 import { pages as invoicePages } from './invoices/pages';
 import * as invoiceSerializer from './invoices/serializer';
@@ -92,6 +92,8 @@ export const area: Area = {
     [invoiceSerializer.LINE_OBJECT]: { expandable: invoiceSerializer.lineExpandable },
     [invoiceItemSerializer.INVOICE_ITEM_OBJECT]: { expandable: invoiceItemSerializer.invoiceItemExpandable },
   },
+  // A customer's subscriptions (payments serves customers).
+  objectFields: { customer: { subscriptions: customerSubscriptionsField } },
   // The hosted invoice page and PDF (`hosted_invoice_url`, `invoice_pdf`).
   pages: invoicePages,
   workers: [billingWorker, invoicesWorker],

@@ -1,3 +1,4 @@
+import { listField, ref } from '../../kernel/expand';
 import { isJsonObject, type Embedded, type VersionChange } from '../../kernel/versions';
 import { chargesKey, INLINE_LIMIT, invoiceKey, refundsKey, type RefundsList } from './charges/history';
 
@@ -30,6 +31,7 @@ export const chargeChanges: readonly VersionChange[] = [
     version: BASIL,
     object: 'charge',
     description: 'Removes `invoice` from charges (invoice payments are on the invoice): before, the id of the invoice the charge paid, or null.',
+    expandable: { invoice: ref('invoice') },
     downgrade: (charge, _newest, embedded) => (isWhole(charge) ? { ...charge, invoice: embedded[invoiceKey(String(charge.id))] ?? null } : charge),
   },
   {
@@ -71,6 +73,7 @@ export const paymentIntentChanges: readonly VersionChange[] = [
     version: BASIL,
     object: 'payment_intent',
     description: 'Removes `invoice` from PaymentIntents (invoice payments are on the invoice): before, the id of the invoice it pays, or null.',
+    expandable: { invoice: ref('invoice') },
     downgrade: (intent, _newest, embedded) => (isWhole(intent) ? { ...intent, invoice: embedded[invoiceKey(String(intent.id))] ?? null } : intent),
   },
   {
@@ -79,6 +82,8 @@ export const paymentIntentChanges: readonly VersionChange[] = [
     description:
       'Removes `charges` from PaymentIntents in favor of `latest_charge`: before, `charges` listed its charges (every attempt, newest ' +
       'first, the first ten, each with its refunds) and there was no `latest_charge`.',
+    // `charges.data.balance_transaction`, as the guides of that time expand it.
+    expandable: { charges: listField('charge'), latest_charge: null },
     downgrade: (intent, _newest, embedded) => {
       if (!has(intent, 'latest_charge')) return intent;
       const { latest_charge: latest, ...out } = intent;

@@ -5,6 +5,7 @@ import { ApiError, invalidRequest, parameterMissing, parametersExclusive, resour
 import { paginateItems, paginateRows, rangeWhere } from '../../../kernel/list';
 import { applyMetadata, type Metadata, type MetadataParam } from '../../../kernel/metadata';
 import type { RequestContext } from '../../../kernel/route';
+import type { ExpandableField } from '../../../kernel/expand';
 import { searchRequest } from '../../../kernel/search';
 import { previousAttributes, type Tx } from '../../../events/emit';
 import { handOffEvents } from '../../../events/jobs';
@@ -41,6 +42,7 @@ import {
   serializeDeletedItem,
   serializeItem,
   serializeSubscription,
+  SUBSCRIPTION_OBJECT,
   type ItemRow,
   type PauseCollection,
   type StoredDiscount,
@@ -455,6 +457,25 @@ export async function listSubscriptions(ctx: RequestContext) {
     serializeAll: (rows) => serializeSubscriptions(ctx, rows),
   });
 }
+
+/**
+ * A customer's `subscriptions`, which the public API shows on a customer when expanded: its
+ * first ten not canceled, newest first, as the default list. Billing gives it to customers
+ * (billing/index.ts `objectFields`).
+ */
+export const customerSubscriptionsField: ExpandableField = {
+  type: SUBSCRIPTION_OBJECT,
+  list: true,
+  expand: (_value, customer, ctx) =>
+    paginateRows<SubscriptionRow & { seq: bigint }>({
+      params: { limit: 10 },
+      url: `/v1/customers/${String(customer.id)}/subscriptions`,
+      where: { accountId: ctx.caller.accountId, customerId: String(customer.id), status: { not: 'canceled' } },
+      model: ctx.deps.prisma.subscription as any,
+      objectName: NAME,
+      serializeAll: (rows) => serializeSubscriptions(ctx, rows),
+    }),
+};
 
 /** Subscriptions as the list and the search render them. */
 const serializeSubscriptions = async (ctx: RequestContext, rows: StoredRow[]) =>

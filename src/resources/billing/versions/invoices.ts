@@ -1,3 +1,4 @@
+import { ref } from '../../../kernel/expand';
 import { isJsonObject, type VersionChange } from '../../../kernel/versions';
 import { invoiceChargeKey, invoiceIntentKey } from '../invoices/serializer';
 import { decimalString, embeddedPrice, has, isWhole, planOf, singularDiscount, without, withDefaults, type Json } from './shared';
@@ -37,6 +38,7 @@ export const invoiceChanges: readonly VersionChange[] = [
     description:
       'Adds `parent` to invoices, the details of what generated them, in place of `quote`, `subscription`, `subscription_details` ' +
       'and `subscription_proration_date` (Sandbank has no quotes: `quote` is null).',
+    expandable: { subscription: ref('subscription') },
     downgrade: (invoice) => {
       if (!has(invoice, 'parent')) return invoice;
       const out = without(invoice, ['parent']);
@@ -56,6 +58,8 @@ export const invoiceChanges: readonly VersionChange[] = [
       'and `application_fee_amount` and `transfer_data`. Before, `paid` said whether the invoice is paid (its status `paid`); ' +
       '`payment_intent` is the PaymentIntent the invoice is paid through and `charge` its latest charge (null before any); ' +
       'Sandbank has no application fees or transfers: those are null (`paid_out_of_band` false).',
+    // `payments` and `confirmation_secret` came with it.
+    expandable: { payment_intent: ref('payment_intent'), charge: ref('charge'), payments: null, confirmation_secret: null },
     downgrade: (invoice, _newest, embedded) => {
       const out = has(invoice, 'status') ? { ...invoice, paid: invoice.status === 'paid' } : invoice;
       const id = String(invoice.id);

@@ -70,9 +70,33 @@ export function serializeDeletedDiscount(discount: Record<string, unknown>, embe
   return embed({ ...rest, deleted: true }, embedded);
 }
 
+/**
+ * A list a customer shows only when expanded (`sources`, `tax_ids`; billing's `subscriptions`):
+ * its first ten, as the public API embeds them.
+ */
+export function customerList(customerId: string, what: string, items: readonly unknown[]) {
+  return { object: 'list', data: items.slice(0, 10), has_more: items.length > 10, total_count: items.length, url: `/v1/customers/${customerId}/${what}` };
+}
+
+/**
+ * A customer's tax ids (`expand[]=tax_ids`). None are kept yet: an empty list.
+ * (The customer tax ids store answers here once it exists.)
+ */
+async function customerTaxIds(customerId: string): Promise<ReturnType<typeof customerList>> {
+  return customerList(customerId, 'tax_ids', []);
+}
+
+/** What a source expands to; Sandbank keeps no sources (cards are PaymentMethods). */
+const SOURCE_OBJECT = 'customer_source';
+
 export const expandable: ExpandableFields = {
   // Already an object: expansion only goes through it.
   invoice_settings: { type: INVOICE_SETTINGS_OBJECT, expand: async (value) => value },
+  // No sources here: `default_source` is null, `sources` an empty list.
+  default_source: { type: SOURCE_OBJECT, expand: async (value) => value },
+  sources: { type: SOURCE_OBJECT, list: true, expand: async (_value, customer) => customerList(String(customer.id), 'sources', []) },
+  tax_ids: { type: 'tax_id', list: true, expand: async (_value, customer) => customerTaxIds(String(customer.id)) },
+  test_clock: ref('test_helpers.test_clock'),
 };
 
 export const invoiceSettingsExpandable: ExpandableFields = {
