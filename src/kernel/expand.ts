@@ -66,9 +66,10 @@ export const listField = (type: string): ExpandableField => ({ type, kind: 'path
 
 /**
  * An older version's expandable fields of one object type, where they differ from the newest:
- * a field it shows (what it expands to), or null for one of the newest it doesn't have.
+ * a field it shows (what it expands to), or null for one of the newest it doesn't have
+ * (`VersionChange.expandable`, declared with `ref` and the others above).
  */
-export type VersionFields = Readonly<Record<string, ExpandableField | null>>;
+type VersionFields = Readonly<Record<string, ExpandableField | null>>;
 
 const WITHHELD = Symbol('withheld');
 
@@ -121,13 +122,18 @@ export class ExpandRegistry {
   checkReferences(): void {
     const declared: [string, ExpandableFields | VersionFields][] = [
       ...this.types,
-      ...(this.versions?.changes ?? []).flatMap((c): [string, VersionFields][] => (c.expandable ? [[`${c.object} before ${c.version}`, c.expandable]] : [])),
+      ...(this.versions?.changes ?? []).flatMap((c): [string, VersionFields][] => (c.expandable ? [[`${c.object} before ${c.version}`, c.expandable as VersionFields]] : [])),
     ];
     for (const [type, fields] of declared) {
       for (const [name, field] of Object.entries(fields)) {
         if (field?.kind === 'ref' && !this.byId.has(field.type)) throw new Error(`${type}.${name} refers to ${field.type}, which no resource retrieves`);
       }
     }
+  }
+
+  /** What `version` shows differently; the table declares them with `ref` and the others of this file. */
+  private fieldsAt(version: string): FieldsAt {
+    return this.versions ? (this.versions.expandableAt(version) as FieldsAt) : NEWEST;
   }
 
   /** A field as `at` (a version's differences) shows it: the version's own, else the newest shape's. */
@@ -150,7 +156,7 @@ export class ExpandRegistry {
    */
   check(paths: readonly string[], rootType: string, isList: boolean | 'search', version?: string): void {
     if (paths.length === 0) return;
-    const at = version === undefined || !this.versions ? NEWEST : this.versions.expandableAt(version);
+    const at = version === undefined || !this.versions ? NEWEST : this.fieldsAt(version);
     for (const path of paths) {
       if (isList === 'search' && path === SEARCH_TOTAL) continue;
       const segments = path.split('.');
@@ -200,7 +206,7 @@ export class ExpandRegistry {
   async render(result: unknown, paths: readonly string[], ctx: RequestContext): Promise<unknown> {
     const versions = this.versions;
     if (paths.length === 0) return versions ? versions.render(result, ctx.apiVersion) : result;
-    const at = versions ? versions.expandableAt(ctx.apiVersion) : NEWEST;
+    const at = versions ? this.fieldsAt(ctx.apiVersion) : NEWEST;
     await this.apply(result, paths, ctx, at);
     if (!versions) return result;
     const rendered = versions.render(result, ctx.apiVersion);

@@ -1,7 +1,5 @@
 // API versions: the ones Sandbank accepts, and how an object is rendered for an older one.
 
-import type { VersionFields } from './expand';
-
 /** Versions the public API has published (from the official SDK's WebhookEndpoint ApiVersion). */
 export const API_VERSIONS = [
   '2011-01-01',
@@ -169,6 +167,13 @@ export interface VersionChange {
    */
   readonly expandable?: VersionFields;
 }
+
+/**
+ * An older version's expandable fields of one object type, where they differ from the newest:
+ * a field as the object registry declares it (`ExpandableField` of src/kernel/expand.ts, which
+ * imports this file), or null for one of the newest it doesn't have.
+ */
+export type VersionFields = Readonly<Record<string, { readonly type: string } | null>>;
 
 /** Objects by id (a coupon by its id). */
 export type Embedded = Readonly<Record<string, unknown>>;
