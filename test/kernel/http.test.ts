@@ -2,7 +2,7 @@ import { connect } from 'node:net';
 import { bearer, newTestKey, startTestApp, type TestApp } from '../helpers/app';
 import { CLOSED_ORIGIN } from '../helpers/fixtures';
 import { resolveApiVersion } from '../../src/kernel/http';
-import { API_VERSIONS, LATEST_API_VERSION } from '../../src/kernel/versions';
+import { API_VERSIONS, CONTRACT_API_VERSION, LATEST_API_VERSION } from '../../src/kernel/versions';
 import { routes as registeredRoutes } from '../../src/resources';
 import { CREATE_BODY, createEndpoint, ENDPOINTS, expectError, mustCreate } from './util';
 
@@ -63,11 +63,15 @@ describe('Idempotency-Key echo', () => {
 });
 
 describe('Stripe-Version', () => {
-  test(`the default (DEFAULT_API_VERSION, the newest version: ${LATEST_API_VERSION}) is echoed when none is sent`, async () => {
+  test(`the default (DEFAULT_API_VERSION, the contract's ${CONTRACT_API_VERSION}) is echoed when none is sent; the newest answers when pinned`, async () => {
     expect(LATEST_API_VERSION).toBe('2026-10-28.endive');
-    expect(t.config.defaultApiVersion).toBe(LATEST_API_VERSION);
-    const res = await t.http().get(ENDPOINTS).set(bearer(newTestKey()));
-    expect(res.headers['stripe-version']).toBe('2026-10-28.endive');
+    expect(CONTRACT_API_VERSION).toBe('2026-08-26.dahlia');
+    expect(t.config.defaultApiVersion).toBe(CONTRACT_API_VERSION);
+    const key = newTestKey();
+    const res = await t.http().get(ENDPOINTS).set(bearer(key));
+    expect(res.headers['stripe-version']).toBe('2026-08-26.dahlia');
+    const pinned = await t.http().get(ENDPOINTS).set(bearer(key)).set('Stripe-Version', LATEST_API_VERSION);
+    expect(pinned.headers['stripe-version']).toBe(LATEST_API_VERSION);
   });
 
   test('the version stripe@23 sends is accepted and echoed', async () => {
@@ -104,7 +108,7 @@ describe('Stripe-Version', () => {
     expect(known.headers['stripe-version']).toBe('2024-06-20');
     const unknown = await t.http().get(ENDPOINTS).set('Stripe-Version', 'bogus');
     expect(unknown.status).toBe(401);
-    expect(unknown.headers['stripe-version']).toBe(LATEST_API_VERSION);
+    expect(unknown.headers['stripe-version']).toBe(CONTRACT_API_VERSION);
   });
 
   test('an unknown version creates nothing', async () => {
