@@ -262,3 +262,37 @@ describe("an error's status follows the request's version", () => {
     expect((await t.http().get(`${ENDPOINTS}/we_nope`).set(bearer(key)).set('Stripe-Version', '2016-07-06')).status).toBe(404);
   });
 });
+
+describe('an unknown URL checks the key first, as the public API does', () => {
+  const PATH = '/v1/no_such_thing/at_all';
+
+  test('a malformed or live key answers 401; a valid key or none, 404', async () => {
+    for (const authorization of ['Bearer not_a_key', 'Bearer sk_live_abcdefghijklmnopqrstuvwx', 'Bearer ']) {
+      const res = await t.http().get(PATH).set('Authorization', authorization);
+      expect(res.status).toBe(401);
+      expect(res.body.error).toMatchObject({ type: 'invalid_request_error' });
+      expect(res.body.error.message).not.toContain('Unrecognized request URL');
+    }
+    const post = await t.http().post(PATH).set('Authorization', 'Bearer sk_test_short!').type('form').send('a=1');
+    expect(post.status).toBe(401);
+    expect((await t.http().get(PATH).set(bearer(newTestKey()))).status).toBe(404);
+    expect((await t.http().get(PATH)).status).toBe(404);
+  });
+
+  test('the official SDK sees an authentication error for a bad key on an unknown route', async () => {
+    const stripe = t.stripe('sk_test_bad key');
+    const err = await (stripe as any).rawRequest('GET', PATH).catch((e: unknown) => e);
+    expect(err).toMatchObject({ type: 'StripeAuthenticationError', statusCode: 401 });
+  });
+
+  test('in registered mode an unregistered key answers 401 on an unknown route', async () => {
+    const r = await startTestApp({ AUTH_MODE: 'registered' });
+    try {
+      const res = await r.http().get(PATH).set(bearer(newTestKey()));
+      expect(res.status).toBe(401);
+      expect(res.body.error.message).toMatch(/^Invalid API Key provided/);
+    } finally {
+      await r.close();
+    }
+  });
+});
