@@ -2,7 +2,7 @@
 
 import { isIP } from 'node:net';
 import { normalizeHost } from './lib/netguard';
-import { isApiVersion, LATEST_API_VERSION } from './kernel/versions';
+import { CONTRACT_API_VERSION, isApiVersion, LATEST_API_VERSION } from './kernel/versions';
 
 export type AuthMode = 'open' | 'registered';
 
@@ -94,7 +94,7 @@ export const settings = {
   API_KEY_CACHE_SECONDS: ['60', 'How long an API process remembers a key it looked up; a revoked key stops working within this (0: look up every request)'],
   API_RATE_LIMIT: ['0', 'Requests per second one platform account (a key and its connected accounts) may make, counted per API process; more get 429 `rate_limit` (0: no limit)'],
   RESEND_RATE_LIMIT: ['0', 'Requests per second one platform account may make to the sandbox resend, on top of API_RATE_LIMIT, counted per API process (0: no limit)'],
-  DEFAULT_API_VERSION: [LATEST_API_VERSION, 'API version of a platform until one of its requests sends `Stripe-Version` (the first that does pins it as the platform default); requests without the header and events without an endpoint version use it'],
+  DEFAULT_API_VERSION: [CONTRACT_API_VERSION, 'API version of a platform until one of its requests sends `Stripe-Version` (the first that does pins it as the platform default); requests without the header and events without an endpoint version use it. The default is the contract\'s version; newer ones answer any request or key that pins them'],
   LOG_LEVEL: ['info', 'pino log level (fatal, error, warn, info, debug, trace, silent)'],
   BODY_LIMIT_BYTES: ['262144', 'Largest accepted request body'],
   PARAM_DEPTH_LIMIT: ['8', 'Deepest accepted bracket nesting in parameters'],

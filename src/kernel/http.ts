@@ -505,13 +505,21 @@ async function releaseWithRetries(kernel: Kernel, claim: HeldClaim, requestId: s
 }
 
 /**
- * Unknown URLs answer 404 whatever the key; a valid key still puts the answer in its platform's
- * request log (a request with none, or a bad one, has no log: see kernel/requestLog.ts).
+ * Unknown URLs answer 404 to a valid key or none; a key that is sent and refused (malformed,
+ * live, unknown in `registered` mode) answers its 401 first, as the public API checks the key
+ * before the route. A valid key still puts the answer in its platform's request log (a request
+ * with none, or a bad one, has no log: see kernel/requestLog.ts).
  */
 export function notFound(logger: Logger, authenticator?: Authenticator) {
   return async (req: Request, res: Response): Promise<void> => {
     if (authenticator && req.headers.authorization) {
-      const identity = await authenticator.identify(req.headers).catch(() => undefined);
+      let refused: ApiError | undefined;
+      const identity = await authenticator.identify(req.headers).catch((err: unknown) => {
+        // Only the key's own refusal: an outage while looking it up still leaves the URL unknown.
+        if (err instanceof ApiError && err.status === 401) refused = err;
+        return undefined;
+      });
+      if (refused) return void sendError(res, refused, logger);
       if (identity) {
         (res.locals as Locals).platformAccountId = identity.platformAccountId;
         (res.locals as Locals).keyHint = identity.keyHint;

@@ -136,6 +136,12 @@ export const API_VERSIONS = [
 /** The newest version: the shape every serializer writes. */
 export const LATEST_API_VERSION: string = API_VERSIONS[API_VERSIONS.length - 1];
 
+/**
+ * The version the contract names (docs/versions.md), DEFAULT_API_VERSION's default: what a client
+ * that sends no version meets. Newer ones stay available to a request or key that pins them.
+ */
+export const CONTRACT_API_VERSION: string = '2026-08-26.dahlia';
+
 const known: ReadonlySet<string> = new Set(API_VERSIONS);
 
 export const isApiVersion = (value: string): boolean => known.has(value);

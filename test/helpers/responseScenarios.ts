@@ -59,7 +59,7 @@ const t = new Proxy({} as TestApp, {
   },
 });
 
-/** The app the scenarios run against, and the version they run at (none: the newest). */
+/** The app the scenarios run against, and the version they run at (none: the account's default, DEFAULT_API_VERSION). */
 export function useApp(testApp: TestApp, version?: string): TestApp {
   app = testApp;
   pinned = version;

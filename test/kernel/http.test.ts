@@ -2,7 +2,7 @@ import { connect } from 'node:net';
 import { bearer, newTestKey, startTestApp, type TestApp } from '../helpers/app';
 import { CLOSED_ORIGIN } from '../helpers/fixtures';
 import { resolveApiVersion } from '../../src/kernel/http';
-import { API_VERSIONS, LATEST_API_VERSION } from '../../src/kernel/versions';
+import { API_VERSIONS, CONTRACT_API_VERSION, LATEST_API_VERSION } from '../../src/kernel/versions';
 import { routes as registeredRoutes } from '../../src/resources';
 import { CREATE_BODY, createEndpoint, ENDPOINTS, expectError, mustCreate } from './util';
 
@@ -63,11 +63,15 @@ describe('Idempotency-Key echo', () => {
 });
 
 describe('Stripe-Version', () => {
-  test(`the default (DEFAULT_API_VERSION, the newest version: ${LATEST_API_VERSION}) is echoed when none is sent`, async () => {
+  test(`the default (DEFAULT_API_VERSION, the contract's ${CONTRACT_API_VERSION}) is echoed when none is sent; the newest answers when pinned`, async () => {
     expect(LATEST_API_VERSION).toBe('2026-10-28.endive');
-    expect(t.config.defaultApiVersion).toBe(LATEST_API_VERSION);
-    const res = await t.http().get(ENDPOINTS).set(bearer(newTestKey()));
-    expect(res.headers['stripe-version']).toBe('2026-10-28.endive');
+    expect(CONTRACT_API_VERSION).toBe('2026-08-26.dahlia');
+    expect(t.config.defaultApiVersion).toBe(CONTRACT_API_VERSION);
+    const key = newTestKey();
+    const res = await t.http().get(ENDPOINTS).set(bearer(key));
+    expect(res.headers['stripe-version']).toBe('2026-08-26.dahlia');
+    const pinned = await t.http().get(ENDPOINTS).set(bearer(key)).set('Stripe-Version', LATEST_API_VERSION);
+    expect(pinned.headers['stripe-version']).toBe(LATEST_API_VERSION);
   });
 
   test('the version stripe@23 sends is accepted and echoed', async () => {
@@ -104,7 +108,7 @@ describe('Stripe-Version', () => {
     expect(known.headers['stripe-version']).toBe('2024-06-20');
     const unknown = await t.http().get(ENDPOINTS).set('Stripe-Version', 'bogus');
     expect(unknown.status).toBe(401);
-    expect(unknown.headers['stripe-version']).toBe(LATEST_API_VERSION);
+    expect(unknown.headers['stripe-version']).toBe(CONTRACT_API_VERSION);
   });
 
   test('an unknown version creates nothing', async () => {
@@ -256,5 +260,39 @@ describe("an error's status follows the request's version", () => {
     expect(since.status).toBe(403);
     // Other errors keep their status at any version.
     expect((await t.http().get(`${ENDPOINTS}/we_nope`).set(bearer(key)).set('Stripe-Version', '2016-07-06')).status).toBe(404);
+  });
+});
+
+describe('an unknown URL checks the key first, as the public API does', () => {
+  const PATH = '/v1/no_such_thing/at_all';
+
+  test('a malformed or live key answers 401; a valid key or none, 404', async () => {
+    for (const authorization of ['Bearer not_a_key', 'Bearer sk_live_abcdefghijklmnopqrstuvwx', 'Bearer ']) {
+      const res = await t.http().get(PATH).set('Authorization', authorization);
+      expect(res.status).toBe(401);
+      expect(res.body.error).toMatchObject({ type: 'invalid_request_error' });
+      expect(res.body.error.message).not.toContain('Unrecognized request URL');
+    }
+    const post = await t.http().post(PATH).set('Authorization', 'Bearer sk_test_short!').type('form').send('a=1');
+    expect(post.status).toBe(401);
+    expect((await t.http().get(PATH).set(bearer(newTestKey()))).status).toBe(404);
+    expect((await t.http().get(PATH)).status).toBe(404);
+  });
+
+  test('the official SDK sees an authentication error for a bad key on an unknown route', async () => {
+    const stripe = t.stripe('sk_test_bad key');
+    const err = await (stripe as any).rawRequest('GET', PATH).catch((e: unknown) => e);
+    expect(err).toMatchObject({ type: 'StripeAuthenticationError', statusCode: 401 });
+  });
+
+  test('in registered mode an unregistered key answers 401 on an unknown route', async () => {
+    const r = await startTestApp({ AUTH_MODE: 'registered' });
+    try {
+      const res = await r.http().get(PATH).set(bearer(newTestKey()));
+      expect(res.status).toBe(401);
+      expect(res.body.error.message).toMatch(/^Invalid API Key provided/);
+    } finally {
+      await r.close();
+    }
   });
 });

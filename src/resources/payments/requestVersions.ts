@@ -35,7 +35,18 @@ function explicitTypes(params: Params, names: Parameters<RequestChange['upgrade'
 
 const ENDIVE_TYPES = 'Removes `payment_method_types` as a writable parameter of PaymentIntents (use dynamic payment methods, `excluded_payment_method_types` or `allowed_payment_method_types`).';
 
+/** Before 2024-04-10 a PaymentIntent that named no `capture_method` captured at once (`automatic`), its charge settled with it. */
+function automaticCapture(params: Params): Params {
+  return params.capture_method === undefined ? { ...params, capture_method: 'automatic' } : params;
+}
+
 export const requestChanges: readonly RequestChange[] = [
+  {
+    version: '2024-04-10',
+    operation: 'PostPaymentIntents',
+    description: 'The default `capture_method` of a PaymentIntent changes from `automatic` to `automatic_async`.',
+    upgrade: automaticCapture,
+  },
   { version: '2026-09-30.endive', operation: 'PostPaymentIntents', description: ENDIVE_TYPES, upgrade: explicitTypes },
   { version: '2026-09-30.endive', operation: 'PostPaymentIntentsIntent', description: ENDIVE_TYPES, upgrade: explicitTypes },
   { version: '2026-09-30.endive', operation: 'PostSetupIntents', description: ENDIVE_ALLOWED_TYPES, upgrade: renamed('payment_method_types', 'allowed_payment_method_types') },

@@ -42,7 +42,7 @@ describe('sessions', () => {
       prefetch: ['balances'],
       manual_entry: { mode: 'disabled' },
       return_url: 'http://127.0.0.1:0/back',
-    });
+    }, { 'Stripe-Version': LATEST_API_VERSION });
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({
       object: 'financial_connections.session',

@@ -5,6 +5,7 @@ import { expectMatchesResponseSchema } from '../../helpers/responseSchemas';
 import { expectError, requestsOf } from '../../helpers/requests';
 import { TEST_CARD_NAMES } from '../../../src/resources/payments/payment_methods/testCards';
 import { authenticationTarget } from '../../../src/resources/payments/authentications/service';
+import { LATEST_API_VERSION } from '../../../src/kernel/versions';
 
 // PaymentIntents end to end: the status machine, every test card's outcome (declines with their
 // failed charges, Radar blocks, 3-D Secure), manual and partial captures, cancel, update, list,
@@ -367,10 +368,11 @@ describe('confirmation rules', () => {
   test('payment_method_types: refused today; before 2026-09-30.endive it is the explicit list, every type checked', async () => {
     const key = newTestKey();
     const base = { amount: 1000, currency: 'usd', payment_method: 'pm_card_visa', confirm: true };
-    expectError(await post(key, PI, { ...base, payment_method_types: ['card'] }), 400, { code: 'payment_method_types_no_longer_supported', param: 'payment_method_types' });
+    const today = { 'Stripe-Version': LATEST_API_VERSION };
+    expectError(await post(key, PI, { ...base, payment_method_types: ['card'] }, today), 400, { code: 'payment_method_types_no_longer_supported', param: 'payment_method_types' });
     const at = { 'Stripe-Version': '2026-08-26.dahlia' };
     const open = (await post(key, PI, { amount: 1000, currency: 'usd' })).body;
-    expectError(await post(key, `${PI}/${open.id}`, { payment_method_types: ['card'] }), 400, { code: 'payment_method_types_no_longer_supported' });
+    expectError(await post(key, `${PI}/${open.id}`, { payment_method_types: ['card'] }, today), 400, { code: 'payment_method_types_no_longer_supported' });
     expect((await post(key, PI, { ...base, payment_method_types: ['card'] }, at)).body).toMatchObject({ status: 'succeeded', payment_method_types: ['card'], automatic_payment_methods: null });
     expectError(await post(key, PI, { ...base, payment_method_types: ['card', 'ideal'] }, at), 400, { code: 'payment_intent_invalid_parameter', param: 'payment_method_types' });
     expectError(await post(key, PI, { ...base, payment_method_types: ['card'], allowed_payment_method_types: ['card'] }, at), 400, { code: 'parameters_exclusive' });

@@ -8,6 +8,7 @@ import { expectError, requestsOf } from '../../helpers/requests';
 import { AUTHENTICATION_TTL_SECONDS } from '../../../src/resources/payments/authentications/service';
 import { expireChallenge, reconcileAuthenticationExpiries } from '../../../src/resources/payments/authentications/pipeline';
 import { expiryJobId } from '../../../src/resources/payments/authentications/jobs';
+import { LATEST_API_VERSION } from '../../../src/kernel/versions';
 
 // SetupIntents end to end: create (and confirm=true), retrieve, update, list, confirm and cancel;
 // every kind of test card's outcome (success, decline, 3-D Secure), the card attached to the
@@ -91,7 +92,7 @@ describe('create and retrieve', () => {
     expectError(await post(key, SI, { usage: 'sometimes' }), 400, { param: 'usage' });
     expectError(await post(key, SI, { allowed_payment_method_types: ['ideal'] }), 400, { param: 'allowed_payment_method_types[0]' });
     // Before 2026-09-30.endive the list was `payment_method_types`; today that name is unknown.
-    expectError(await post(key, SI, { payment_method_types: ['card'] }), 400, { code: 'parameter_unknown', param: 'payment_method_types' });
+    expectError(await post(key, SI, { payment_method_types: ['card'] }, { 'Stripe-Version': LATEST_API_VERSION }), 400, { code: 'parameter_unknown', param: 'payment_method_types' });
     const pinned = newTestKey();
     const older = await post(pinned, SI, { payment_method_types: ['card'] }, { 'Stripe-Version': '2026-08-26.dahlia' });
     expect(older.body).toMatchObject({ automatic_payment_methods: null, payment_method_types: ['card'] });

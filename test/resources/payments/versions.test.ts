@@ -192,3 +192,33 @@ describe('events', () => {
     expect(charge).toMatchObject({ refunds: { object: 'list', data: [], has_more: false, url: '/v1/charges/ch_1/refunds' }, dispute: null, destination: null, invoice: null });
   });
 });
+
+describe('capture_method: `automatic` before 2024-04-10, `automatic_async` from it', () => {
+  const Stripe14 = require('stripe-v14');
+  test('stripe-node 14 (2023-10-16) gets an `automatic` capture whose charge has its balance transaction at once', async () => {
+    const key = newTestKey();
+    const stripe = new Stripe14(key, { host: '127.0.0.1', port: t.port, protocol: 'http' });
+    const intent = await stripe.paymentIntents.create({ amount: 1500, currency: 'usd', payment_method: 'pm_card_visa', confirm: true, payment_method_types: ['card'] });
+    expect(intent).toMatchObject({ status: 'succeeded', capture_method: 'automatic' });
+    const charge = await stripe.charges.retrieve(intent.latest_charge as string);
+    expect(charge.balance_transaction).toMatch(/^txn_[A-Za-z0-9]{24}$/);
+    // Named explicitly, the newer default is still there.
+    const later = await stripe.paymentIntents.create({ amount: 1500, currency: 'usd', payment_method: 'pm_card_visa', confirm: true, capture_method: 'automatic_async', payment_method_types: ['card'] });
+    expect(later.capture_method).toBe('automatic_async');
+    expect((await stripe.charges.retrieve(later.latest_charge as string)).balance_transaction).toBeNull();
+    const bad = await stripe.paymentIntents.create({ amount: 1500, currency: 'usd', capture_method: 'sometimes' }).catch((e: unknown) => e);
+    expect(bad).toMatchObject({ statusCode: 400, type: 'StripeInvalidRequestError', param: 'capture_method' });
+  });
+
+  test.each([
+    ['2023-10-16', 'automatic'],
+    ['2024-04-10', 'automatic_async'],
+    [LATEST_API_VERSION, 'automatic_async'],
+  ])('raw HTTP at %s: %s', async (version, expected) => {
+    const res = await post(newTestKey(), PI, card({ payment_method: 'pm_card_visa', confirm: true }), at(version));
+    expect(res.status).toBe(200);
+    expect(res.body.capture_method).toBe(expected);
+    // One that is sent is kept at every version.
+    expect((await post(newTestKey(), PI, card({ capture_method: 'manual' }), at(version))).body.capture_method).toBe('manual');
+  });
+});
