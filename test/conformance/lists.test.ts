@@ -230,6 +230,19 @@ const LISTS: Record<string, ListCase> = {
     },
     sdkIds: async (stripe) => ids(await stripe.customers.list({ limit: 2 }).autoPagingToArray({ limit: 1000 })),
   },
+  GetCustomersCustomerTaxIds: {
+    // Each customer's list is under its own path.
+    path: '/v1/customers/{customer}/tax_ids',
+    objectName: 'tax_id',
+    createdFilter: false,
+    createObjects: async (key, n) => {
+      const customer = (await createCustomer(t, key)).id;
+      const out: string[] = [];
+      for (let i = 0; i < n; i++) out.push((await post(key, `/v1/customers/${customer}/tax_ids`, { type: 'ca_bn', value: String(100000000 + i) })).body.id);
+      return { ids: out, path: `/v1/customers/${customer}/tax_ids` };
+    },
+    sdkIds: async (stripe, query) => ids(await stripe.customers.listTaxIds(query.path.split('/')[3], { limit: 2 }).autoPagingToArray({ limit: 1000 })),
+  },
   GetPaymentMethods: {
     path: '/v1/payment_methods',
     objectName: 'payment_method',

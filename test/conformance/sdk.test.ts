@@ -47,6 +47,7 @@ const connectedAccount = async (stripe: Stripe) => (await stripe.accounts.create
 const endpoint = async (stripe: Stripe) => (await stripe.webhookEndpoints.create({ url: `${CLOSED_ORIGIN}/hooks`, enabled_events: ['charge.succeeded'] })).id;
 const session = async (stripe: Stripe) => (await stripe.identity.verificationSessions.create({ type: 'document' })).id;
 const customer = async (stripe: Stripe) => (await stripe.customers.create({ name: 'Jenny Rosen' })).id;
+const customerWithTaxId = async (stripe: Stripe) => (await stripe.customers.create({ tax_id_data: [{ type: 'eu_vat', value: 'DE123456789' }] })).id;
 /** A refund of a payment made for the key's account (a PaymentIntent confirmed through the API: test/helpers/payments.ts). */
 const refund = async (stripe: Stripe, key: string) => (await stripe.refunds.create({ charge: (await pay(t, key)).charge, amount: 100 })).id;
 const attached = async (stripe: Stripe) => (await stripe.paymentMethods.attach('pm_card_visa', { customer: await customer(stripe) })).id;
@@ -473,6 +474,32 @@ const CASES: Record<string, OperationCase> = {
     error: InvalidRequest,
   },
   DeleteCustomersCustomer: { ok: async (stripe) => stripe.customers.del(await customer(stripe)), fails: (stripe) => stripe.customers.del('cus_nope'), error: InvalidRequest },
+  GetCustomersCustomerTaxIds: {
+    ok: async (stripe) => stripe.customers.listTaxIds(await customerWithTaxId(stripe)),
+    fails: (stripe) => stripe.customers.listTaxIds('cus_nope'),
+    error: InvalidRequest,
+  },
+  PostCustomersCustomerTaxIds: {
+    ok: async (stripe) => stripe.customers.createTaxId(await customer(stripe), { type: 'eu_vat', value: 'DE123456789' }),
+    fails: async (stripe) => stripe.customers.createTaxId(await customer(stripe), { type: 'eu_vat', value: 'DE1' }),
+    error: InvalidRequest,
+  },
+  GetCustomersCustomerTaxIdsId: {
+    ok: async (stripe) => {
+      const id = await customerWithTaxId(stripe);
+      return stripe.customers.retrieveTaxId(id, (await stripe.customers.listTaxIds(id)).data[0].id);
+    },
+    fails: async (stripe) => stripe.customers.retrieveTaxId(await customer(stripe), 'txi_nope'),
+    error: InvalidRequest,
+  },
+  DeleteCustomersCustomerTaxIdsId: {
+    ok: async (stripe) => {
+      const id = await customerWithTaxId(stripe);
+      return stripe.customers.deleteTaxId(id, (await stripe.customers.listTaxIds(id)).data[0].id);
+    },
+    fails: async (stripe) => stripe.customers.deleteTaxId(await customer(stripe), 'txi_nope'),
+    error: InvalidRequest,
+  },
   DeleteCustomersCustomerDiscount: {
     ok: async (stripe, key) => stripe.customers.deleteDiscount(await customerWithDiscount(t, key)),
     fails: async (stripe) => stripe.customers.deleteDiscount(await customer(stripe)),

@@ -559,6 +559,24 @@ export const scenarios: Record<string, Scenario> = {
   },
   DeleteCustomersCustomer: async (key) => [answer('deleted', await del(key, `${CU}/${(await createCustomer(t, key)).id}`))],
   DeleteCustomersCustomerDiscount: async (key) => [answer('deleted', await del(key, `${CU}/${await customerWithDiscount(t, key)}/discount`))],
+  GetCustomersCustomerTaxIds: async (key) => {
+    const { id } = await createCustomer(t, key, { tax_id_data: [{ type: 'eu_vat', value: 'DE000000000' }, { type: 'us_ein', value: '12-3456789' }] });
+    return [answer('list', await get(key, `${CU}/${id}/tax_ids`)), answer('expanded', await get(key, `${CU}/${id}/tax_ids?expand[]=data.customer`))];
+  },
+  PostCustomersCustomerTaxIds: async (key) => {
+    const { id } = await createCustomer(t, key);
+    return [answer('checked', await post(key, `${CU}/${id}/tax_ids`, { type: 'eu_vat', value: 'DE123456789' })), answer('unchecked', await post(key, `${CU}/${id}/tax_ids`, { type: 'br_cpf', value: '123.456.789-87' }))];
+  },
+  GetCustomersCustomerTaxIdsId: async (key) => {
+    const { id } = await createCustomer(t, key);
+    const tax = (await post(key, `${CU}/${id}/tax_ids`, { type: 'gb_vat', value: 'GB111111111' })).body.id;
+    return [answer('unverified', await get(key, `${CU}/${id}/tax_ids/${tax}`)), answer('expanded', await get(key, `${CU}/${id}/tax_ids/${tax}?expand[]=customer`))];
+  },
+  DeleteCustomersCustomerTaxIdsId: async (key) => {
+    const { id } = await createCustomer(t, key);
+    const tax = (await post(key, `${CU}/${id}/tax_ids`, { type: 'au_abn', value: '12345678912' })).body.id;
+    return [answer('deleted', await del(key, `${CU}/${id}/tax_ids/${tax}`))];
+  },
   GetPaymentMethods: async (key) => {
     const pm = await attachedCard(t, key);
     await createPaymentMethod(t, key, { billing_details: { name: 'J', address: { country: 'US' } } });
@@ -1422,6 +1440,13 @@ export const errorScenarios: Record<string, Scenario> = {
     answer('unknown id', await del(key, `${CU}/cus_nope/discount`)),
     answer('no discount', await del(key, `${CU}/${(await createCustomer(t, key)).id}/discount`)),
   ],
+  GetCustomersCustomerTaxIds: async (key) => [answer('unknown customer', await get(key, `${CU}/cus_nope/tax_ids`))],
+  PostCustomersCustomerTaxIds: async (key) => {
+    const { id } = await createCustomer(t, key);
+    return [answer('bad value', await post(key, `${CU}/${id}/tax_ids`, { type: 'eu_vat', value: 'DE1' })), answer('bad type', await post(key, `${CU}/${id}/tax_ids`, { type: 'zz', value: '1' }))];
+  },
+  GetCustomersCustomerTaxIdsId: async (key) => [answer('unknown id', await get(key, `${CU}/${(await createCustomer(t, key)).id}/tax_ids/txi_nope`))],
+  DeleteCustomersCustomerTaxIdsId: async (key) => [answer('unknown id', await del(key, `${CU}/${(await createCustomer(t, key)).id}/tax_ids/txi_nope`))],
   GetPaymentMethods: async (key) => [answer('unknown customer', await get(key, `${PMS}?customer=cus_nope`))],
   PostPaymentMethods: async (key) => [
     answer('live card', await post(key, PMS, { type: 'card', card: { number: '4111111111111111', exp_month: 1, exp_year: 2040 } })),

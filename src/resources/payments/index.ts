@@ -24,6 +24,8 @@ import * as paymentIntentSerializer from './payment_intents/serializer';
 import { paymentIntentAuthentication, retrievePaymentIntentObject } from './payment_intents/service';
 import { paymentIntentsWorker, reconcilePaymentIntentJobs } from './payment_intents/pipeline';
 import * as charges from './charges/routes';
+import * as taxIds from './tax_ids/routes';
+import * as taxIdSerializer from './tax_ids/serializer';
 import * as chargeSerializer from './charges/serializer';
 import { retrieveChargeObject } from './charges/service';
 
@@ -40,7 +42,7 @@ useAuthenticationTarget('setup_intent', setupIntentTarget);
 
 export const area: Area = {
   name: 'payments',
-  routes: [...customers.routes, ...paymentMethods.routes, ...paymentIntents.routes, ...charges.routes, ...refunds.routes, ...setupIntents.routes, ...authentications.routes],
+  routes: [...customers.routes, ...taxIds.routes, ...paymentMethods.routes, ...paymentIntents.routes, ...charges.routes, ...refunds.routes, ...setupIntents.routes, ...authentications.routes],
   objects: {
     [customerSerializer.OBJECT]: { expandable: customerSerializer.expandable, retrieve: retrieveCustomerObject },
     [customerSerializer.INVOICE_SETTINGS_OBJECT]: { expandable: customerSerializer.invoiceSettingsExpandable },
@@ -52,6 +54,7 @@ export const area: Area = {
     [refundSerializer.REFUND_OBJECT]: { expandable: refundSerializer.expandable, retrieve: retrieveRefundObject },
     [refundSerializer.REFUND_LIST_OBJECT]: { expandable: {} },
     [authenticationSerializer.OBJECT]: { expandable: authenticationSerializer.expandable },
+    [taxIdSerializer.TAX_ID_OBJECT]: { expandable: taxIdSerializer.expandable },
   },
   pages: authentications.pages,
   schedules: [cvcPurge],
@@ -70,6 +73,9 @@ export { paymentResult, type CardOutcome } from './payment_methods/testCards';
 
 /** The `next_action` of an intent waiting on its 3-D Secure challenge (the hosted invoice page sends its customer there). */
 export { pendingNextAction } from './authentications/service';
+
+/** A customer's tax ids as its `tax_ids` list shows them (for `expand[]=tax_ids` on the customer). */
+export { customerTaxIdList } from './tax_ids/service';
 
 /** Customers' discounts, which billing gives (coupons live there): the registry hands them over. */
 export { noActiveDiscount, useCustomerDiscounts, type CustomerDiscounts } from './customers/service';

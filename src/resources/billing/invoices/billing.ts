@@ -320,6 +320,8 @@ export function draftInvoice(spec: InvoiceSpec, customer: CustomerDetails, now: 
     metadata: {},
     subscriptionMetadata: (sub?.metadata ?? null) as Prisma.JsonValue,
     subscriptionProrationDate: spec.prorationDate ?? null,
+    startingBalance: 0n,
+    endingBalance: null,
   };
   const lines: InvoiceLineRow[] = spec.lines.map((line, i) => ({
     id: newId('il'),

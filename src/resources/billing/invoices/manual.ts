@@ -297,7 +297,7 @@ export async function markManualInvoiceUncollectible(ctx: RequestContext) {
   return result.object;
 }
 
-/** Sending is recorded (`invoice.sent`) and no email goes out, as in the public API's test mode; the status stays. */
+/** Sending is recorded (`invoice.sent`) and no email goes out, as in the public API's test mode; the status stays (a draft is finalized first). */
 export async function sendManualInvoice(ctx: RequestContext) {
   const { deps } = ctx;
   const result = await deps.prisma.$transaction(async (tx) => {
@@ -306,12 +306,16 @@ export async function sendManualInvoice(ctx: RequestContext) {
     if (collectionMethod !== 'send_invoice') {
       throw invalidRequest("You can only manually send an invoice if its collection method is 'send_invoice'.", 'invoice_not_editable', 'invoice');
     }
-    if (status === 'draft' || status === 'void') throw invalidRequest(`You can't send a ${status} invoice; only finalized invoices can be sent.`, 'invoice_not_editable', 'invoice');
-    await saveDetails(tx, scope.accountId, made.row.id, { ...details, sentAt: scope.now });
-    const object = await invoiceObject(tx, ctx.caller.accountId, made, scope.now, scope.deps);
+    if (status === 'void') throw invalidRequest(`You can't send a ${status} invoice; only finalized invoices can be sent.`, 'invoice_not_editable', 'invoice');
+    // A draft is finalized first, as the public API does (`invoice.finalized`).
+    const sent = status === 'draft' ? await finalizeDraft(scope, made, details) : made;
+    const kept = status === 'draft' ? await detailsOfInvoice(tx, made.row.id) : details;
+    await saveDetails(tx, scope.accountId, made.row.id, { ...kept, sentAt: scope.now });
+    const object = await invoiceObject(tx, ctx.caller.accountId, { row: sent.row, lines: sent.lines }, scope.now, scope.deps);
     await emitIn(scope, 'invoice.sent', object);
-    return { object, events: scope.events };
+    return { object, events: scope.events, finalized: status === 'draft' };
   });
   await handOffEvents(deps.queues, result.events);
+  if (result.finalized) await scheduleOverdue(deps, { invoices: [result.object.id as string] });
   return result.object;
 }

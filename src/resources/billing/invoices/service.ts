@@ -9,7 +9,9 @@ import type { Tx } from '../../../events/emit';
 import { handOffEvents } from '../../../events/jobs';
 import { resolvePaymentMethod, type InvoiceIntent } from '../../payments';
 import { collectInvoice, invoiceObject, invoiceObjects, lineRefs, lockInvoice, requestScope, settleInvoiceIntent, type Scope } from './billing';
-import { SEARCH, searchedRows } from './queries';
+import { detailsOfInvoice, SEARCH, searchedRows } from './queries';
+import { finalizeDraft } from './manual';
+import { scheduleOverdue } from './jobs';
 import { serializeLine, type InvoiceRow } from './serializer';
 import { prismaDb } from '../../../kernel/writes';
 // Paying an invoice moves its subscription on (active again, a parked change applied).
@@ -128,7 +130,7 @@ export async function invoiceIntentSettled(tx: Tx, deps: Deps, intent: InvoiceIn
 
 /**
  * `POST /v1/invoices/{id}/pay`: charges an open invoice (its default payment method, its
- * customer's, or `payment_method`). A decline is recorded on the invoice and answered 402. The
+ * customer's, or `payment_method`); a draft is finalized first. A decline is recorded on the invoice and answered 402. The
  * hosted invoice page pays through here too, with `returnUrl` for a 3-D Secure challenge.
  */
 export async function payInvoice(ctx: RequestContext, subscriptions: InvoicePaid, options: { returnUrl?: string } = {}) {
@@ -139,16 +141,25 @@ export async function payInvoice(ctx: RequestContext, subscriptions: InvoicePaid
     const made = hasIdShape('in', id) ? await lockInvoice(tx, ctx.caller.accountId, id) : null;
     if (!made) throw resourceMissing(NAME, id);
     if (made.row.status === 'paid') throw invalidRequest('Invoice is already paid.', 'invoice_already_paid');
-    if (made.row.status !== 'open') throw invalidRequest(`You can only pay an open invoice; this invoice is ${made.row.status}.`, 'invoice_not_editable');
+    const draft = made.row.status === 'draft';
+    if (made.row.status !== 'open' && !draft) throw invalidRequest(`You can only pay an open invoice; this invoice is ${made.row.status}.`, 'invoice_not_editable');
     const clock = made.row.testClockId === null ? null : await tx.testClock.findUnique({ where: { id: made.row.testClockId }, select: { frozenTime: true } });
     const scope = requestScope(ctx, tx, clock?.frozenTime ?? eventTime, eventTime);
     let paymentMethod: string | undefined;
     if (params.payment_method !== undefined) paymentMethod = (await resolvePaymentMethod(prismaDb(tx), ctx, params.payment_method, 'payment_method')).id;
-    const { invoice, charge } = await collectInvoice(scope, made, paymentMethod, { returnUrl: options.returnUrl });
+    // A draft is finalized first, as the public API does (`invoice.finalized`); one that asks
+    // for nothing is paid by its finalization.
+    const open = draft ? await finalizeDraft(scope, made, await detailsOfInvoice(tx, id)) : made;
+    if (open.row.status === 'paid') {
+      await subscriptions.paid(scope, open.row);
+      return { invoice: await invoiceObject(tx, ctx.caller.accountId, open, scope.now, deps), charge: { kind: 'paid' } as const, events: scope.events, subscription: open.row.subscriptionId, finalized: draft };
+    }
+    const { invoice, charge } = await collectInvoice(scope, open, paymentMethod, { returnUrl: options.returnUrl });
     if (charge.kind === 'paid') await subscriptions.paid(scope, invoice.row);
-    return { invoice: await invoiceObject(tx, ctx.caller.accountId, invoice, scope.now, deps), charge, events: scope.events, subscription: invoice.row.subscriptionId };
+    return { invoice: await invoiceObject(tx, ctx.caller.accountId, invoice, scope.now, deps), charge, events: scope.events, subscription: invoice.row.subscriptionId, finalized: draft };
   });
   await handOffEvents(deps.queues, result.events);
+  if (result.finalized) await scheduleOverdue(deps, { invoices: [result.invoice.id as string] });
   if (result.subscription) await subscriptions.schedule(deps, [result.subscription]);
   if (result.charge.kind !== 'paid') {
     // The attempt stands (counted, its events written); the answer is the decline.

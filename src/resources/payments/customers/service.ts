@@ -10,6 +10,7 @@ import { causeOf, emit, eventInsert, previousAttributes, type EmitOptions, type 
 import type { EventType } from '../../../events/types';
 import { handOffEvents } from '../../../events/jobs';
 import { attachPaymentMethod, resolvePaymentMethod } from '../payment_methods/service';
+import { addTaxIds } from '../tax_ids/service';
 import { SEARCH, insertCustomer, listedRows, searchedRows, selectOwned } from './queries';
 import { embed, type Embedded } from '../../../kernel/versions';
 import { serializeCustomer, serializeDeletedCustomer, serializeDeletedDiscount, type CustomerDiscount, type CustomerRow } from './serializer';
@@ -176,7 +177,8 @@ async function testClockOf(tx: Tx, ctx: RequestContext, id: string | undefined):
 export const createsAlone = (params: Record<string, any>): boolean =>
   params.coupon === undefined &&
   params.promotion_code === undefined &&
-  params.payment_method === undefined && params.test_clock === undefined && params.invoice_settings?.default_payment_method === undefined;
+  params.payment_method === undefined && params.test_clock === undefined && params.invoice_settings?.default_payment_method === undefined &&
+  params.tax_id_data === undefined;
 
 export async function createCustomer(ctx: RequestContext) {
   const { params, deps, caller } = ctx;
@@ -222,7 +224,9 @@ export async function createCustomer(ctx: RequestContext) {
   const created = eventInsert('customer.created', serializeCustomer(row, embedded), customerEventOptions(ctx));
   await deps.write(created.write);
   const discountEvents = row.discounts.length > 0 ? [await emitDiscount(tx, ctx, 'customer.discount.created', row.discounts[0].id, embedded)] : [];
-  await handOffEvents(deps.queues, [created.id, ...discountEvents, ...attachedEvents]);
+  // Its tax ids after it (`customer.tax_id.created` each), as the public API sends them.
+  const taxIds = params.tax_id_data === undefined ? [] : (await addTaxIds(tx, ctx, row.id, params.tax_id_data, (i) => `tax_id_data[${i}][value]`)).eventIds;
+  await handOffEvents(deps.queues, [created.id, ...discountEvents, ...attachedEvents, ...taxIds]);
   return serializeCustomer(row, embedded);
 }
 
