@@ -25,7 +25,15 @@ import {
 import { lockCharge, newBalanceTransactionId, recordCharge, saveCharge, shippingOf, type ChargeAttempt } from '../charges/service';
 import { serializeCharge, type ChargeRow } from '../charges/serializer';
 import { showsHistory, withChargeHistory, withIntentHistory } from '../charges/history';
-import { loadPaymentMethod, lockCustomer, resolvePaymentMethod, savePaymentMethodSetup, type StoredPaymentMethod } from '../payment_methods/service';
+import {
+  createPaymentMethodFromData,
+  loadPaymentMethod,
+  lockCustomer,
+  resolvePaymentMethod,
+  savePaymentMethodSetup,
+  type PaymentMethodDataParam,
+  type StoredPaymentMethod,
+} from '../payment_methods/service';
 import { serializePaymentMethod } from '../payment_methods/serializer';
 import { authenticationRequiredError, insufficientFundsError, paymentResult, type CardOutcome } from '../payment_methods/testCards';
 import { paymentIntentsQueue, settleJob, type PaymentIntentJob } from './jobs';
@@ -256,6 +264,20 @@ async function usablePaymentMethod(scope: Scope, ctx: RequestContext, id: string
   return pm;
 }
 
+/**
+ * The card a change names (`payment_method`) or describes (`payment_method_data`, made now, in the
+ * request's writes as a `pm_card_…` id's card is); undefined when it gives neither.
+ */
+async function givenPaymentMethod(scope: Scope, ctx: RequestContext, params: Record<string, any>, customerId: string | null): Promise<Stored | undefined> {
+  const data = params.payment_method_data as PaymentMethodDataParam | undefined;
+  if (data === undefined) return params.payment_method === undefined ? undefined : usablePaymentMethod(scope, ctx, params.payment_method, customerId);
+  if (params.payment_method !== undefined) throw parametersExclusive('payment_method', 'payment_method_data');
+  const pm = await createPaymentMethodFromData(scope.db, ctx, data, 'payment_intent_invalid_parameter');
+  scope.madePaymentMethods.add(pm.id);
+  scope.paymentMethods.set(pm.id, pm);
+  return pm;
+}
+
 // --- the payment attempt ----------------------------------------------------------------------
 
 /** What a confirmation asks of the attempt. */
@@ -413,7 +435,8 @@ async function confirmLocked(scope: Scope, ctx: RequestContext, before: PaymentI
     );
   }
   let row: PaymentIntentRow = { ...before };
-  if (params.payment_method !== undefined) row.paymentMethodId = (await usablePaymentMethod(scope, ctx, params.payment_method, row.customerId)).id;
+  const given = await givenPaymentMethod(scope, ctx, params, row.customerId);
+  if (given !== undefined) row.paymentMethodId = given.id;
   if (params.return_url !== undefined) row.returnUrl = params.return_url;
   if (params.receipt_email !== undefined) row.receiptEmail = params.receipt_email === '' ? null : params.receipt_email;
   if (params.shipping !== undefined) row.shipping = shippingOf(params.shipping, row.shipping) as Prisma.JsonValue;
@@ -542,8 +565,9 @@ export async function createPaymentIntent(ctx: RequestContext) {
       dueAt: null,
     };
     await checkConnect(scope.db.sql, ctx, row);
-    if (params.payment_method !== undefined) {
-      row.paymentMethodId = (await usablePaymentMethod(scope, ctx, params.payment_method, row.customerId)).id;
+    const given = await givenPaymentMethod(scope, ctx, params, row.customerId);
+    if (given !== undefined) {
+      row.paymentMethodId = given.id;
       row.status = 'requires_confirmation';
     }
     // Written by its first save: now, or once confirmed (the intent and its charge in one write each).
@@ -553,7 +577,7 @@ export async function createPaymentIntent(ctx: RequestContext) {
       await saveIntent(scope, row);
       return { row };
     }
-    return confirmLocked(scope, ctx, row, { ...params, payment_method: undefined });
+    return confirmLocked(scope, ctx, row, { ...params, payment_method: undefined, payment_method_data: undefined });
   });
 }
 
@@ -623,13 +647,16 @@ export async function updatePaymentIntent(ctx: RequestContext) {
     }
     row.metadata = applyMetadata(before.metadata as Metadata, params.metadata as MetadataParam | undefined);
     await checkConnect(scope.db.sql, ctx, row);
-    if (params.payment_method !== undefined) {
-      row.paymentMethodId = params.payment_method === '' ? null : (await usablePaymentMethod(scope, ctx, params.payment_method, row.customerId)).id;
+    if (params.payment_method === '' && params.payment_method_data === undefined) {
+      row.paymentMethodId = null;
+    } else if (params.payment_method !== undefined || params.payment_method_data !== undefined) {
+      row.paymentMethodId = (await givenPaymentMethod(scope, ctx, params, row.customerId))!.id;
     } else if (params.customer !== undefined && row.paymentMethodId !== null) {
       const pm = await loadPaymentMethod(scope.db.sql, row.paymentMethodId);
       if (pm.customerId !== null && pm.customerId !== row.customerId) row.paymentMethodId = null;
     }
-    if (UPDATABLE.includes(before.status) && (params.payment_method !== undefined || params.amount !== undefined || params.currency !== undefined)) {
+    const newCard = params.payment_method !== undefined || params.payment_method_data !== undefined;
+    if (UPDATABLE.includes(before.status) && (newCard || params.amount !== undefined || params.currency !== undefined)) {
       // A new card or amount needs a new confirmation; an open challenge no longer applies.
       row.status = row.paymentMethodId === null ? 'requires_payment_method' : 'requires_confirmation';
       if (before.status === 'requires_action') await closeAuthentications(scope.db, row.id, scope.now);
