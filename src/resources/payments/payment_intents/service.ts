@@ -10,7 +10,7 @@ import { prismaDb, readsItsWrites, type Db } from '../../../kernel/writes';
 import { prismaOf } from '../../../kernel/transaction';
 import { applyMetadata, type Metadata, type MetadataParam } from '../../../kernel/metadata';
 import type { Deps, RequestContext } from '../../../kernel/route';
-import { accountApiVersion, automaticCause, emitIn, requestEventOptions, type EmitOptions, type Tx } from '../../../events/emit';
+import { accountApiVersion, automaticCause, emitIn, previousAttributes, requestEventOptions, type EmitOptions, type Tx } from '../../../events/emit';
 import type { EventType } from '../../../events/types';
 import { handOffEvents } from '../../../events/jobs';
 import type { JobSpec } from '../../../lib/queue';
@@ -278,6 +278,32 @@ async function givenPaymentMethod(scope: Scope, ctx: RequestContext, params: Rec
   return pm;
 }
 
+// --- card options -----------------------------------------------------------------------------
+
+/**
+ * What `payment_method_options` keeps: `card` as shown (`request_incremental_authorization`, the
+ * only option read here), and the count of incremental authorizations made, which isn't shown.
+ */
+interface StoredOptions {
+  card?: { request_incremental_authorization?: string };
+  incrementalAuthorizations?: number;
+}
+
+const optionsOf = (row: Pick<PaymentIntentRow, 'paymentMethodOptions'>): StoredOptions => (row.paymentMethodOptions ?? {}) as StoredOptions;
+
+const incrementalOption = (row: Pick<PaymentIntentRow, 'paymentMethodOptions'>): string | undefined => optionsOf(row).card?.request_incremental_authorization;
+
+/** `payment_method_options[card][request_incremental_authorization]` applied to what the intent keeps. */
+function withCardOptions(current: Prisma.JsonValue, param: { card?: { request_incremental_authorization?: string } } | undefined): Prisma.JsonValue {
+  const asked = param?.card?.request_incremental_authorization;
+  if (asked === undefined) return current;
+  const stored = (current ?? {}) as StoredOptions;
+  return { ...stored, card: { ...stored.card, request_incremental_authorization: asked } } as Prisma.JsonValue;
+}
+
+/** The public API's limit of incremental authorization attempts per PaymentIntent. */
+const MAX_INCREMENTAL_AUTHORIZATIONS = 10;
+
 // --- the payment attempt ----------------------------------------------------------------------
 
 /** What a confirmation asks of the attempt. */
@@ -358,6 +384,7 @@ async function charge(scope: Scope, row: PaymentIntentRow, pm: Stored, result: '
       : null,
     capture: !manual,
     settleNow: !asynchronous,
+    incrementalAuthorization: incrementalOption(row) === undefined ? undefined : incrementalOption(row) === 'if_available',
   };
   const chargeRow = await recordCharge(scope.db, attempt);
   if (declined) {
@@ -442,6 +469,7 @@ async function confirmLocked(scope: Scope, ctx: RequestContext, before: PaymentI
   if (params.shipping !== undefined) row.shipping = shippingOf(params.shipping, row.shipping) as Prisma.JsonValue;
   if (params.setup_future_usage !== undefined) row.setupFutureUsage = params.setup_future_usage === '' ? null : params.setup_future_usage;
   if (params.capture_method !== undefined) row.captureMethod = params.capture_method;
+  row.paymentMethodOptions = withCardOptions(row.paymentMethodOptions, params.payment_method_options);
   if (row.paymentMethodId === null) {
     throw await unexpectedState(
       scope,
@@ -540,7 +568,7 @@ export async function createPaymentIntent(ctx: RequestContext) {
       allowedPaymentMethodTypes: allowed,
       excludedPaymentMethodTypes: excluded,
       automaticPaymentMethods: automaticPaymentMethods,
-      paymentMethodOptions: {},
+      paymentMethodOptions: withCardOptions({}, params.payment_method_options),
       setupFutureUsage: params.setup_future_usage ?? null,
       description: params.description ?? null,
       receiptEmail: params.receipt_email ?? null,
@@ -632,6 +660,7 @@ export async function updatePaymentIntent(ctx: RequestContext) {
     row.transferGroup = text(params.transfer_group, row.transferGroup);
     if (params.setup_future_usage !== undefined) row.setupFutureUsage = params.setup_future_usage === '' ? null : params.setup_future_usage;
     if (params.capture_method !== undefined) row.captureMethod = params.capture_method;
+    row.paymentMethodOptions = withCardOptions(row.paymentMethodOptions, params.payment_method_options);
     if (params.allowed_payment_method_types !== undefined || params.excluded_payment_method_types !== undefined) {
       if (params.allowed_payment_method_types !== undefined) row.allowedPaymentMethodTypes = params.allowed_payment_method_types;
       if (params.excluded_payment_method_types !== undefined) row.excludedPaymentMethodTypes = params.excluded_payment_method_types;
@@ -722,6 +751,73 @@ export async function capturePaymentIntent(ctx: RequestContext) {
     await saveIntent(scope, row);
     await emitCharge(scope, 'charge.captured', captured);
     await emitIntent(scope, 'payment_intent.succeeded', row);
+    return { row };
+  });
+}
+
+/**
+ * `increment_authorization`: a manual capture's authorization raised to `amount` (more than it
+ * is), as the public API gates it: `requires_capture`, confirmed with
+ * `request_incremental_authorization=if_available` on a card whose charge says `available`, at
+ * most 10 times. The intent and its charge show the new amount; `amount_capturable_updated`.
+ */
+export async function incrementAuthorization(ctx: RequestContext) {
+  const { params } = ctx;
+  return run(ctx, async (scope) => {
+    const before = await lockOrMissing(ctx, scope);
+    if (before.status !== 'requires_capture') {
+      throw await unexpectedState(
+        scope,
+        before,
+        `This PaymentIntent's authorization could not be incremented because it has a status of ${before.status}. Only a PaymentIntent with one of the following statuses may be incremented: requires_capture.`,
+      );
+    }
+    const chargeBefore = await lockCharge(scope.db.sql, scope.accountId, before.latestChargeId!);
+    if (!chargeBefore) throw new Error(`payment intent ${before.id} has no charge to increment`);
+    const card = (chargeBefore.paymentMethodDetails as { card?: { incremental_authorization?: { status?: string } } } | null)?.card;
+    if (card?.incremental_authorization?.status !== 'available') {
+      throw invalidRequest(
+        incrementalOption(before) === 'if_available'
+          ? 'This PaymentIntent is not eligible for incremental authorizations: its card does not support them (only Visa, Mastercard and Discover do).'
+          : 'This PaymentIntent is not eligible for incremental authorizations: it must be confirmed with `payment_method_options[card][request_incremental_authorization]=if_available`.',
+        undefined,
+      );
+    }
+    const count = optionsOf(before).incrementalAuthorizations ?? 0;
+    if (count >= MAX_INCREMENTAL_AUTHORIZATIONS) {
+      throw invalidRequest(`This PaymentIntent has reached the maximum of ${MAX_INCREMENTAL_AUTHORIZATIONS} incremental authorization attempts.`, undefined);
+    }
+    const amount: number = params.amount;
+    if (amount <= before.amount) {
+      throw invalidRequest(`The amount (${amount}) must be greater than the amount currently authorized (${before.amount}).`, undefined, 'amount');
+    }
+    checkAmount(amount, before.currency);
+    checkCardDescriptor(params);
+    const row: PaymentIntentRow = {
+      ...before,
+      amount,
+      amountCapturable: amount,
+      description: params.description === undefined ? before.description : params.description === '' ? null : params.description,
+      metadata: applyMetadata(before.metadata as Metadata, params.metadata as MetadataParam | undefined),
+      applicationFeeAmount: params.application_fee_amount ?? before.applicationFeeAmount,
+      transferData: params.transfer_data?.amount === undefined ? before.transferData : { ...(before.transferData as object), amount: params.transfer_data.amount },
+      paymentMethodOptions: { ...optionsOf(before), incrementalAuthorizations: count + 1 } as Prisma.JsonValue,
+    };
+    if (params.transfer_data?.amount !== undefined && before.transferData === null) {
+      throw invalidRequest('This PaymentIntent has no `transfer_data[destination]`.', undefined, 'transfer_data[amount]');
+    }
+    await checkConnect(scope.db.sql, ctx, row);
+    const details = chargeBefore.paymentMethodDetails as { card: Record<string, unknown> };
+    const charged: ChargeRow = {
+      ...chargeBefore,
+      amount,
+      applicationFeeAmount: row.applicationFeeAmount,
+      paymentMethodDetails: { ...details, card: { ...details.card, amount_authorized: amount } } as Prisma.JsonValue,
+    };
+    await saveCharge(scope.db, charged);
+    await saveIntent(scope, row);
+    await emitCharge(scope, 'charge.updated', charged, previousAttributes(serializeCharge(chargeBefore), serializeCharge(charged)));
+    await emitIntent(scope, 'payment_intent.amount_capturable_updated', row);
     return { row };
   });
 }

@@ -370,6 +370,38 @@ export async function listPaymentMethods(ctx: RequestContext) {
   });
 }
 
+/** The path's customer: one of the caller's live customers, or 404 as the public API answers. */
+async function pathCustomer(ctx: RequestContext): Promise<string> {
+  const id = ctx.pathParams.customer;
+  const owned = hasIdShape('cus', id) && (await ctx.deps.prisma.customer.findFirst({ where: { id, accountId: ctx.caller.accountId, deleted: false }, select: { id: true } }));
+  if (!owned) throw resourceMissing('customer', id);
+  return id;
+}
+
+/** `GET /v1/customers/{customer}/payment_methods`: the customer's saved cards, newest first (`type`, `allow_redisplay`). */
+export async function listCustomerPaymentMethods(ctx: RequestContext) {
+  const { params, caller } = ctx;
+  const customerId = await pathCustomer(ctx);
+  return paginate<PaymentMethodRow & { seq: bigint }>({
+    params,
+    url: `/v1/customers/${customerId}/payment_methods`,
+    // `type` is card or absent: cards are the only payment methods here.
+    where: { accountId: caller.accountId, customerId, ...(params.allow_redisplay !== undefined ? { allowRedisplay: params.allow_redisplay } : {}) },
+    model: ctx.deps.prisma.paymentMethod as any,
+    objectName: NAME,
+    serialize: (row: PaymentMethodRow) => serializePaymentMethod(row),
+  });
+}
+
+/** `GET /v1/customers/{customer}/payment_methods/{payment_method}`: one of its saved cards; another's (or none) is 404. */
+export async function retrieveCustomerPaymentMethod(ctx: RequestContext) {
+  const customerId = await pathCustomer(ctx);
+  const id = ctx.pathParams.payment_method;
+  const row = hasIdShape('pm', id) ? await ctx.deps.prisma.paymentMethod.findFirst({ where: { id, accountId: ctx.caller.accountId, customerId }, select: ROW }) : null;
+  if (!row) throw resourceMissing(NAME, id);
+  return serializePaymentMethod(row);
+}
+
 export async function attachPaymentMethodToCustomer(ctx: RequestContext) {
   const { params, deps } = ctx;
   const { row, eventIds } = await deps.prisma.$transaction(async (tx) => {
