@@ -602,6 +602,7 @@ export const scenarios: Record<string, Scenario> = {
     answer('succeeded', await post(key, SETI, { customer: (await createCustomer(t, key)).id, payment_method: 'pm_card_visa', confirm: true, usage: 'on_session', metadata: { a: '1' }, description: 'd', ...cardSetup })),
     answer('redirect_to_url', await post(key, SETI, { payment_method: 'pm_card_authenticationRequired', confirm: true, return_url: 'http://127.0.0.1:0/back' })),
     answer('use_stripe_sdk', await post(key, SETI, { payment_method: 'pm_card_authenticationRequiredOnSetup', confirm: true, ...cardSetup })),
+    answer('payment_method_data', await post(key, SETI, { payment_method_data: { type: 'card', card: { token: 'tok_visa' }, allow_redisplay: 'always' }, confirm: true, ...cardSetup })),
   ],
   GetSetupIntentsIntent: async (key) => {
     const { id } = (await post(key, SETI, { customer: (await createCustomer(t, key)).id, payment_method: 'pm_card_visa', confirm: true, ...cardSetup })).body;
@@ -652,6 +653,7 @@ export const scenarios: Record<string, Scenario> = {
       answer('3-D Secure', await post(key, PI, { amount: 1000, currency: 'usd', payment_method: 'pm_card_authenticationRequired', confirm: true, return_url: 'http://127.0.0.1:9/back' })),
       answer('use_stripe_sdk', await post(key, PI, { amount: 1000, currency: 'usd', allowed_payment_method_types: ['card'], payment_method: 'pm_card_threeDSecure2Required', confirm: true })),
       answer('destination', await post(key, PI, { amount: 1000, currency: 'usd', allowed_payment_method_types: ['card'], transfer_data: { destination: connected, amount: 800 }, on_behalf_of: connected, application_fee_amount: 10 })),
+      answer('payment_method_data', await post(key, PI, { amount: 1000, currency: 'usd', allowed_payment_method_types: ['card'], confirm: true, payment_method_data: { type: 'card', card: { number: '4242424242424242', exp_month: 12, exp_year: 2040, cvc: '123' }, billing_details: { name: 'J' } } })),
     ];
   },
   GetPaymentIntentsSearch: async (key) => {
@@ -1484,6 +1486,7 @@ export const errorScenarios: Record<string, Scenario> = {
   GetPaymentIntents: async (key) => [answer('bad cursor', await get(key, `${PI}?starting_after=pi_nope`))],
   PostPaymentIntents: async (key) => [
     answer('declined', await post(key, PI, { amount: 1000, currency: 'usd', allowed_payment_method_types: ['card'], payment_method: 'pm_card_chargeDeclined', confirm: true })),
+    answer('payment_method_data of another type', await post(key, PI, { amount: 1000, currency: 'usd', payment_method_data: { type: 'sepa_debit' } })),
     answer('no return_url', await post(key, PI, { amount: 1000, currency: 'usd', payment_method: 'pm_card_visa', confirm: true })),
     answer('descriptor', await post(key, PI, { amount: 1000, currency: 'usd', statement_descriptor: 'ACME' })),
   ],

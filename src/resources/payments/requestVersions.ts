@@ -1,4 +1,5 @@
-import { invalidRequest, parametersExclusive } from '../../kernel/errors';
+import { parametersExclusive } from '../../kernel/errors';
+import { unavailableTypeError } from './payment_methods/testCards';
 import { formEntries, renamed, type Params, type RequestChange } from '../../kernel/requestVersions';
 
 // The parameters payments' operations took at older versions (the request half of issue 24; how
@@ -23,11 +24,7 @@ const ENDIVE_ALLOWED_TYPES = 'Replaces `payment_method_types` with `allowed_paym
 function explicitTypes(params: Params, names: Parameters<RequestChange['upgrade']>[1]): Params {
   for (const [, type] of formEntries(params.payment_method_types)) {
     if (type !== 'card') {
-      throw invalidRequest(
-        `The payment method type provided: ${String(type)} is invalid. Please ensure the provided type is activated in your dashboard (https://dashboard.stripe.com/account/payments/settings) and your account is enabled for any preview features that you are trying to use.`,
-        'payment_intent_invalid_parameter',
-        'payment_method_types',
-      );
+      throw unavailableTypeError(type, 'payment_intent_invalid_parameter', 'payment_method_types');
     }
   }
   return renamed('payment_method_types', 'allowed_payment_method_types')(params, names);

@@ -59,7 +59,7 @@ export const insertCharge = (row: ChargeRow): Write => ({
 /** Writes what a change may touch after the charge was made: its money, its capture and what an update sets. */
 export const updateCharge = (row: ChargeRow): Write => ({
   sql: sql`
-    UPDATE charges SET amount_captured = ${row.amountCaptured}, amount_refunded = ${row.amountRefunded}, captured = ${row.captured},
+    UPDATE charges SET amount = ${row.amount}, amount_captured = ${row.amountCaptured}, amount_refunded = ${row.amountRefunded}, captured = ${row.captured},
            status = ${row.status}, paid = ${row.paid}, description = ${row.description}, receipt_email = ${row.receiptEmail},
            shipping = ${json(row.shipping)}::jsonb, metadata = ${json(row.metadata)}::jsonb, fraud_details = ${json(row.fraudDetails)}::jsonb,
            application_fee_amount = ${row.applicationFeeAmount}, balance_transaction = ${row.balanceTransaction}, transfer_group = ${row.transferGroup},

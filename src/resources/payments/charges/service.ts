@@ -56,7 +56,12 @@ export interface ChargeAttempt {
   readonly capture: boolean;
   /** Its balance transaction now; null for a decline, an authorization, or an `automatic_async` capture the worker settles. */
   readonly settleNow: boolean;
+  /** Asked for (`request_incremental_authorization=if_available`): whether the authorization can be incremented; absent when not asked. */
+  readonly incrementalAuthorization?: boolean;
 }
+
+/** The brands whose authorizations can be incremented, as the public API lists them. */
+const INCREMENTABLE_BRANDS = new Set(['visa', 'mastercard', 'discover']);
 
 /** The card's `payment_method_details` on a charge. */
 function cardDetails(attempt: ChargeAttempt): Record<string, unknown> {
@@ -93,6 +98,13 @@ function cardDetails(attempt: ChargeAttempt): Record<string, unknown> {
       wallet: null,
       electronic_commerce_indicator: attempt.authenticated ? '05' : null,
       transaction_link_id: null,
+      ...(attempt.incrementalAuthorization === undefined
+        ? {}
+        : {
+            incremental_authorization: {
+              status: attempt.incrementalAuthorization && attempt.decline === null && !attempt.capture && INCREMENTABLE_BRANDS.has(pm.brand) ? 'available' : 'unavailable',
+            },
+          }),
     },
     type: 'card',
   };

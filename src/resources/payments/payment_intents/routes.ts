@@ -5,6 +5,7 @@ import {
   capturePaymentIntent,
   confirmPaymentIntent,
   createPaymentIntent,
+  incrementAuthorization,
   listPaymentIntents,
   retrievePaymentIntent,
   searchPaymentIntents,
@@ -26,5 +27,6 @@ export const routes = [
   route('post', '/v1/payment_intents/{intent}', 'PostPaymentIntentsIntent', one, updatePaymentIntent, secret),
   route('post', '/v1/payment_intents/{intent}/cancel', 'PostPaymentIntentsIntentCancel', one, cancelPaymentIntent, secret),
   route('post', '/v1/payment_intents/{intent}/capture', 'PostPaymentIntentsIntentCapture', one, capturePaymentIntent, secret),
+  route('post', '/v1/payment_intents/{intent}/increment_authorization', 'PostPaymentIntentsIntentIncrementAuthorization', one, incrementAuthorization, secret),
   route('post', '/v1/payment_intents/{intent}/confirm', 'PostPaymentIntentsIntentConfirm', one, confirmPaymentIntent, { ...secret, publishable: 'client_secret' }),
 ];

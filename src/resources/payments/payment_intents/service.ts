@@ -10,7 +10,7 @@ import { prismaDb, readsItsWrites, type Db } from '../../../kernel/writes';
 import { prismaOf } from '../../../kernel/transaction';
 import { applyMetadata, type Metadata, type MetadataParam } from '../../../kernel/metadata';
 import type { Deps, RequestContext } from '../../../kernel/route';
-import { accountApiVersion, automaticCause, emitIn, requestEventOptions, type EmitOptions, type Tx } from '../../../events/emit';
+import { accountApiVersion, automaticCause, emitIn, previousAttributes, requestEventOptions, type EmitOptions, type Tx } from '../../../events/emit';
 import type { EventType } from '../../../events/types';
 import { handOffEvents } from '../../../events/jobs';
 import type { JobSpec } from '../../../lib/queue';
@@ -25,7 +25,15 @@ import {
 import { lockCharge, newBalanceTransactionId, recordCharge, saveCharge, shippingOf, type ChargeAttempt } from '../charges/service';
 import { serializeCharge, type ChargeRow } from '../charges/serializer';
 import { showsHistory, withChargeHistory, withIntentHistory } from '../charges/history';
-import { loadPaymentMethod, lockCustomer, resolvePaymentMethod, savePaymentMethodSetup, type StoredPaymentMethod } from '../payment_methods/service';
+import {
+  createPaymentMethodFromData,
+  loadPaymentMethod,
+  lockCustomer,
+  resolvePaymentMethod,
+  savePaymentMethodSetup,
+  type PaymentMethodDataParam,
+  type StoredPaymentMethod,
+} from '../payment_methods/service';
 import { serializePaymentMethod } from '../payment_methods/serializer';
 import { authenticationRequiredError, insufficientFundsError, paymentResult, type CardOutcome } from '../payment_methods/testCards';
 import { paymentIntentsQueue, settleJob, type PaymentIntentJob } from './jobs';
@@ -256,6 +264,46 @@ async function usablePaymentMethod(scope: Scope, ctx: RequestContext, id: string
   return pm;
 }
 
+/**
+ * The card a change names (`payment_method`) or describes (`payment_method_data`, made now, in the
+ * request's writes as a `pm_card_…` id's card is); undefined when it gives neither.
+ */
+async function givenPaymentMethod(scope: Scope, ctx: RequestContext, params: Record<string, any>, customerId: string | null): Promise<Stored | undefined> {
+  const data = params.payment_method_data as PaymentMethodDataParam | undefined;
+  if (data === undefined) return params.payment_method === undefined ? undefined : usablePaymentMethod(scope, ctx, params.payment_method, customerId);
+  if (params.payment_method !== undefined) throw parametersExclusive('payment_method', 'payment_method_data');
+  const pm = await createPaymentMethodFromData(scope.db, ctx, data, 'payment_intent_invalid_parameter');
+  scope.madePaymentMethods.add(pm.id);
+  scope.paymentMethods.set(pm.id, pm);
+  return pm;
+}
+
+// --- card options -----------------------------------------------------------------------------
+
+/**
+ * What `payment_method_options` keeps: `card` as shown (`request_incremental_authorization`, the
+ * only option read here), and the count of incremental authorizations made, which isn't shown.
+ */
+interface StoredOptions {
+  card?: { request_incremental_authorization?: string };
+  incrementalAuthorizations?: number;
+}
+
+const optionsOf = (row: Pick<PaymentIntentRow, 'paymentMethodOptions'>): StoredOptions => (row.paymentMethodOptions ?? {}) as StoredOptions;
+
+const incrementalOption = (row: Pick<PaymentIntentRow, 'paymentMethodOptions'>): string | undefined => optionsOf(row).card?.request_incremental_authorization;
+
+/** `payment_method_options[card][request_incremental_authorization]` applied to what the intent keeps. */
+function withCardOptions(current: Prisma.JsonValue, param: { card?: { request_incremental_authorization?: string } } | undefined): Prisma.JsonValue {
+  const asked = param?.card?.request_incremental_authorization;
+  if (asked === undefined) return current;
+  const stored = (current ?? {}) as StoredOptions;
+  return { ...stored, card: { ...stored.card, request_incremental_authorization: asked } } as Prisma.JsonValue;
+}
+
+/** The public API's limit of incremental authorization attempts per PaymentIntent. */
+const MAX_INCREMENTAL_AUTHORIZATIONS = 10;
+
 // --- the payment attempt ----------------------------------------------------------------------
 
 /** What a confirmation asks of the attempt. */
@@ -336,6 +384,7 @@ async function charge(scope: Scope, row: PaymentIntentRow, pm: Stored, result: '
       : null,
     capture: !manual,
     settleNow: !asynchronous,
+    incrementalAuthorization: incrementalOption(row) === undefined ? undefined : incrementalOption(row) === 'if_available',
   };
   const chargeRow = await recordCharge(scope.db, attempt);
   if (declined) {
@@ -413,12 +462,14 @@ async function confirmLocked(scope: Scope, ctx: RequestContext, before: PaymentI
     );
   }
   let row: PaymentIntentRow = { ...before };
-  if (params.payment_method !== undefined) row.paymentMethodId = (await usablePaymentMethod(scope, ctx, params.payment_method, row.customerId)).id;
+  const given = await givenPaymentMethod(scope, ctx, params, row.customerId);
+  if (given !== undefined) row.paymentMethodId = given.id;
   if (params.return_url !== undefined) row.returnUrl = params.return_url;
   if (params.receipt_email !== undefined) row.receiptEmail = params.receipt_email === '' ? null : params.receipt_email;
   if (params.shipping !== undefined) row.shipping = shippingOf(params.shipping, row.shipping) as Prisma.JsonValue;
   if (params.setup_future_usage !== undefined) row.setupFutureUsage = params.setup_future_usage === '' ? null : params.setup_future_usage;
   if (params.capture_method !== undefined) row.captureMethod = params.capture_method;
+  row.paymentMethodOptions = withCardOptions(row.paymentMethodOptions, params.payment_method_options);
   if (row.paymentMethodId === null) {
     throw await unexpectedState(
       scope,
@@ -517,7 +568,7 @@ export async function createPaymentIntent(ctx: RequestContext) {
       allowedPaymentMethodTypes: allowed,
       excludedPaymentMethodTypes: excluded,
       automaticPaymentMethods: automaticPaymentMethods,
-      paymentMethodOptions: {},
+      paymentMethodOptions: withCardOptions({}, params.payment_method_options),
       setupFutureUsage: params.setup_future_usage ?? null,
       description: params.description ?? null,
       receiptEmail: params.receipt_email ?? null,
@@ -542,8 +593,9 @@ export async function createPaymentIntent(ctx: RequestContext) {
       dueAt: null,
     };
     await checkConnect(scope.db.sql, ctx, row);
-    if (params.payment_method !== undefined) {
-      row.paymentMethodId = (await usablePaymentMethod(scope, ctx, params.payment_method, row.customerId)).id;
+    const given = await givenPaymentMethod(scope, ctx, params, row.customerId);
+    if (given !== undefined) {
+      row.paymentMethodId = given.id;
       row.status = 'requires_confirmation';
     }
     // Written by its first save: now, or once confirmed (the intent and its charge in one write each).
@@ -553,7 +605,7 @@ export async function createPaymentIntent(ctx: RequestContext) {
       await saveIntent(scope, row);
       return { row };
     }
-    return confirmLocked(scope, ctx, row, { ...params, payment_method: undefined });
+    return confirmLocked(scope, ctx, row, { ...params, payment_method: undefined, payment_method_data: undefined });
   });
 }
 
@@ -608,6 +660,7 @@ export async function updatePaymentIntent(ctx: RequestContext) {
     row.transferGroup = text(params.transfer_group, row.transferGroup);
     if (params.setup_future_usage !== undefined) row.setupFutureUsage = params.setup_future_usage === '' ? null : params.setup_future_usage;
     if (params.capture_method !== undefined) row.captureMethod = params.capture_method;
+    row.paymentMethodOptions = withCardOptions(row.paymentMethodOptions, params.payment_method_options);
     if (params.allowed_payment_method_types !== undefined || params.excluded_payment_method_types !== undefined) {
       if (params.allowed_payment_method_types !== undefined) row.allowedPaymentMethodTypes = params.allowed_payment_method_types;
       if (params.excluded_payment_method_types !== undefined) row.excludedPaymentMethodTypes = params.excluded_payment_method_types;
@@ -623,13 +676,16 @@ export async function updatePaymentIntent(ctx: RequestContext) {
     }
     row.metadata = applyMetadata(before.metadata as Metadata, params.metadata as MetadataParam | undefined);
     await checkConnect(scope.db.sql, ctx, row);
-    if (params.payment_method !== undefined) {
-      row.paymentMethodId = params.payment_method === '' ? null : (await usablePaymentMethod(scope, ctx, params.payment_method, row.customerId)).id;
+    if (params.payment_method === '' && params.payment_method_data === undefined) {
+      row.paymentMethodId = null;
+    } else if (params.payment_method !== undefined || params.payment_method_data !== undefined) {
+      row.paymentMethodId = (await givenPaymentMethod(scope, ctx, params, row.customerId))!.id;
     } else if (params.customer !== undefined && row.paymentMethodId !== null) {
       const pm = await loadPaymentMethod(scope.db.sql, row.paymentMethodId);
       if (pm.customerId !== null && pm.customerId !== row.customerId) row.paymentMethodId = null;
     }
-    if (UPDATABLE.includes(before.status) && (params.payment_method !== undefined || params.amount !== undefined || params.currency !== undefined)) {
+    const newCard = params.payment_method !== undefined || params.payment_method_data !== undefined;
+    if (UPDATABLE.includes(before.status) && (newCard || params.amount !== undefined || params.currency !== undefined)) {
       // A new card or amount needs a new confirmation; an open challenge no longer applies.
       row.status = row.paymentMethodId === null ? 'requires_payment_method' : 'requires_confirmation';
       if (before.status === 'requires_action') await closeAuthentications(scope.db, row.id, scope.now);
@@ -695,6 +751,73 @@ export async function capturePaymentIntent(ctx: RequestContext) {
     await saveIntent(scope, row);
     await emitCharge(scope, 'charge.captured', captured);
     await emitIntent(scope, 'payment_intent.succeeded', row);
+    return { row };
+  });
+}
+
+/**
+ * `increment_authorization`: a manual capture's authorization raised to `amount` (more than it
+ * is), as the public API gates it: `requires_capture`, confirmed with
+ * `request_incremental_authorization=if_available` on a card whose charge says `available`, at
+ * most 10 times. The intent and its charge show the new amount; `amount_capturable_updated`.
+ */
+export async function incrementAuthorization(ctx: RequestContext) {
+  const { params } = ctx;
+  return run(ctx, async (scope) => {
+    const before = await lockOrMissing(ctx, scope);
+    if (before.status !== 'requires_capture') {
+      throw await unexpectedState(
+        scope,
+        before,
+        `This PaymentIntent's authorization could not be incremented because it has a status of ${before.status}. Only a PaymentIntent with one of the following statuses may be incremented: requires_capture.`,
+      );
+    }
+    const chargeBefore = await lockCharge(scope.db.sql, scope.accountId, before.latestChargeId!);
+    if (!chargeBefore) throw new Error(`payment intent ${before.id} has no charge to increment`);
+    const card = (chargeBefore.paymentMethodDetails as { card?: { incremental_authorization?: { status?: string } } } | null)?.card;
+    if (card?.incremental_authorization?.status !== 'available') {
+      throw invalidRequest(
+        incrementalOption(before) === 'if_available'
+          ? 'This PaymentIntent is not eligible for incremental authorizations: its card does not support them (only Visa, Mastercard and Discover do).'
+          : 'This PaymentIntent is not eligible for incremental authorizations: it must be confirmed with `payment_method_options[card][request_incremental_authorization]=if_available`.',
+        undefined,
+      );
+    }
+    const count = optionsOf(before).incrementalAuthorizations ?? 0;
+    if (count >= MAX_INCREMENTAL_AUTHORIZATIONS) {
+      throw invalidRequest(`This PaymentIntent has reached the maximum of ${MAX_INCREMENTAL_AUTHORIZATIONS} incremental authorization attempts.`, undefined);
+    }
+    const amount: number = params.amount;
+    if (amount <= before.amount) {
+      throw invalidRequest(`The amount (${amount}) must be greater than the amount currently authorized (${before.amount}).`, undefined, 'amount');
+    }
+    checkAmount(amount, before.currency);
+    checkCardDescriptor(params);
+    const row: PaymentIntentRow = {
+      ...before,
+      amount,
+      amountCapturable: amount,
+      description: params.description === undefined ? before.description : params.description === '' ? null : params.description,
+      metadata: applyMetadata(before.metadata as Metadata, params.metadata as MetadataParam | undefined),
+      applicationFeeAmount: params.application_fee_amount ?? before.applicationFeeAmount,
+      transferData: params.transfer_data?.amount === undefined ? before.transferData : { ...(before.transferData as object), amount: params.transfer_data.amount },
+      paymentMethodOptions: { ...optionsOf(before), incrementalAuthorizations: count + 1 } as Prisma.JsonValue,
+    };
+    if (params.transfer_data?.amount !== undefined && before.transferData === null) {
+      throw invalidRequest('This PaymentIntent has no `transfer_data[destination]`.', undefined, 'transfer_data[amount]');
+    }
+    await checkConnect(scope.db.sql, ctx, row);
+    const details = chargeBefore.paymentMethodDetails as { card: Record<string, unknown> };
+    const charged: ChargeRow = {
+      ...chargeBefore,
+      amount,
+      applicationFeeAmount: row.applicationFeeAmount,
+      paymentMethodDetails: { ...details, card: { ...details.card, amount_authorized: amount } } as Prisma.JsonValue,
+    };
+    await saveCharge(scope.db, charged);
+    await saveIntent(scope, row);
+    await emitCharge(scope, 'charge.updated', charged, previousAttributes(serializeCharge(chargeBefore), serializeCharge(charged)));
+    await emitIntent(scope, 'payment_intent.amount_capturable_updated', row);
     return { row };
   });
 }

@@ -7,7 +7,8 @@ import type { StoredPaymentMethod } from './serializer';
 
 const STORED = raw(`
   SELECT id, created, customer_id AS "customerId", billing_details AS "billingDetails", metadata, brand, funding, country, last4,
-         exp_month AS "expMonth", exp_year AS "expYear", fingerprint, cvc_check AS "cvcCheck", outcome, off_session_ready AS "offSessionReady"
+         exp_month AS "expMonth", exp_year AS "expYear", fingerprint, cvc_check AS "cvcCheck", outcome, off_session_ready AS "offSessionReady",
+         allow_redisplay AS "allowRedisplay"
   FROM payment_methods`);
 
 /** A payment method by id (one an intent of the same account named). */
@@ -23,11 +24,11 @@ export const insertCard = (
 ): Write => ({
   sql: sql`
     INSERT INTO payment_methods (id, account_id, created, customer_id, type, billing_details, metadata, brand, funding, country, last4,
-                                 exp_month, exp_year, fingerprint, outcome, number, cvc, cvc_check, cvc_expires_at, key_id, off_session_ready)
+                                 exp_month, exp_year, fingerprint, outcome, number, cvc, cvc_check, cvc_expires_at, key_id, off_session_ready, allow_redisplay)
     VALUES (${row.id}, ${sealed.accountId}, ${row.created}, ${row.customerId}, 'card', ${JSON.stringify(row.billingDetails)}::jsonb,
             ${JSON.stringify(row.metadata)}::jsonb, ${row.brand}, ${row.funding}, ${row.country}, ${row.last4}, ${row.expMonth}, ${row.expYear},
             ${row.fingerprint}, ${row.outcome}, ${sealed.number}, ${sealed.cvc}, ${row.cvcCheck}, ${sealed.cvcExpiresAt}, ${sealed.keyId},
-            ${row.offSessionReady})
+            ${row.offSessionReady}, ${row.allowRedisplay})
     RETURNING id`,
 });
 

@@ -5,7 +5,9 @@ import {
   attachPaymentMethodToCustomer,
   createPaymentMethod,
   detachPaymentMethod,
+  listCustomerPaymentMethods,
   listPaymentMethods,
+  retrieveCustomerPaymentMethod,
   retrievePaymentMethod,
   updatePaymentMethod,
 } from './service';
@@ -21,4 +23,6 @@ export const routes = [
   route('post', '/v1/payment_methods/{payment_method}', 'PostPaymentMethodsPaymentMethod', one, updatePaymentMethod),
   route('post', '/v1/payment_methods/{payment_method}/attach', 'PostPaymentMethodsPaymentMethodAttach', one, attachPaymentMethodToCustomer),
   route('post', '/v1/payment_methods/{payment_method}/detach', 'PostPaymentMethodsPaymentMethodDetach', one, (ctx) => detachPaymentMethod(ctx, clearDefaultPaymentMethod)),
+  route('get', '/v1/customers/{customer}/payment_methods', 'GetCustomersCustomerPaymentMethods', many, listCustomerPaymentMethods),
+  route('get', '/v1/customers/{customer}/payment_methods/{payment_method}', 'GetCustomersCustomerPaymentMethodsPaymentMethod', one, retrieveCustomerPaymentMethod),
 ];

@@ -7,7 +7,7 @@ export const PAYMENT_METHOD_OBJECT = 'payment_method';
 
 export type PaymentMethodRow = Pick<
   PaymentMethod,
-  'id' | 'created' | 'customerId' | 'billingDetails' | 'metadata' | 'brand' | 'funding' | 'country' | 'last4' | 'expMonth' | 'expYear' | 'fingerprint' | 'cvcCheck'
+  'id' | 'created' | 'customerId' | 'billingDetails' | 'metadata' | 'brand' | 'funding' | 'country' | 'last4' | 'expMonth' | 'expYear' | 'fingerprint' | 'cvcCheck' | 'allowRedisplay'
 >;
 
 /** A row as services read it: the public fields, the card's outcome, and whether it was set up for off-session payments. */
@@ -20,7 +20,7 @@ export function serializePaymentMethod(row: PaymentMethodRow) {
   return {
     id: row.id,
     object: PAYMENT_METHOD_OBJECT,
-    allow_redisplay: 'unspecified',
+    allow_redisplay: row.allowRedisplay,
     billing_details: row.billingDetails as Record<string, unknown>,
     card: {
       brand: row.brand,

@@ -24,6 +24,7 @@ import {
   numberOfTestPaymentMethod,
   numberOfTestToken,
   testCardOf,
+  unavailableTypeError,
   type CardOutcome,
   type TestCard,
 } from './testCards';
@@ -44,6 +45,7 @@ export const ROW = {
   fingerprint: true,
   cvcCheck: true,
   outcome: true,
+  allowRedisplay: true,
 } as const;
 
 export type { StoredPaymentMethod };
@@ -77,30 +79,47 @@ const ADDRESS_KEYS = ['city', 'country', 'line1', 'line2', 'postal_code', 'state
 /** Two-digit years are this century's, as the public API reads them. */
 const fullYear = (year: number): number => (year < 100 ? 2000 + year : year);
 
+/** Names a parameter of `card[…]` where it was sent: `card[number]` itself, or inside `payment_method_data`. */
+type ParamAt = (name: string) => string;
+const topLevel: ParamAt = (name) => name;
+
 /** The public API's card checks, in its order: number, test card, expiry, CVC. */
-function checkCard(param: CardParam, now: Date): CheckedCard {
+function checkCard(param: CardParam, now: Date, at: ParamAt = topLevel): CheckedCard {
   const number = param.number!;
-  if (!/^\d{12,19}$/.test(number) || !luhnValid(number)) throw cardError('Your card number is incorrect.', 'incorrect_number', { param: 'card[number]' });
+  if (!/^\d{12,19}$/.test(number) || !luhnValid(number)) throw cardError('Your card number is incorrect.', 'incorrect_number', { param: at('card[number]') });
   const card = testCardOf(number);
   if (!card) throw liveCardError();
-  if (param.exp_month === undefined) throw parameterMissing('card[exp_month]');
-  if (param.exp_year === undefined) throw parameterMissing('card[exp_year]');
-  const { expMonth, expYear } = checkExpiry(param.exp_month, param.exp_year, now);
+  if (param.exp_month === undefined) throw parameterMissing(at('card[exp_month]'));
+  if (param.exp_year === undefined) throw parameterMissing(at('card[exp_year]'));
+  const { expMonth, expYear } = checkExpiry(param.exp_month, param.exp_year, now, at);
   if (param.cvc !== undefined && !new RegExp(`^\\d{${cvcLength(card.brand)}}$`).test(param.cvc)) {
-    throw cardError("Your card's security code is invalid.", 'invalid_cvc', { param: 'card[cvc]' });
+    throw cardError("Your card's security code is invalid.", 'invalid_cvc', { param: at('card[cvc]') });
   }
   return { card, expMonth, expYear, cvc: param.cvc };
 }
 
-function checkExpiry(month: number, year: number, now: Date): { expMonth: number; expYear: number } {
+function checkExpiry(month: number, year: number, now: Date, at: ParamAt = topLevel): { expMonth: number; expYear: number } {
   const expYear = fullYear(year);
   const thisYear = now.getUTCFullYear();
-  if (month < 1 || month > 12) throw cardError("Your card's expiration month is invalid.", 'invalid_expiry_month', { param: 'card[exp_month]' });
-  if (expYear < thisYear || expYear > thisYear + 50) throw cardError("Your card's expiration year is invalid.", 'invalid_expiry_year', { param: 'card[exp_year]' });
+  if (month < 1 || month > 12) throw cardError("Your card's expiration month is invalid.", 'invalid_expiry_month', { param: at('card[exp_month]') });
+  if (expYear < thisYear || expYear > thisYear + 50) throw cardError("Your card's expiration year is invalid.", 'invalid_expiry_year', { param: at('card[exp_year]') });
   if (expYear === thisYear && month < now.getUTCMonth() + 1) {
-    throw cardError("Your card's expiration month is invalid.", 'invalid_expiry_month', { param: 'card[exp_month]' });
+    throw cardError("Your card's expiration month is invalid.", 'invalid_expiry_month', { param: at('card[exp_month]') });
   }
   return { expMonth: month, expYear };
+}
+
+/** `card[…]` as sent: a test token (`tok_visa`) or a test card's details, checked. */
+function checkedCardOf(card: CardParam | undefined, now: Date, at: ParamAt = topLevel): CheckedCard {
+  if (card === undefined) throw parameterMissing(at('card'));
+  if (card.token !== undefined && card.number !== undefined) throw parametersExclusive(at('card[number]'), at('card[token]'));
+  if (card.token !== undefined) {
+    const number = numberOfTestToken(card.token);
+    if (number === undefined) throw resourceMissing('token', card.token, at('card[token]'), 400);
+    return testCardExpiry(number, now);
+  }
+  if (card.number !== undefined) return checkCard(card, now, at);
+  throw parameterMissing(at('card[number]'));
 }
 
 /** A public test card as its PaymentMethod id or token gives it: valid for a year from now. */
@@ -131,12 +150,14 @@ async function insertCard(
   db: Db,
   ctx: RequestContext,
   checked: CheckedCard,
-  extra: { billingDetails?: Record<string, unknown>; metadata?: Metadata } = {},
+  extra: { billingDetails?: Record<string, unknown>; metadata?: Metadata; allowRedisplay?: string } = {},
 ): Promise<StoredPaymentMethod> {
   const { deps, caller } = ctx;
   const now = unixSeconds(deps.clock);
   const number = await deps.encryption.seal(checked.card.number);
-  const cvc = checked.cvc === undefined ? null : await deps.encryption.seal(checked.cvc);
+  // A public test card given without one (pm_card_visa, tok_visa, a number alone) still has a
+  // CVC for its first forward, as the public API's test cards do; only one sent is checked.
+  const cvc = await deps.encryption.seal(checked.cvc ?? TEST_CVC.slice(0, cvcLength(checked.card.brand)));
   const row: StoredPaymentMethod = {
     id: newId('pm'),
     created: now,
@@ -150,16 +171,17 @@ async function insertCard(
     expMonth: checked.expMonth,
     expYear: checked.expYear,
     fingerprint: fingerprintOf(caller.platformAccountId, checked.card.number),
-    cvcCheck: cvc === null ? null : 'unchecked',
+    cvcCheck: checked.cvc === undefined ? null : 'unchecked',
     outcome: checked.card.outcome,
     offSessionReady: false,
+    allowRedisplay: extra.allowRedisplay ?? 'unspecified',
   };
   await db.write(
     insertCardRow(row, {
       accountId: caller.accountId,
       number,
       cvc,
-      cvcExpiresAt: cvc === null ? null : now + deps.config.cardCvcTtlSeconds,
+      cvcExpiresAt: now + deps.config.cardCvcTtlSeconds,
       keyId: Encryption.keyIdOf(number),
     }),
   );
@@ -167,6 +189,34 @@ async function insertCard(
 }
 
 const clock = (ctx: RequestContext): Date => new Date(ctx.deps.clock.nowMs());
+
+/** The CVC a public test card carries when none was sent (its first digits, by the brand's length). */
+const TEST_CVC = '1234';
+
+/** `payment_method_data` of a PaymentIntent or SetupIntent: a card, as POST /v1/payment_methods takes it. */
+export interface PaymentMethodDataParam {
+  type: string;
+  card?: CardParam;
+  billing_details?: BillingDetailsParam;
+  metadata?: MetadataParam;
+  allow_redisplay?: string;
+}
+
+/**
+ * Makes the card a PaymentIntent's or SetupIntent's `payment_method_data` describes, with `db`'s
+ * writes (held on the one-statement path, as a `pm_card_…` id's card is): checked as POST
+ * /v1/payment_methods checks it, its errors naming `payment_method_data[…]`. A type other than a
+ * card is the public 400 for a type that isn't available (`code`: the intent's own).
+ */
+export async function createPaymentMethodFromData(db: Db, ctx: RequestContext, data: PaymentMethodDataParam, code: string): Promise<StoredPaymentMethod> {
+  if (data.type !== 'card') throw unavailableTypeError(data.type, code, 'payment_method_data[type]');
+  const checked = checkedCardOf(data.card, clock(ctx), (name) => `payment_method_data[${name.replace('[', '][')}]`.replace(/\]\]$/, ']'));
+  return insertCard(db, ctx, checked, {
+    billingDetails: billingDetailsOf(data.billing_details),
+    metadata: applyMetadata({}, data.metadata),
+    allowRedisplay: data.allow_redisplay,
+  });
+}
 
 /**
  * The payment method an API parameter names: one of the caller's own, or a fresh one made from a
@@ -248,21 +298,13 @@ export async function lockCustomer(sql: SqlClient, accountId: string, id: string
 
 export async function createPaymentMethod(ctx: RequestContext) {
   const { params, deps } = ctx;
-  const card: CardParam | undefined = params.card;
-  if (card === undefined) throw parameterMissing('card');
-  if (card.token !== undefined && card.number !== undefined) throw parametersExclusive('card[number]', 'card[token]');
-  let checked: CheckedCard;
-  if (card.token !== undefined) {
-    const number = numberOfTestToken(card.token);
-    if (number === undefined) throw resourceMissing('token', card.token, 'card[token]', 400);
-    checked = testCardExpiry(number, clock(ctx));
-  } else if (card.number !== undefined) {
-    checked = checkCard(card, clock(ctx));
-  } else {
-    throw parameterMissing('card[number]');
-  }
+  const checked = checkedCardOf(params.card, clock(ctx));
   const row = await deps.prisma.$transaction((tx) =>
-    insertCard(prismaDb(tx), ctx, checked, { billingDetails: billingDetailsOf(params.billing_details), metadata: applyMetadata({}, params.metadata as MetadataParam | undefined) }),
+    insertCard(prismaDb(tx), ctx, checked, {
+      billingDetails: billingDetailsOf(params.billing_details),
+      metadata: applyMetadata({}, params.metadata as MetadataParam | undefined),
+      allowRedisplay: params.allow_redisplay,
+    }),
   );
   return serializePaymentMethod(row);
 }
@@ -295,10 +337,11 @@ export async function updatePaymentMethod(ctx: RequestContext) {
       expYear,
       billingDetails: billingDetailsOf(params.billing_details, before.billingDetails as Record<string, unknown>) as Prisma.JsonValue,
       metadata: applyMetadata(before.metadata as Metadata, params.metadata as MetadataParam | undefined),
+      allowRedisplay: params.allow_redisplay ?? before.allowRedisplay,
     };
     await tx.paymentMethod.update({
       where: { id: row.id },
-      data: { expMonth, expYear, billingDetails: row.billingDetails as Prisma.InputJsonValue, metadata: row.metadata as Prisma.InputJsonValue },
+      data: { expMonth, expYear, billingDetails: row.billingDetails as Prisma.InputJsonValue, metadata: row.metadata as Prisma.InputJsonValue, allowRedisplay: row.allowRedisplay },
       select: { id: true },
     });
     const changed = previousAttributes(serializePaymentMethod(before), serializePaymentMethod(row));
@@ -325,6 +368,38 @@ export async function listPaymentMethods(ctx: RequestContext) {
     objectName: NAME,
     serialize: (row: PaymentMethodRow) => serializePaymentMethod(row),
   });
+}
+
+/** The path's customer: one of the caller's live customers, or 404 as the public API answers. */
+async function pathCustomer(ctx: RequestContext): Promise<string> {
+  const id = ctx.pathParams.customer;
+  const owned = hasIdShape('cus', id) && (await ctx.deps.prisma.customer.findFirst({ where: { id, accountId: ctx.caller.accountId, deleted: false }, select: { id: true } }));
+  if (!owned) throw resourceMissing('customer', id);
+  return id;
+}
+
+/** `GET /v1/customers/{customer}/payment_methods`: the customer's saved cards, newest first (`type`, `allow_redisplay`). */
+export async function listCustomerPaymentMethods(ctx: RequestContext) {
+  const { params, caller } = ctx;
+  const customerId = await pathCustomer(ctx);
+  return paginate<PaymentMethodRow & { seq: bigint }>({
+    params,
+    url: `/v1/customers/${customerId}/payment_methods`,
+    // `type` is card or absent: cards are the only payment methods here.
+    where: { accountId: caller.accountId, customerId, ...(params.allow_redisplay !== undefined ? { allowRedisplay: params.allow_redisplay } : {}) },
+    model: ctx.deps.prisma.paymentMethod as any,
+    objectName: NAME,
+    serialize: (row: PaymentMethodRow) => serializePaymentMethod(row),
+  });
+}
+
+/** `GET /v1/customers/{customer}/payment_methods/{payment_method}`: one of its saved cards; another's (or none) is 404. */
+export async function retrieveCustomerPaymentMethod(ctx: RequestContext) {
+  const customerId = await pathCustomer(ctx);
+  const id = ctx.pathParams.payment_method;
+  const row = hasIdShape('pm', id) ? await ctx.deps.prisma.paymentMethod.findFirst({ where: { id, accountId: ctx.caller.accountId, customerId }, select: ROW }) : null;
+  if (!row) throw resourceMissing(NAME, id);
+  return serializePaymentMethod(row);
 }
 
 export async function attachPaymentMethodToCustomer(ctx: RequestContext) {

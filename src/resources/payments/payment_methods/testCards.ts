@@ -205,6 +205,15 @@ export const cardError = (message: string, code: string, extra: { param?: string
     extra: extra.declineCode === undefined ? undefined : { decline_code: extra.declineCode },
   });
 
+/** A payment method type other than a card (the only one here), in the public API's words; `code` is the intent's (`payment_intent_invalid_parameter`). */
+export const unavailableTypeError = (type: unknown, code: string, param: string): ApiError =>
+  new ApiError({
+    status: 400,
+    code,
+    param,
+    message: `The payment method type provided: ${String(type)} is invalid. Please ensure the provided type is activated in your dashboard (https://dashboard.stripe.com/account/payments/settings) and your account is enabled for any preview features that you are trying to use.`,
+  });
+
 /** A number that is not a public test card. */
 export const liveCardError = (): ApiError =>
   cardError(

@@ -18,7 +18,14 @@ import {
   type AuthenticationResult,
   type AuthenticationTarget,
 } from '../authentications/service';
-import { lockCustomer, lockLiveCustomer, resolvePaymentMethod, type StoredPaymentMethod } from '../payment_methods/service';
+import {
+  createPaymentMethodFromData,
+  lockCustomer,
+  lockLiveCustomer,
+  resolvePaymentMethod,
+  type PaymentMethodDataParam,
+  type StoredPaymentMethod,
+} from '../payment_methods/service';
 import { serializePaymentMethod } from '../payment_methods/serializer';
 import { attachError, paymentResult, type CardOutcome } from '../payment_methods/testCards';
 import { isConnectedAccountOf, lockSetupIntentRow, markOffSessionReady } from './queries';
@@ -168,7 +175,7 @@ async function readPaymentMethod(tx: Tx, id: string): Promise<StoredPaymentMetho
     where: { id },
     select: {
       id: true, created: true, customerId: true, billingDetails: true, metadata: true, brand: true, funding: true, country: true,
-      last4: true, expMonth: true, expYear: true, fingerprint: true, cvcCheck: true, outcome: true,
+      last4: true, expMonth: true, expYear: true, fingerprint: true, cvcCheck: true, outcome: true, allowRedisplay: true,
     },
   })) as StoredPaymentMethod;
 }
@@ -202,8 +209,23 @@ async function fail(tx: Tx, actor: Actor, row: Stored, pm: StoredPaymentMethod, 
   return { row: failed, eventIds: [await emitSetupIntent(tx, actor, 'setup_intent.setup_failed', failed)] };
 }
 
+/** What a create, update or confirmation gives as its card: `payment_method`, or `payment_method_data` (made now). */
+interface GivenCard {
+  readonly payment_method?: string;
+  readonly payment_method_data?: PaymentMethodDataParam;
+}
+
+/** The card `given` names or describes (made now, in `tx`); undefined when it gives neither. */
+async function givenPaymentMethod(tx: Tx, ctx: RequestContext, given: GivenCard): Promise<StoredPaymentMethod | undefined> {
+  if (given.payment_method_data === undefined) {
+    return given.payment_method === undefined ? undefined : resolvePaymentMethod(prismaDb(tx), ctx, given.payment_method, 'payment_method');
+  }
+  if (given.payment_method !== undefined) throw parametersExclusive('payment_method', 'payment_method_data');
+  return createPaymentMethodFromData(prismaDb(tx), ctx, given.payment_method_data, 'setup_intent_invalid_parameter');
+}
+
 interface Confirmation {
-  readonly paymentMethod?: string;
+  readonly card?: GivenCard;
   readonly returnUrl?: string;
   readonly useStripeSdk?: boolean;
 }
@@ -225,11 +247,8 @@ async function attempt(tx: Tx, ctx: RequestContext, before: Stored, confirmation
   // The customer before the card, as attaching locks them.
   if (before.customerId !== null) await lockCustomer(new TxSql(tx), before.accountId, before.customerId, 'customer');
   const pm =
-    confirmation.paymentMethod !== undefined
-      ? await resolvePaymentMethod(prismaDb(tx), ctx, confirmation.paymentMethod, 'payment_method')
-      : before.paymentMethodId !== null
-        ? await readPaymentMethod(tx, before.paymentMethodId)
-        : undefined;
+    (confirmation.card && (await givenPaymentMethod(tx, ctx, confirmation.card))) ??
+    (before.paymentMethodId !== null ? await readPaymentMethod(tx, before.paymentMethodId) : undefined);
   if (!pm) {
     throw unexpectedState(
       "You cannot confirm this SetupIntent because it's missing a payment method. Update the SetupIntent with a payment method and then confirm it again.",
@@ -296,7 +315,7 @@ export async function createSetupIntent(ctx: RequestContext) {
   const done = await deps.prisma.$transaction(async (tx): Promise<Attempted> => {
     const customerId = params.customer === undefined ? null : await lockCustomer(new TxSql(tx), caller.accountId, params.customer, 'customer');
     const onBehalfOf = await checkOnBehalfOf(tx, ctx, params.on_behalf_of);
-    const pm = params.payment_method === undefined ? undefined : await resolvePaymentMethod(prismaDb(tx), ctx, params.payment_method, 'payment_method');
+    const pm = await givenPaymentMethod(tx, ctx, params);
     const id = newId('seti');
     const clientSecret = `${id}_secret_${randomBase62(25)}`;
     const row: Stored = {
@@ -360,7 +379,7 @@ export async function updateSetupIntent(ctx: RequestContext) {
   }
   const done = await deps.prisma.$transaction(async (tx): Promise<Attempted> => {
     const before = await lockOwned(tx, caller.accountId, ctx.pathParams.setup_intent);
-    const setup = ['customer', 'payment_method', 'allowed_payment_method_types'].filter((p) => params[p] !== undefined);
+    const setup = ['customer', 'payment_method', 'payment_method_data', 'allowed_payment_method_types'].filter((p) => params[p] !== undefined);
     // Only its description and metadata change once it succeeded or was canceled.
     if (setup.length > 0 && !EDITABLE.has(before.status)) {
       throw unexpectedState(`You cannot update this SetupIntent's ${setup[0]} because it has a status of ${before.status}.`, before);
@@ -377,8 +396,8 @@ export async function updateSetupIntent(ctx: RequestContext) {
       row.customerId = await lockCustomer(new TxSql(tx), caller.accountId, params.customer, 'customer');
     }
     if (params.allowed_payment_method_types !== undefined) row = { ...row, paymentMethodTypes: params.allowed_payment_method_types, automaticPaymentMethods: null };
-    if (params.payment_method !== undefined) {
-      const pm = await resolvePaymentMethod(prismaDb(tx), ctx, params.payment_method, 'payment_method');
+    const pm = await givenPaymentMethod(tx, ctx, params);
+    if (pm !== undefined) {
       // A new payment method waits for a new confirmation: an open challenge is over.
       await closeAuthentications(prismaDb(tx), before.id, unixSeconds(deps.clock));
       row = { ...row, paymentMethodId: pm.id, status: 'requires_confirmation' };
@@ -395,7 +414,7 @@ export async function confirmSetupIntent(ctx: RequestContext) {
   const done = await deps.prisma.$transaction(async (tx) => {
     const before = await lockOwned(tx, caller.accountId, ctx.pathParams.setup_intent);
     await checkClientSecret(ctx, before);
-    return attempt(tx, ctx, before, { paymentMethod: params.payment_method, returnUrl: params.return_url, useStripeSdk: params.use_stripe_sdk });
+    return attempt(tx, ctx, before, { card: params, returnUrl: params.return_url, useStripeSdk: params.use_stripe_sdk });
   });
   return answer(ctx, done);
 }
