@@ -94,7 +94,7 @@ export function answerClientErrors(server: Server): void {
     // A Request-Id as on every other answer, so a client's error report can name it.
     const head = `HTTP/1.1 ${error.status} ${tooLarge ? 'Request Header Fields Too Large' : 'Bad Request'}\r\nConnection: close\r\nRequest-Id: ${newRequestId()}\r\n`;
     if (!mayHaveBody(err)) return void socket.end(`${head}Content-Length: 0\r\n\r\n`);
-    const body = JSON.stringify(error.toBody());
+    const body = answerJson(error.toBody());
     socket.end(`${head}Content-Type: ${JSON_TYPE}\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`);
   });
 }
@@ -120,6 +120,12 @@ interface Locals {
 }
 
 const JSON_TYPE = 'application/json';
+
+/**
+ * An answer's body: indented with two spaces, as the public API's are (scripts grep them). V8's
+ * own indenting (no replacer) costs about what the compact form does; the bytes grow by a fifth.
+ */
+export const answerJson = (value: unknown): string => JSON.stringify(value, null, 2);
 
 function header(req: Request, name: string): string | undefined {
   const value = req.headers[name];
@@ -216,7 +222,7 @@ function renderError(err: unknown, res: Response, logger: Logger, fromExpress: b
   const logUrl = platformAccountId === undefined ? undefined : requestLog?.urlOf(requestId, receivedAt);
   const { apiVersion } = res.locals as Locals;
   const status = apiVersion === undefined ? error.status : errorStatusAt(error.status, error.code, apiVersion);
-  return { status, body: JSON.stringify(error.toBody(logUrl)), error };
+  return { status, body: answerJson(error.toBody(logUrl)), error };
 }
 
 const isBodyParserError = (err: unknown): err is { status: number } =>
@@ -335,7 +341,7 @@ async function runOperation({ route: r, validate, rateLimiter }: Mounted, pathPa
       object: r.returns.object,
     });
     const renderResult = async (c: RequestContext, result: unknown) =>
-      JSON.stringify(kernel.versions.render(await kernel.expand.apply(result, expandPaths, c), c.apiVersion));
+      answerJson(kernel.versions.render(await kernel.expand.apply(result, expandPaths, c), c.apiVersion));
 
     const fingerprint = () => fingerprintOf(r.method, req.path, raw);
     // Expanding reads rows back, which a held write hasn't written yet.
