@@ -152,12 +152,15 @@ function sandbankEnv(settings, port) {
   };
 }
 
-/** The node arguments that run Sandbank's API (`server`) or worker (`worker`), from dist/ or (fromSource) src/ through swc. */
-function sandbankEntryPoint(which, fromSource) {
+/**
+ * The node arguments that run Sandbank's API (`server`) or worker (`worker`), from dist/ or (fromSource) src/ through swc;
+ * `root` another checkout's (bench/compare.js runs a build of another commit).
+ */
+function sandbankEntryPoint(which, fromSource, root = ROOT) {
   const file = which === 'worker' ? ['workers', 'index'] : ['src', 'server'];
   return fromSource
-    ? ['-r', path.join(ROOT, 'scripts', 'swc-register.js'), path.join(ROOT, ...file) + '.ts']
-    : [path.join(ROOT, 'dist', ...file) + '.js'];
+    ? ['-r', path.join(ROOT, 'scripts', 'swc-register.js'), path.join(root, ...file) + '.ts']
+    : [path.join(root, 'dist', ...file) + '.js'];
 }
 
 module.exports = { HOST, children, track, stopChild, stopAll, freePort, portIsFree, describeExit, waitUntilAnswers, sandbankEnv, sandbankEntryPoint };

@@ -18,6 +18,8 @@
 //                                          instead of dist/ (the smoke test's way: no build needed)
 //   --rows=N         BENCH_ROWS=N           after the preparation, fill every hot table up to N rows
 //                                          (bench/fill.js), so the scenarios run on a used database
+//   BENCH_SERVER_ROOT=DIR      run the Sandbank server of another checkout (its dist/, or src/ with
+//                              --source); bench/compare.js sets it to a build of another commit
 //   BENCH_DATABASE_URL=…       default postgresql://postgres@127.0.0.1:5432/sandbank_bench; a database
 //                              whose name contains "bench" is dropped and recreated at each run
 //   BENCH_KEEP_DB=1            keep the bench database instead of recreating it
@@ -68,18 +70,20 @@ function intEnv(name, fallback, min) {
 }
 
 const fromSource = process.env.BENCH_SOURCE === '1';
+/** Whose server runs: this checkout's, or (BENCH_SERVER_ROOT) another's, with this checkout's harness. */
+const SERVER_ROOT = path.resolve(process.env.BENCH_SERVER_ROOT || ROOT);
 
 /** Sandbank's own default pool size (src/config.ts), so the ceilings get what the server gets. */
 function defaultPoolSize() {
   if (fromSource) require('../scripts/swc-register.js');
-  const { settings: config } = require(fromSource ? '../src/config.ts' : '../dist/src/config.js');
+  const { settings: config } = require(path.join(SERVER_ROOT, fromSource ? 'src/config.ts' : 'dist/src/config.js'));
   return Number(config.DATABASE_POOL_SIZE[0]);
 }
 
 /** The newest API version, the one serializers write (src/kernel/versions.ts). */
 function newestVersion() {
   if (fromSource) require('../scripts/swc-register.js');
-  return require(fromSource ? '../src/kernel/versions.ts' : '../dist/src/kernel/versions.js').LATEST_API_VERSION;
+  return require(path.join(SERVER_ROOT, fromSource ? 'src/kernel/versions.ts' : 'dist/src/kernel/versions.js')).LATEST_API_VERSION;
 }
 
 const settings = {
@@ -144,8 +148,10 @@ const SCENARIOS = [
   { name: 'account-create', label: 'POST /v1/accounts', target: 'sandbank', ceiling: 'write' },
   { name: 'account-update', label: 'POST /v1/accounts/{id} (account.updated)', target: 'sandbank', ceiling: 'write' },
   { name: 'customer-create', label: 'POST /v1/customers', target: 'sandbank', ceiling: 'write' },
+  { name: 'customer-update', label: 'POST /v1/customers/{id} (customer.updated)', target: 'sandbank', ceiling: 'customer-create' },
   { name: 'pm-attach', label: 'POST /v1/payment_methods/pm_card_visa/attach', target: 'sandbank', ceiling: 'write' },
   { name: 'pi-confirm', label: 'POST /v1/payment_intents, confirm=true with pm_card_visa (intent, charge, events)', target: 'sandbank', ceiling: 'customer-create' },
+  { name: 'pi-confirm-2020', label: `POST /v1/payment_intents, confirm=true, Stripe-Version ${OLD_VERSION}`, target: 'sandbank', ceiling: 'customer-create' },
   { name: 'refund', label: 'POST /v1/refunds of 1 cent, 8 charges', target: 'sandbank', ceiling: 'customer-create' },
   { name: 'express', label: 'bare Express GET /v1/things/:id', target: 'express' },
   { name: 'node', label: 'bare node:http', target: 'node' },
@@ -235,7 +241,7 @@ async function startSandbank(poolSize, apiProcesses = 1) {
     // One process unless asked: the ceilings are one process each.
     API_PROCESSES: String(apiProcesses),
   };
-  const entryPoint = sandbankEntryPoint('server', fromSource);
+  const entryPoint = sandbankEntryPoint('server', fromSource, SERVER_ROOT);
   const preloads = ['-r', path.join(__dirname, 'watchdog.js'), '-r', path.join(__dirname, 'pgcount.js')];
   const args = [...settings.serverNodeArgs, ...preloads, ...entryPoint];
   // Below warn the server logs every request: send its stdout to a file (as a deployment would),
@@ -245,7 +251,7 @@ async function startSandbank(poolSize, apiProcesses = 1) {
     fs.mkdirSync(RESULTS_DIR, { recursive: true });
     stdout = fs.openSync(path.join(RESULTS_DIR, 'server.log'), 'w');
   }
-  const child = spawn(process.execPath, args, { cwd: ROOT, stdio: ['ignore', stdout, 'pipe', 'ipc'], env });
+  const child = spawn(process.execPath, args, { cwd: SERVER_ROOT, stdio: ['ignore', stdout, 'pipe', 'ipc'], env });
   if (typeof stdout === 'number') fs.closeSync(stdout);
   const entry = track(apiProcesses > 1 ? `sandbank (${apiProcesses} API processes)` : 'sandbank', child);
   if (apiProcesses === 1) sandbankEntry = entry;
@@ -585,6 +591,12 @@ function sandbankLoads(base, auth, data) {
     'account-update': post('/v1/accounts', '', (n) => ({ path: `/v1/accounts/${some(data.accounts)[n % 8]}`, body: form({ 'metadata[bench]': String(n) }) })),
     'customer-create': post('/v1/customers', form({ name: 'Bench customer', description: 'created by npm run bench' })),
     'pi-confirm': post('/v1/payment_intents', form({ amount: '1000', currency: 'usd', payment_method: 'pm_card_visa', confirm: 'true', return_url: `${CLOSED_ORIGIN}/back` })),
+    // The same at a version before 2022-11-15, whose intents carry their `charges` list.
+    'pi-confirm-2020': post('/v1/payment_intents', form({ amount: '1000', currency: 'usd', payment_method: 'pm_card_visa', confirm: 'true', return_url: `${CLOSED_ORIGIN}/back` }), (n) => ({
+      headers: { ...auth, 'content-type': 'application/x-www-form-urlencoded', 'idempotency-key': `bench-${run}-${n}`, 'stripe-version': OLD_VERSION },
+    })),
+    // A new metadata value each time (so each writes customer.updated), spread over 8 customers.
+    'customer-update': post('/v1/customers', '', (n) => ({ path: `/v1/customers/${some(data.customers)[n % 8]}`, body: form({ 'metadata[bench]': String(n) }) })),
     // A cent of one of 8 large charges each time: each refund locks its charge, as two of one charge must queue.
     refund: post('/v1/refunds', '', (n) => ({ body: form({ payment_intent: data.refundable[n % 8], amount: '1' }) })),
     'pm-attach': post('/v1/payment_methods/pm_card_visa/attach', '', (n) => ({ body: form({ customer: some(data.customers)[n % 8] }) })),
@@ -645,6 +657,12 @@ const TARGETS = [
   [`GET of a subscription, invoice expanded, at ${OLD_VERSION} ≥ 90% of the same at the newest`, 'sub-get-2020', 'sub-get', 0.9],
   // Issue 25's.
   ['POST a confirmed PaymentIntent (intent, charge, events) ≥ 50% of a customer create', 'pi-confirm', 'customer-create', 0.5],
+  // Issue 34's.
+  ['GET by id ≥ 80% of the read ceiling (issue 34)', 'get', 'read', 0.8],
+  ['POST create ≥ 45% of the write ceiling (issue 34)', 'post', 'write', 0.45],
+  ['customer update ≥ 50% of a customer create', 'customer-update', 'customer-create', 0.5],
+  ['POST a confirmed PaymentIntent ≥ 60% of a customer create', 'pi-confirm', 'customer-create', 0.6],
+  [`the same at ${OLD_VERSION} ≥ 60% of a customer create`, 'pi-confirm-2020', 'customer-create', 0.6],
   ['search of PaymentIntents by metadata ≥ 50% of their plain list', 'pi-search', 'pi-list', 0.5],
   ['search of charges by customer ≥ 50% of the PaymentIntents list', 'charge-search', 'pi-list', 0.5],
   // Issue 26's (flatness from 1k to 1M rows is bench:scale's comparison).
@@ -655,8 +673,8 @@ const TARGETS = [
 // ---------------------------------------------------------------------------------------------
 
 async function main() {
-  if (!fromSource && !fs.existsSync(path.join(ROOT, 'dist', 'src', 'server.js'))) {
-    throw new Error('dist/src/server.js is missing: run `npm run bench` (it builds first), `npm run build`, or pass --source');
+  if (!fromSource && !fs.existsSync(path.join(SERVER_ROOT, 'dist', 'src', 'server.js'))) {
+    throw new Error(`${path.join(SERVER_ROOT, 'dist/src/server.js')} is missing: run \`npm run bench\` (it builds first), \`npm run build\`, or pass --source`);
   }
   const poolSize = process.env.DATABASE_POOL_SIZE ? intEnv('DATABASE_POOL_SIZE', 0, 1) : defaultPoolSize();
   const startedAt = new Date();

@@ -4,6 +4,7 @@ import type { ProcessDeps } from './kernel/route';
 import { Authenticator } from './kernel/auth';
 import { ExpandRegistry } from './kernel/expand';
 import { RequestLog, REQUEST_LOG_PATH } from './kernel/requestLog';
+import { ConnectionDrain } from './kernel/drain';
 import { accessLog, errorMiddleware, InFlight, mountRoutes, notFound, requestIdentity, type Kernel } from './kernel/http';
 import { IdempotencyStore } from './kernel/idempotency';
 import { RateLimiter } from './kernel/rateLimit';
@@ -23,6 +24,8 @@ export interface BuiltApp {
   readonly kernel: Kernel;
   /** The failed requests this process keeps (their pages: hosted/requestLogPage.ts). */
   readonly requestLog: RequestLog;
+  /** Each connection's requests, counted by the access log: what a graceful stop drains (src/server.ts). */
+  readonly connections: ConnectionDrain;
   /** Closes what the app opened for itself (the console's loopback connections). */
   close(): Promise<void>;
 }
@@ -61,7 +64,8 @@ export function buildApp(deps: AppDeps): BuiltApp {
   app.set('strict routing', true);
   const requestLog = new RequestLog(config.publicUrl, { redis, prefix: config.queuePrefix });
   app.use(requestIdentity(config.defaultApiVersion, requestLog));
-  app.use(accessLog(logger));
+  const connections = new ConnectionDrain();
+  app.use(accessLog(logger, connections));
   app.use(cors([HOSTED_PREFIX, CONSOLE_PREFIX]));
   // Operations first: their table answers without walking the routes below.
   mountRoutes(app, routes, operations, kernel);
@@ -98,5 +102,5 @@ export function buildApp(deps: AppDeps): BuiltApp {
   const mountedConsole = mountConsole(app, { deps, routes, operations, document, authenticator: kernel.authenticator, limits: kernel.limits, inFlight: kernel.inFlight, requestLog });
   app.use(notFound(logger, kernel.authenticator));
   app.use(errorMiddleware(logger));
-  return { app, kernel, requestLog, close: () => mountedConsole.close() };
+  return { app, kernel, requestLog, connections, close: () => mountedConsole.close() };
 }

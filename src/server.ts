@@ -1,5 +1,5 @@
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import net, { type Socket } from 'node:net';
+import { createServer, type Server } from 'node:http';
+import net from 'node:net';
 import { buildApp } from './app';
 import { answerClientErrors } from './kernel/http';
 import { loadConfig } from './config';
@@ -26,12 +26,13 @@ export const DRAIN_IDLE_MS = 1_000;
 
 export async function startApi(runtime: Runtime, options: { drainIdleMs?: number } = {}): Promise<RunningApi> {
   await runtime.encryption.ready();
-  const { app, kernel, close: closeApp } = buildApp(runtime);
+  const { app, kernel, connections, close: closeApp } = buildApp(runtime);
   if (runtime.config.seedFile) await seedAtStart(app, runtime);
   const server = createServer(app);
   answerClientErrors(server);
   server.keepAliveTimeout = 65_000;
-  const connections = trackConnections(server, options.drainIdleMs ?? DRAIN_IDLE_MS);
+  connections.watch(server);
+  const drainIdleMs = options.drainIdleMs ?? DRAIN_IDLE_MS;
   return new Promise<RunningApi>((resolve, reject) => {
     server.once('error', reject);
     const { host, port } = runtime.config;
@@ -41,7 +42,7 @@ export async function startApi(runtime: Runtime, options: { drainIdleMs?: number
         server,
         close: async () => {
           const deadline = Date.now() + runtime.config.shutdownTimeoutMs;
-          connections.drain();
+          connections.drain(drainIdleMs);
           // net's close, not http's: http's also destroys every idle connection at once, and under
           // load an "idle" one often holds the client's next request unread, which then gets a reset.
           const unlistened = new Promise<void>((resolve) => net.Server.prototype.close.call(server, () => resolve()));
@@ -62,71 +63,6 @@ export async function startApi(runtime: Runtime, options: { drainIdleMs?: number
       });
     });
   });
-}
-
-interface Tracked {
-  /** Requests on it not yet answered. */
-  active: number;
-  idleSince: number;
-}
-
-/**
- * Follows each connection's requests, so a drain can tell the ones a client may still send on
- * from the quiet ones. Once draining, every answer carries `Connection: close` (Node then closes
- * the connection after it, and the client knows not to reuse it), and a connection quiet for
- * `idleMs` is closed.
- */
-function trackConnections(server: Server, idleMs: number) {
-  const sockets = new Map<Socket, Tracked>();
-  let draining = false;
-  let sweep: NodeJS.Timeout | undefined;
-  let onEmpty: (() => void) | undefined;
-  const closeQuiet = () => {
-    const now = Date.now();
-    for (const [socket, t] of sockets) if (t.active === 0 && now - t.idleSince >= idleMs) socket.destroy();
-  };
-  server.on('connection', (socket: Socket) => {
-    sockets.set(socket, { active: 0, idleSince: Date.now() });
-    socket.once('close', () => {
-      sockets.delete(socket);
-      if (sockets.size === 0) onEmpty?.();
-    });
-  });
-  const unanswered = new Set<ServerResponse>();
-  // Before the app's listener, so the header is set before any handler runs.
-  server.prependListener('request', (req: IncomingMessage, res: ServerResponse) => {
-    const t = sockets.get(req.socket);
-    if (t) t.active++;
-    if (draining) res.setHeader('Connection', 'close');
-    else unanswered.add(res);
-    res.once('close', () => {
-      unanswered.delete(res);
-      if (t) {
-        t.active--;
-        t.idleSince = Date.now();
-      }
-    });
-  });
-  return {
-    drain() {
-      draining = true;
-      for (const res of unanswered) if (!res.headersSent) res.setHeader('Connection', 'close');
-      unanswered.clear();
-      closeQuiet();
-      sweep = setInterval(closeQuiet, 50);
-    },
-    /** Resolves once every connection is closed (or at `deadline`). */
-    closed(deadline: number): Promise<void> {
-      if (sockets.size === 0) return Promise.resolve();
-      return new Promise((resolve) => {
-        onEmpty = resolve;
-        setTimeout(resolve, Math.max(0, deadline - Date.now())).unref();
-      });
-    },
-    stop() {
-      clearInterval(sweep);
-    },
-  };
 }
 
 async function main(): Promise<void> {

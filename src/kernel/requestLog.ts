@@ -156,10 +156,12 @@ export class RequestLog {
 // Recent requests, failed or not, of each platform account: what the console's request log shows
 // (src/console/requests.ts). An entry is the request's line, never a body: method, path, status,
 // ids, the idempotency key and the key's masked hint. Recording sits on every API request's path,
-// so it only appends to an in-process ring and a buffer; the buffer goes to Redis in one script
-// call per RECENT_FLUSH_MS (or RECENT_BATCH entries), not one round trip per request. Bounded as
-// the failed ones are: RECENT_PER_ACCOUNT entries of at most RECENT_ENTRY_BYTES for at most
-// RECENT_ACCOUNTS accounts (the least recently active go first), in each process and in Redis.
+// so it only writes the request's raw fields into a fixed ring per account (and a buffer): cutting,
+// the key hint's short form and serializing happen when they are read or flushed, off the request
+// path. The buffer goes to Redis in one script call per RECENT_FLUSH_MS (or RECENT_BATCH entries),
+// not one round trip per request. Bounded as the failed ones are: RECENT_PER_ACCOUNT entries of at
+// most RECENT_ENTRY_BYTES for at most RECENT_ACCOUNTS accounts (the least recently active go
+// first), in each process and in Redis.
 
 /** Recent requests kept per account. */
 export const RECENT_PER_ACCOUNT = 100;
@@ -180,13 +182,16 @@ export interface RecentRequest {
   /** Unix milliseconds (sorts requests made in the same second). */
   readonly receivedAtMs: number;
   readonly method: string;
-  /** The path as requested, without its query (ids, never a credential: those go in bodies and headers). */
+  /**
+   * The path as requested, without its query (ids, never a credential: those go in bodies and
+   * headers). Recorded as the raw URL; its query goes when the entry is read.
+   */
   readonly path: string;
   /** The route template; `unmatched` for an unknown URL. */
   readonly route: string;
   readonly status: number;
   readonly idempotencyKey: string | null;
-  /** The key's masked form, `sk_test_…abcd`. */
+  /** The key's masked form, `sk_test_…abcd` (recorded as kernel/auth.ts masks it: shortened when read). */
   readonly key: string;
   /** The connected account it acted as (`Stripe-Account`), if any. */
   readonly stripeAccount: string | null;
@@ -197,19 +202,25 @@ export interface RecentRequest {
 /** `sk_test_****abcd` (kernel/auth.ts maskKey) as `sk_test_…abcd`. */
 export const shortKeyHint = (hint: string): string => hint.replace(/\*+/, '…');
 
+function withoutQuery(url: string): string {
+  const q = url.indexOf('?');
+  return q === -1 ? url : url.slice(0, q);
+}
+
+/** A recorded entry as shown and stored: fields cut to fit RECENT_ENTRY_BYTES, and its JSON. */
 function cutRecent(entry: RecentRequest): { entry: RecentRequest; json: string } {
   const cut: RecentRequest = {
     ...entry,
-    path: entry.path.slice(0, PATH_CHARS),
+    path: withoutQuery(entry.path).slice(0, PATH_CHARS),
     route: entry.route.slice(0, PATH_CHARS),
     method: entry.method.slice(0, 10),
     idempotencyKey: entry.idempotencyKey === null ? null : entry.idempotencyKey.slice(0, 255),
-    key: entry.key.slice(0, 40),
+    key: shortKeyHint(entry.key).slice(0, 40),
     stripeAccount: entry.stripeAccount === null ? null : entry.stripeAccount.slice(0, 64),
   };
   // Cut as above, the JSON fits RECENT_ENTRY_BYTES unless a field is multi-byte text; then the path and key go.
   let json = JSON.stringify(cut);
-  if (Buffer.byteLength(json) > RECENT_ENTRY_BYTES) {
+  if (json.length * 3 > RECENT_ENTRY_BYTES && Buffer.byteLength(json) > RECENT_ENTRY_BYTES) {
     const smaller = { ...cut, path: cut.route, idempotencyKey: cut.idempotencyKey === null ? null : cut.idempotencyKey.slice(0, 40) };
     return { entry: smaller, json: JSON.stringify(smaller) };
   }
@@ -238,28 +249,63 @@ redis.call('EXPIRE', KEYS[1], ttl)`;
 /** The Redis keys of the recent requests: the accounts' set, and the prefix of each account's list. */
 export const recentLogKeys = (prefix: string) => ({ accounts: `${prefix}:recentlog-accounts`, list: `${prefix}:recentlog:` });
 
+/** One account's latest entries, as recorded: a fixed ring, the oldest overwritten. */
+class Ring {
+  readonly entries: (RecentRequest | undefined)[] = new Array(RECENT_PER_ACCOUNT);
+  next = 0;
+  size = 0;
+  /** The record tick of its last write: the least recently written account goes first. */
+  used = 0;
+
+  push(entry: RecentRequest): void {
+    this.entries[this.next] = entry;
+    this.next = this.next + 1 === RECENT_PER_ACCOUNT ? 0 : this.next + 1;
+    if (this.size < RECENT_PER_ACCOUNT) this.size++;
+  }
+
+  newestFirst(): RecentRequest[] {
+    const out: RecentRequest[] = [];
+    for (let i = 1; i <= this.size; i++) out.push(this.entries[(this.next - i + RECENT_PER_ACCOUNT) % RECENT_PER_ACCOUNT]!);
+    return out;
+  }
+}
+
 /** Each process's recent requests, and its buffer for Redis. */
 export class RecentRequests {
-  /** Per account, oldest first; the Map's order is the accounts' last write, least recent first. */
-  private readonly byAccount = new Map<string, RecentRequest[]>();
-  private buffer: { account: string; json: string }[] = [];
+  private readonly byAccount = new Map<string, Ring>();
+  private tick = 0;
+  private buffer: RecentRequest[] = [];
   private flushing: NodeJS.Timeout | undefined;
 
   constructor(private readonly shared?: SharedLog) {}
 
+  /** Keeps the request's raw fields; nothing is cut or serialized here (see cutRecent). */
   record(request: RecentRequest): void {
-    const { entry, json } = cutRecent(request);
-    let list = this.byAccount.get(entry.account);
-    if (list) this.byAccount.delete(entry.account);
-    else list = [];
-    this.byAccount.set(entry.account, list);
-    list.push(entry);
-    if (list.length > RECENT_PER_ACCOUNT) list.shift();
-    if (this.byAccount.size > RECENT_ACCOUNTS) this.byAccount.delete(this.byAccount.keys().next().value!);
+    let ring = this.byAccount.get(request.account);
+    if (!ring) {
+      if (this.byAccount.size >= RECENT_ACCOUNTS) this.forgetLeastRecent();
+      ring = new Ring();
+      this.byAccount.set(request.account, ring);
+    }
+    ring.used = ++this.tick;
+    ring.push(request);
     if (!this.shared || this.buffer.length >= RECENT_BUFFER_MAX) return;
-    this.buffer.push({ account: entry.account, json });
-    if (this.buffer.length >= RECENT_BATCH) this.flush();
-    else this.flushing ??= setTimeout(() => this.flush(), RECENT_FLUSH_MS).unref();
+    this.buffer.push(request);
+    if (this.buffer.length >= RECENT_BATCH) void this.flush();
+    else this.flushing ??= setTimeout(() => void this.flush(), RECENT_FLUSH_MS).unref();
+  }
+
+  /** Only when a new account makes one too many: a scan of RECENT_ACCOUNTS rings. */
+  private forgetLeastRecent(): void {
+    let oldest: string | undefined;
+    let used = Infinity;
+    for (const [account, ring] of this.byAccount) {
+      if (ring.used < used) {
+        used = ring.used;
+        oldest = account;
+      }
+    }
+    if (oldest !== undefined) this.byAccount.delete(oldest);
   }
 
   /** Sends the buffer to Redis (best effort, never awaited by a request). */
@@ -271,7 +317,8 @@ export class RecentRequests {
     if (!this.shared || batch.length === 0) return Promise.resolve();
     const { redis, prefix } = this.shared;
     const keys = recentLogKeys(prefix);
-    const args = batch.flatMap((b) => [b.account, b.json]);
+    const args: string[] = [];
+    for (const entry of batch) args.push(entry.account, cutRecent(entry).json);
     return redis
       .eval(RECORD_RECENT, 1, keys.accounts, keys.list, RECENT_PER_ACCOUNT, RECENT_ACCOUNTS, KEPT_SECONDS, Date.now(), ...args)
       .then(() => undefined)
@@ -280,7 +327,7 @@ export class RecentRequests {
 
   /** An account's recent requests, newest first: every process's (Redis), else this one's. */
   async of(account: string): Promise<RecentRequest[]> {
-    const own = [...(this.byAccount.get(account) ?? [])].reverse();
+    const own = (this.byAccount.get(account)?.newestFirst() ?? []).map((entry) => cutRecent(entry).entry);
     if (!this.shared) return own;
     const stored = await this.shared.redis.lrange(`${recentLogKeys(this.shared.prefix).list}${account}`, 0, RECENT_PER_ACCOUNT - 1).catch(() => undefined);
     if (stored === undefined) return own;
@@ -298,7 +345,7 @@ export class RecentRequests {
   /** What this process holds. */
   usage(): { accounts: number; entries: number } {
     let entries = 0;
-    for (const list of this.byAccount.values()) entries += list.length;
+    for (const ring of this.byAccount.values()) entries += ring.size;
     return { accounts: this.byAccount.size, entries };
   }
 }

@@ -37,6 +37,7 @@ export interface RequestChange {
 }
 
 const indexOf = new Map<string, number>(API_VERSIONS.map((v, i) => [v, i]));
+const NONE: readonly RequestChange[] = Object.freeze([]);
 
 /** The renames of one request; `apply` gives an error in the request's terms. */
 export class ParamRenames implements ParamNames {
@@ -80,7 +81,8 @@ export interface Upgraded {
 /** Applies the request changes of every area (the registry's `requestChanges`; `deps`-free, the kernel holds it). */
 export class RequestUpgrader {
   private readonly byOperation = new Map<string, RequestChange[]>();
-  private readonly pendingCache = new Map<string, readonly RequestChange[]>();
+  /** By operation, then version: no key string built per request. */
+  private readonly pendingCache = new Map<string, Map<string, readonly RequestChange[]>>();
 
   constructor(changes: readonly RequestChange[]) {
     for (const c of changes) {
@@ -99,14 +101,16 @@ export class RequestUpgrader {
    * parameters of the versions before it onto those of its own version, which the next one takes.
    */
   pending(operation: string, version: string): readonly RequestChange[] {
-    const key = `${operation} ${version}`;
-    let pending = this.pendingCache.get(key);
+    const changes = this.byOperation.get(operation);
+    if (!changes) return NONE;
+    let byVersion = this.pendingCache.get(operation);
+    if (!byVersion) this.pendingCache.set(operation, (byVersion = new Map()));
+    let pending = byVersion.get(version);
     if (!pending) {
       const at = indexOf.get(version) ?? API_VERSIONS.length - 1;
-      pending = (this.byOperation.get(operation) ?? [])
-        .filter((c) => indexOf.get(c.version)! > at)
-        .sort((a, b) => indexOf.get(a.version)! - indexOf.get(b.version)!);
-      this.pendingCache.set(key, pending);
+      pending = changes.filter((c) => indexOf.get(c.version)! > at).sort((a, b) => indexOf.get(a.version)! - indexOf.get(b.version)!);
+      if (pending.length === 0) pending = NONE;
+      byVersion.set(version, pending);
     }
     return pending;
   }

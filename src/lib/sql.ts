@@ -26,6 +26,8 @@ export class Fragment implements Sql {
   constructor(
     readonly parts: readonly string[],
     readonly values: readonly unknown[],
+    /** What its text is made of (see Shape); undefined when unknown, and then named by its text. */
+    readonly shape?: Shape,
   ) {}
 
   get text(): string {
@@ -39,6 +41,31 @@ export class Fragment implements Sql {
 }
 
 const isFragment = (value: unknown): value is Fragment => value instanceof Fragment;
+
+/**
+ * What a statement's text is made of: its template (the tag's strings, the same object at every
+ * call of one call site), and in order whether each value is a parameter or which fragment's shape
+ * it splices; `raw` text and `join` separators by their text. One shape is one text, so a prepared
+ * statement's name is kept on it and found by a few identity lookups, not by hashing the whole
+ * text of a one-statement write on every request.
+ */
+export class Shape {
+  private readonly next = new Map<unknown, Shape>();
+  /** Its prepared statement's name, once named. */
+  name: string | undefined;
+
+  step(key: unknown): Shape {
+    let shape = this.next.get(key);
+    if (shape === undefined) this.next.set(key, (shape = new Shape()));
+    return shape;
+  }
+}
+
+const TEMPLATES = new Shape();
+const RAWS = new Shape();
+const JOINS = new Shape();
+/** A value that is a parameter, not a fragment. */
+const PARAMETER = Symbol('parameter');
 
 /** Appends `fragment` to the statement being built (`parts` ends with the text so far). */
 function append(parts: string[], values: unknown[], fragment: Fragment): void {
@@ -56,20 +83,24 @@ function append(parts: string[], values: unknown[], fragment: Fragment): void {
 export function sql(strings: TemplateStringsArray, ...values: unknown[]): Fragment {
   const parts = [strings[0]];
   const params: unknown[] = [];
+  let shape: Shape | undefined = TEMPLATES.step(strings);
   for (let i = 0; i < values.length; i++) {
     const value = values[i];
-    if (isFragment(value)) append(parts, params, value);
-    else {
+    if (isFragment(value)) {
+      append(parts, params, value);
+      shape = value.shape && shape?.step(value.shape);
+    } else {
       params.push(value);
       parts.push('');
+      shape = shape?.step(PARAMETER);
     }
     parts[parts.length - 1] += strings[i + 1];
   }
-  return new Fragment(parts, params);
+  return new Fragment(parts, params, shape);
 }
 
 /** Text spliced in as it is: only ever a constant of the code, never a value from a request. */
-export const raw = (text: string): Fragment => new Fragment([text], []);
+export const raw = (text: string): Fragment => new Fragment([text], [], RAWS.step(text));
 
 /** `statement` sent unprepared (see `Sql.unnamed`). */
 export const unnamed = (statement: Sql): Sql => ({ text: statement.text, values: statement.values, unnamed: true });
@@ -78,11 +109,13 @@ export const unnamed = (statement: Sql): Sql => ({ text: statement.text, values:
 export function join(fragments: readonly Fragment[], separator: string): Fragment {
   const parts = [''];
   const values: unknown[] = [];
+  let shape: Shape | undefined = JOINS.step(separator);
   fragments.forEach((f, i) => {
     if (i > 0) parts[parts.length - 1] += separator;
     append(parts, values, f);
+    shape = f.shape && shape?.step(f.shape);
   });
-  return new Fragment(parts, values);
+  return new Fragment(parts, values, shape);
 }
 
 /** Runs statements; rows come back with columns as the statement names them. */
@@ -116,7 +149,14 @@ const TYPES = { getTypeParser: (oid: number, format?: 'text' | 'binary') => (oid
 class StatementNames {
   private readonly names = new Map<string, string>();
 
-  of(text: string): string {
+  /** By its shape when it has one (see Shape); else by its text. */
+  of(statement: Sql): string {
+    const shape = statement instanceof Fragment ? statement.shape : undefined;
+    if (shape) return (shape.name ??= this.ofText(statement.text));
+    return this.ofText(statement.text);
+  }
+
+  private ofText(text: string): string {
     let name = this.names.get(text);
     if (name === undefined) {
       name = `sb_${createHash('sha1').update(text).digest('hex').slice(0, 20)}`;
@@ -127,7 +167,7 @@ class StatementNames {
 }
 
 async function runNamed<R extends QueryResultRow>(on: Pool | PoolClient, names: StatementNames, statement: Sql): Promise<R[]> {
-  const name = statement.unnamed ? undefined : names.of(statement.text);
+  const name = statement.unnamed ? undefined : names.of(statement);
   const result = await on.query<R>({ name, text: statement.text, values: statement.values as unknown[], types: TYPES });
   return result.rows;
 }

@@ -22,7 +22,7 @@ const benchDatabaseUrl = (): string => {
 
 const READS = ['get', 'get-account', 'list', 'list-cursor', 'events-type', 'events-type-empty', 'customer-get', 'customer-email', 'customer-search', 'price-list', 'pi-list', 'pi-search', 'charge-search', 'invoice-list', 'invoice-search', 'invoice-customer', 'sub-list', 'sub-search', 'sub-customer', 'sub-get', 'sub-get-2020', 'console-list', 'console-object', 'console-home'];
 const ROWS = 2000;
-const WRITES = ['post', 'post-spread', 'account-create', 'account-update', 'customer-create', 'pm-attach', 'pi-confirm', 'refund'];
+const WRITES = ['post', 'post-spread', 'account-create', 'account-update', 'customer-create', 'customer-update', 'pm-attach', 'pi-confirm', 'pi-confirm-2020', 'refund'];
 /** Scenarios measured against another scenario, not a ceiling. */
 const MEASURED_AGAINST: Record<string, string> = {
   'sub-get-2020': 'sub-get',
@@ -36,6 +36,8 @@ const MEASURED_AGAINST: Record<string, string> = {
   'console-object': 'customer-get',
   'console-home': 'customer-get',
   'pi-confirm': 'customer-create',
+  'pi-confirm-2020': 'customer-create',
+  'customer-update': 'customer-create',
   refund: 'customer-create',
 };
 
@@ -123,3 +125,97 @@ test('the benchmark produces a clean row for every scenario, with PostgreSQL rou
   expect(rows.express.postgres).toBeNull();
   expect(rows['peer-mock'].postgres).toBeNull();
 }, 240_000);
+
+// bench/compare.js's logic (its runs are bench/run.js's, tested above): what it runs in which
+// order, and how it pairs two builds' reports. Made-up reports, so nothing here is a timing.
+describe('bench:compare', () => {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const compare = require('../../bench/compare.js') as {
+    DEFAULT_ONLY: string[];
+    parseArgs(argv: string[], env?: Record<string, string>): { rev: string; rounds: number; only: string[]; keep: boolean; passThrough: string[] };
+    schedule(rounds: number): { side: string; round: number }[];
+    median(values: number[]): number | null;
+    pairedRatios(pairs: { a: unknown; b: unknown }[]): any[];
+    formatComparison(rows: any[], labels?: { revLabel?: string; treeLabel?: string }): string;
+  };
+  const scenario = (name: string, requestsPerSec: number, cpu: number, roundTrips: number, commits: number, extra: Record<string, unknown> = {}) => ({
+    name,
+    label: `label of ${name}`,
+    ceiling: name === 'write' ? null : 'write',
+    requestsPerSec,
+    serverCpuUsPerRequest: cpu,
+    ratioToCeiling: name === 'write' ? null : 0.5,
+    non2xx: 0,
+    errors: 0,
+    timeouts: 0,
+    disturbed: false,
+    postgres: { requests: 100, roundTrips, commits },
+    ...extra,
+  });
+  const report = (...scenarios: unknown[]) => ({ scenarios, settings: { machineBusyBeforePct: 0 } });
+
+  test('its arguments: one commit, rounds, scenarios, and shorter runs unless told', () => {
+    expect(compare.parseArgs(['a6f90bc'])).toEqual({ rev: 'a6f90bc', rounds: 2, only: compare.DEFAULT_ONLY, keep: false, passThrough: ['--duration=5', '--warmup=2'] });
+    expect(compare.parseArgs(['HEAD~1', '--rounds=3', '--only=get,post', '--duration=10', '--keep'])).toEqual({
+      rev: 'HEAD~1',
+      rounds: 3,
+      only: ['get', 'post'],
+      keep: true,
+      passThrough: ['--duration=10', '--warmup=2'],
+    });
+    expect(compare.parseArgs(['x'], { BENCH_DURATION: '8', BENCH_ONLY: 'get' }).passThrough).toEqual(['--warmup=2']);
+    expect(compare.parseArgs(['x'], { BENCH_ONLY: 'get' }).only).toEqual(['get']);
+    expect(() => compare.parseArgs([])).toThrow(/usage/);
+    expect(() => compare.parseArgs(['a', 'b'])).toThrow(/one commit/);
+    expect(() => compare.parseArgs(['a', '--rounds=0'])).toThrow(/rounds/);
+    expect(() => compare.parseArgs(['a', '--source'])).toThrow(/unknown option/);
+    // Every default scenario is one bench/run.js has.
+    for (const name of compare.DEFAULT_ONLY) expect([...READS, ...WRITES, 'read', 'write']).toContain(name);
+  });
+
+  test('it alternates the two builds, round after round (A B A B)', () => {
+    expect(compare.schedule(2)).toEqual([
+      { side: 'A', round: 1 },
+      { side: 'B', round: 1 },
+      { side: 'A', round: 2 },
+      { side: 'B', round: 2 },
+    ]);
+    expect(compare.median([3, 1, 2])).toBe(2);
+    expect(compare.median([4, 1, 2, 3])).toBe(2.5);
+    expect(compare.median([])).toBeNull();
+  });
+
+  test('it pairs each round\'s runs: ratios of throughput and CPU per request, round trips and commits of each side', () => {
+    const pairs = [
+      { a: report(scenario('write', 1000, 300, 1, 1), scenario('post', 100, 1000, 5, 2)), b: report(scenario('write', 900, 330, 1, 1), scenario('post', 150, 800, 1, 1)) },
+      { a: report(scenario('write', 1000, 300, 1, 1), scenario('post', 200, 1000, 5, 2)), b: report(scenario('write', 1100, 300, 1, 1), scenario('post', 200, 500, 1, 1)) },
+      // A round whose B run failed pairs nothing.
+      { a: report(scenario('write', 1, 1, 1, 1), scenario('post', 1, 1, 5, 2)), b: null },
+    ];
+    const rows = compare.pairedRatios(pairs);
+    expect(rows.map((r) => r.name)).toEqual(['write', 'post']);
+    const post = rows[1];
+    expect(post.throughput.ratios).toEqual([1.5, 1]);
+    expect(post.throughput.median).toBeCloseTo(1.25);
+    expect(post.throughput.range).toEqual([1, 1.5]);
+    expect(post.cpu.ratios).toEqual([0.8, 0.5]);
+    expect(post.cpu.median).toBeCloseTo(0.65);
+    expect(post.a).toMatchObject({ runs: 3, roundTrips: 5, commits: 2, clean: true });
+    expect(post.b).toMatchObject({ runs: 2, roundTrips: 1, commits: 1, clean: true });
+    const text = compare.formatComparison(rows, { revLabel: 'old', treeLabel: 'new' });
+    expect(text).toContain('A = old, B = new');
+    expect(text).toMatch(/label of post\s+1\.25 \(1\.00–1\.50\)\s+0\.65 \(0\.50–0\.80\)/);
+    expect(text).toContain('Round trips or commits changed: post (RT 5.00 → 1.00, commits 2.00 → 1.00)');
+    // A side with fewer runs (the failed one) is called out.
+    expect(text).toMatch(/NOT CLEAN or missing on a side[^\n]*post/);
+  });
+
+  test('it calls out unclean and disturbed runs', () => {
+    const rows = compare.pairedRatios([{ a: report(scenario('get', 100, 500, 1, 0, { non2xx: 3 })), b: report(scenario('get', 100, 500, 1, 0, { disturbed: true })) }]);
+    expect(rows[0].a.clean).toBe(false);
+    const text = compare.formatComparison(rows);
+    expect(text).toMatch(/NOT CLEAN[^\n]*get/);
+    expect(text).toMatch(/Disturbed runs[^\n]*get ×1/);
+    expect(text).not.toContain('Round trips or commits changed');
+  });
+});

@@ -135,6 +135,25 @@ describe('response basics', () => {
     expect(res.headers['cache-control']).toBe('no-cache, no-store');
     expect(res.headers['x-powered-by']).toBeUndefined();
   });
+
+  test('answers are indented with two spaces, as the public API answers: objects, lists, errors and replays', async () => {
+    const key = newTestKey();
+    const created = await t.http().post('/v1/customers').set(bearer(key)).set('Idempotency-Key', `indent-${Date.now()}`).type('form').send('name=Indented&metadata[a]=b');
+    expect(created.status).toBe(200);
+    expect(created.text).toBe(JSON.stringify(created.body, null, 2));
+    expect(created.text).toMatch(/^\{\n  "id": "cus_/);
+    expect(created.text).toContain('\n  "metadata": {\n    "a": "b"\n  },\n');
+    expect(created.text).toContain('"preferred_locales": [],');
+    const replay = await t.http().post('/v1/customers').set(bearer(key)).set('Idempotency-Key', created.headers['idempotency-key']).type('form').send('name=Indented&metadata[a]=b');
+    expect(replay.text).toBe(created.text);
+    const list = await t.http().get('/v1/customers?limit=1').set(bearer(key));
+    expect(list.text).toBe(JSON.stringify(list.body, null, 2));
+    expect(list.text).toMatch(/^\{\n  "object": "list",\n  "data": \[\n    \{\n      "id": "cus_/);
+    const missing = await t.http().get('/v1/customers/cus_nope').set(bearer(key));
+    expect(missing.status).toBe(404);
+    expect(missing.text).toBe(JSON.stringify(missing.body, null, 2));
+    expect(missing.text).toMatch(/^\{\n  "error": \{\n    "/);
+  });
 });
 
 describe('kernel endpoints', () => {

@@ -33,7 +33,7 @@ export interface CustomerDiscount {
  */
 export function serializeCustomer(row: CustomerRow, discounts: Embedded = {}) {
   const discount = row.discounts.length > 0 ? ((discounts[row.discounts[0].id] as Record<string, unknown> | undefined) ?? null) : null;
-  return embed({
+  const customer = {
     id: row.id,
     object: OBJECT,
     address: row.address as Record<string, string | null> | null,
@@ -56,7 +56,9 @@ export function serializeCustomer(row: CustomerRow, discounts: Embedded = {}) {
     shipping: row.shipping as Record<string, unknown> | null,
     tax_exempt: row.taxExempt,
     test_clock: row.testClockId,
-  }, discounts);
+  };
+  // Only a discount has objects older versions show whole (its coupon).
+  return row.discounts.length > 0 ? embed(customer, discounts) : customer;
 }
 
 export const serializeDeletedCustomer = (id: string) => ({ id, object: OBJECT, deleted: true as const });
