@@ -1,7 +1,9 @@
 // Request parameters at older API versions: what a version before a change sent, mapped onto
 // today's parameters before validation, so handlers and the OpenAPI document know one model.
 
+import type { Schema } from './coerce';
 import { ApiError, invalidRequest, parametersExclusive } from './errors';
+import { compileParamsValidator, type ParamsValidator } from './validate';
 import { API_VERSIONS } from './versions';
 
 export type Params = Record<string, any>;
@@ -22,6 +24,13 @@ export interface RequestChange {
   readonly operation: string;
   /** What changed, as the public changelog says it. */
   readonly description: string;
+  /**
+   * Every parameter `upgrade` reads, with the schema its value must fit before `upgrade` sees it
+   * (`{}`: read only as `!== undefined` or moved as sent, today's schema validates it after). The
+   * upgrade runs before validation, so this is what keeps a value of the wrong shape
+   * (`payment_method_types[0][a]=1`) a 400 rather than a TypeError; the fuzz test sends odd shapes to each.
+   */
+  readonly takes: Readonly<Record<string, Schema>>;
   /**
    * The parameters as parsed (strings, arrays as objects keyed 0…n-1), the old ones mapped onto
    * today's; it returns a new bag (never changes `params`) and may throw an ApiError (both the old
@@ -83,12 +92,20 @@ export class RequestUpgrader {
   private readonly byOperation = new Map<string, RequestChange[]>();
   /** By operation, then version: no key string built per request. */
   private readonly pendingCache = new Map<string, Map<string, readonly RequestChange[]>>();
+  private readonly checks = new Map<RequestChange, ParamsValidator>();
 
   constructor(changes: readonly RequestChange[]) {
     for (const c of changes) {
       if (!indexOf.has(c.version)) throw new Error(`Request change of ${c.operation} names an unknown version ${c.version}`);
       this.byOperation.set(c.operation, [...(this.byOperation.get(c.operation) ?? []), c]);
+      // Compiled on first use, as the operations' validators are.
+      this.checks.set(c, compileParamsValidator({ type: 'object', properties: { ...c.takes }, additionalProperties: true }));
     }
+  }
+
+  /** The parameters older versions of `operation` take that the changes read (today's document may name none of them). */
+  parametersOf(operation: string): readonly string[] {
+    return [...new Set((this.byOperation.get(operation) ?? []).flatMap((c) => [...Object.keys(c.takes), ...(c.kept ?? [])]))];
   }
 
   /** Operations the changes name: each must be one the app serves (checked as it starts). */
@@ -121,6 +138,12 @@ export class RequestUpgrader {
     let out = params;
     const kept: Params = {};
     for (const change of this.pending(operation, version)) {
+      // Its errors name what the request sent (`names` so far), as validation's do.
+      try {
+        this.checks.get(change)!(out);
+      } catch (err) {
+        throw err instanceof ApiError ? names.apply(err) : err;
+      }
       out = change.upgrade(out, names);
       for (const name of change.kept ?? []) {
         if (out[name] === undefined) continue;

@@ -9,9 +9,9 @@ import { requestChanges, requestUpgrader, routes } from '../../src/resources';
 // name what the request sent.
 
 /** `label` became `name` in 2020-08-27, then `name` became `title` in 2024-04-10. */
-const first: RequestChange = { version: '2020-08-27', operation: 'PostWidgets', description: 'Renames `label` to `name`.', upgrade: renamed('label', 'name') };
-const second: RequestChange = { version: '2024-04-10', operation: 'PostWidgets', description: 'Renames `name` to `title`.', upgrade: renamed('name', 'title') };
-const other: RequestChange = { version: '2024-04-10', operation: 'PostGadgets', description: 'Renames `colour` to `color`.', upgrade: renamed('colour', 'color') };
+const first: RequestChange = { version: '2020-08-27', operation: 'PostWidgets', description: 'Renames `label` to `name`.', takes: { label: {} }, upgrade: renamed('label', 'name') };
+const second: RequestChange = { version: '2024-04-10', operation: 'PostWidgets', description: 'Renames `name` to `title`.', takes: { name: {} }, upgrade: renamed('name', 'title') };
+const other: RequestChange = { version: '2024-04-10', operation: 'PostGadgets', description: 'Renames `colour` to `color`.', takes: { colour: {} }, upgrade: renamed('colour', 'color') };
 // Declared newest first: the upgrader orders them itself.
 const upgrader = new RequestUpgrader([second, other, first]);
 
@@ -116,7 +116,7 @@ test("the registry's changes name known versions and operations the app serves",
 });
 
 test('`kept` parameters skip validation before the change, as strings; from it on they are unknown', () => {
-  const keeping: RequestChange = { version: '2024-04-10', operation: 'PostBoxes', description: 'Removes `token`.', upgrade: (p) => p, kept: ['token'] };
+  const keeping: RequestChange = { version: '2024-04-10', operation: 'PostBoxes', description: 'Removes `token`.', takes: {}, upgrade: (p) => p, kept: ['token'] };
   const boxes = new RequestUpgrader([keeping]);
   const old = boxes.upgrade('PostBoxes', '2023-10-16', { title: 'B', token: 'abc' });
   expect(old.params).toEqual({ title: 'B' });
@@ -127,4 +127,31 @@ test('`kept` parameters skip validation before the change, as strings; from it o
   const now = boxes.upgrade('PostBoxes', '2024-04-10', { title: 'B', token: 'abc' });
   expect(now.kept).toEqual({});
   expect(thrown(() => validate(now.params))).toMatchObject({ code: 'parameter_unknown', param: 'token' });
+});
+
+test('an upgrade sees only values of the shapes it takes: anything else is a 400 before it runs', () => {
+  let seen: unknown;
+  const reading: RequestChange = {
+    version: '2024-04-10',
+    operation: 'PostBoxes',
+    description: 'Replaces `sizes` (a list of names) with `size`.',
+    takes: { sizes: { type: 'array', items: { type: 'string', maxLength: 5 } } },
+    upgrade: (p) => {
+      seen = p.sizes;
+      // Reads each entry as a string: a nested object here would be a TypeError (a 500).
+      return { ...p, sizes: undefined, size: Object.values(p.sizes ?? {}).map((s) => `${s as string}`.toUpperCase())[0] };
+    },
+  };
+  const boxes = new RequestUpgrader([reading]);
+  expect(boxes.upgrade('PostBoxes', '2023-10-16', { sizes: { 0: 's' } }).params.size).toBe('S');
+  seen = undefined;
+  // A null-prototype object (as qs parses one) can't even be turned into a string.
+  const nested = Object.assign(Object.create(null), { a: '1' });
+  expect(thrown(() => boxes.upgrade('PostBoxes', '2023-10-16', { sizes: { 0: nested } }))).toMatchObject({ status: 400, code: 'parameter_unknown', param: 'sizes[0][a]' });
+  expect(thrown(() => boxes.upgrade('PostBoxes', '2023-10-16', { sizes: 'small' }))).toMatchObject({ status: 400, param: 'sizes' });
+  expect(thrown(() => boxes.upgrade('PostBoxes', '2023-10-16', { sizes: ['toolarge'] }))).toMatchObject({ status: 400, param: 'sizes[0]' });
+  expect(seen).toBeUndefined();
+  // At or after the change nothing is checked: `sizes` is an unknown parameter there.
+  expect(boxes.upgrade('PostBoxes', '2024-04-10', { sizes: 'small' }).params).toEqual({ sizes: 'small' });
+  expect(boxes.parametersOf('PostBoxes')).toEqual(['sizes']);
 });

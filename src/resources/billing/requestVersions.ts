@@ -74,25 +74,34 @@ function pendingItemsIncluded(params: Params): Params {
 
 const BASIL_DISCOUNTS = 'Removes the singular `coupon` and `promotion_code` parameters in favor of `discounts` (stackable discounts).';
 
+// What each upgrade reads: moved or compared as sent, so today's schemas validate them after (under their old names).
+const FEATURES_TAKEN = { features: {} } as const;
+const COUPON_TAKEN = { coupon: {}, promotion: {} } as const;
+const DISCOUNTS_TAKEN = { coupon: {}, promotion_code: {}, discounts: {} } as const;
+const UPCOMING_TAKEN = { ...Object.fromEntries(UPCOMING_FLAT.map(([flat]) => [flat, {}])), subscription_details: {} } as const;
+const PENDING_TAKEN = { pending_invoice_items_behavior: {} } as const;
+
 const MARKETING_FEATURES = 'Renames `features` to `marketing_features` on products.';
 
 export const requestChanges: readonly RequestChange[] = [
-  { version: '2024-04-10', operation: 'PostProducts', description: MARKETING_FEATURES, upgrade: renamed('features', 'marketing_features') },
-  { version: '2024-04-10', operation: 'PostProductsProduct', description: MARKETING_FEATURES, upgrade: renamed('features', 'marketing_features') },
+  { version: '2024-04-10', operation: 'PostProducts', description: MARKETING_FEATURES, takes: FEATURES_TAKEN, upgrade: renamed('features', 'marketing_features') },
+  { version: '2024-04-10', operation: 'PostProductsProduct', description: MARKETING_FEATURES, takes: FEATURES_TAKEN, upgrade: renamed('features', 'marketing_features') },
   {
     version: '2025-09-30.clover',
     operation: 'PostPromotionCodes',
     description: 'Promotion codes reference their coupon as `promotion[coupon]` (with `promotion[type]=coupon`) instead of `coupon`.',
+    takes: COUPON_TAKEN,
     upgrade: promotionOfCoupon,
   },
-  { version: '2025-03-31.basil', operation: 'GetInvoicesUpcoming', description: UPCOMING_REMOVED, upgrade: upcomingDetails },
-  { version: '2025-03-31.basil', operation: 'GetInvoicesUpcomingLines', description: UPCOMING_REMOVED, upgrade: upcomingDetails },
+  { version: '2025-03-31.basil', operation: 'GetInvoicesUpcoming', description: UPCOMING_REMOVED, takes: UPCOMING_TAKEN, upgrade: upcomingDetails },
+  { version: '2025-03-31.basil', operation: 'GetInvoicesUpcomingLines', description: UPCOMING_REMOVED, takes: UPCOMING_TAKEN, upgrade: upcomingDetails },
   {
     version: '2022-08-01',
     operation: 'PostInvoices',
     description: 'The default `pending_invoice_items_behavior` of an invoice changes from `include_and_require` to `exclude`.',
+    takes: PENDING_TAKEN,
     upgrade: pendingItemsIncluded,
   },
-  { version: '2025-03-31.basil', operation: 'PostSubscriptions', description: BASIL_DISCOUNTS, upgrade: discountsOfCoupon },
-  { version: '2025-03-31.basil', operation: 'PostSubscriptionsSubscriptionExposedId', description: BASIL_DISCOUNTS, upgrade: discountsOfCoupon },
+  { version: '2025-03-31.basil', operation: 'PostSubscriptions', description: BASIL_DISCOUNTS, takes: DISCOUNTS_TAKEN, upgrade: discountsOfCoupon },
+  { version: '2025-03-31.basil', operation: 'PostSubscriptionsSubscriptionExposedId', description: BASIL_DISCOUNTS, takes: DISCOUNTS_TAKEN, upgrade: discountsOfCoupon },
 ];

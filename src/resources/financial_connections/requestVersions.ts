@@ -23,6 +23,8 @@ export const requestChanges: readonly RequestChange[] = [
     version: '2026-09-30.endive',
     operation: 'PostFinancialConnectionsSessions',
     description: 'Renames the `filters[countries]` filter (a list, of which only the first element counted) to `filters[country]` (one code).',
+    // Its first element becomes `filters[country]`, which today's schema validates (named `filters[countries]`).
+    takes: { filters: { anyOf: [{ type: 'object', properties: { countries: {}, country: {} } }, { type: 'string' }] } },
     upgrade: countryOfCountries,
   },
 ];

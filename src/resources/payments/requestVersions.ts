@@ -30,6 +30,13 @@ function explicitTypes(params: Params, names: Parameters<RequestChange['upgrade'
   return renamed('payment_method_types', 'allowed_payment_method_types')(params, names);
 }
 
+/** The types as sent, checked before `explicitTypes` names each one in its error. */
+const TYPES_TAKEN = { payment_method_types: { type: 'array', items: { type: 'string', maxLength: 5000 } } } as const;
+/** Renamed as sent: today's `allowed_payment_method_types` schema validates it under its old name. */
+const TYPES_RENAMED = { payment_method_types: {} } as const;
+/** Kept as sent: the upgrader takes `kept` parameters only as strings. */
+const DISCOUNTS_TAKEN = { coupon: {}, promotion_code: {} } as const;
+
 const ENDIVE_TYPES = 'Removes `payment_method_types` as a writable parameter of PaymentIntents (use dynamic payment methods, `excluded_payment_method_types` or `allowed_payment_method_types`).';
 
 /** Before 2024-04-10 a PaymentIntent that named no `capture_method` captured at once (`automatic`), its charge settled with it. */
@@ -42,12 +49,13 @@ export const requestChanges: readonly RequestChange[] = [
     version: '2024-04-10',
     operation: 'PostPaymentIntents',
     description: 'The default `capture_method` of a PaymentIntent changes from `automatic` to `automatic_async`.',
+    takes: { capture_method: {} },
     upgrade: automaticCapture,
   },
-  { version: '2026-09-30.endive', operation: 'PostPaymentIntents', description: ENDIVE_TYPES, upgrade: explicitTypes },
-  { version: '2026-09-30.endive', operation: 'PostPaymentIntentsIntent', description: ENDIVE_TYPES, upgrade: explicitTypes },
-  { version: '2026-09-30.endive', operation: 'PostSetupIntents', description: ENDIVE_ALLOWED_TYPES, upgrade: renamed('payment_method_types', 'allowed_payment_method_types') },
-  { version: '2026-09-30.endive', operation: 'PostSetupIntentsIntent', description: ENDIVE_ALLOWED_TYPES, upgrade: renamed('payment_method_types', 'allowed_payment_method_types') },
-  { version: '2025-03-31.basil', operation: 'PostCustomers', description: BASIL_DISCOUNTS, upgrade: oneDiscount, kept: DISCOUNT_PARAMS },
-  { version: '2025-03-31.basil', operation: 'PostCustomersCustomer', description: BASIL_DISCOUNTS, upgrade: oneDiscount, kept: DISCOUNT_PARAMS },
+  { version: '2026-09-30.endive', operation: 'PostPaymentIntents', description: ENDIVE_TYPES, takes: TYPES_TAKEN, upgrade: explicitTypes },
+  { version: '2026-09-30.endive', operation: 'PostPaymentIntentsIntent', description: ENDIVE_TYPES, takes: TYPES_TAKEN, upgrade: explicitTypes },
+  { version: '2026-09-30.endive', operation: 'PostSetupIntents', description: ENDIVE_ALLOWED_TYPES, takes: TYPES_RENAMED, upgrade: renamed('payment_method_types', 'allowed_payment_method_types') },
+  { version: '2026-09-30.endive', operation: 'PostSetupIntentsIntent', description: ENDIVE_ALLOWED_TYPES, takes: TYPES_RENAMED, upgrade: renamed('payment_method_types', 'allowed_payment_method_types') },
+  { version: '2025-03-31.basil', operation: 'PostCustomers', description: BASIL_DISCOUNTS, takes: DISCOUNTS_TAKEN, upgrade: oneDiscount, kept: DISCOUNT_PARAMS },
+  { version: '2025-03-31.basil', operation: 'PostCustomersCustomer', description: BASIL_DISCOUNTS, takes: DISCOUNTS_TAKEN, upgrade: oneDiscount, kept: DISCOUNT_PARAMS },
 ];

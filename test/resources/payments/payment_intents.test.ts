@@ -380,6 +380,17 @@ describe('confirmation rules', () => {
     expect(updated.body).toMatchObject({ payment_method_types: ['card'], automatic_payment_methods: null });
   });
 
+  test('payment_method_types of the wrong shape at an older version is a 400 that says not to retry, never a 500', async () => {
+    const key = newTestKey();
+    const open = (await post(key, PI, { amount: 1000, currency: 'usd' })).body;
+    for (const path of [PI, `${PI}/${open.id}`]) {
+      const res = await post(key, path, 'amount=1000&currency=usd&payment_method_types[0][a]=1', { 'Stripe-Version': '2024-04-10' });
+      expectError(res, 400, { code: 'parameter_unknown', param: 'payment_method_types[0][a]' });
+      expect(res.headers['stripe-should-retry']).not.toBe('true');
+      expectError(await post(key, path, 'payment_method_types=card', { 'Stripe-Version': '2024-04-10' }), 400, { param: 'payment_method_types' });
+    }
+  });
+
   test('statement descriptors: none for cards; a suffix of at most 22 characters with a letter and no <>\\\'"', async () => {
     const key = newTestKey();
     expectError(await post(key, PI, card({ statement_descriptor: 'ACME' })), 400, { param: 'statement_descriptor' });
