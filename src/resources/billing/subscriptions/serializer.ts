@@ -198,6 +198,8 @@ export const subscriptionExpandable: ExpandableFields = {
   default_payment_method: ref('payment_method'),
   latest_invoice: ref('invoice'),
   test_clock: ref('test_helpers.test_clock'),
+  pending_setup_intent: ref('setup_intent'),
+  on_behalf_of: ref('account'),
 };
 
 export const itemExpandable: ExpandableFields = {
