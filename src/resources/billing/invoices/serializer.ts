@@ -1,7 +1,7 @@
 import type { Invoice, InvoiceLine } from '../../../generated/prisma/client';
-import { pathField, ref, type ExpandableFields } from '../../../kernel/expand';
+import { pathField, ref, type ExpandableField, type ExpandableFields } from '../../../kernel/expand';
 import type { Metadata } from '../../../kernel/metadata';
-import { embed, type Embedded } from '../../../kernel/versions';
+import { embed, embeddedOf, type Embedded } from '../../../kernel/versions';
 import { serializePrice, type PriceRow } from '../prices/serializer';
 import { serializeTaxRate, type TaxRateRow } from '../tax_rates/serializer';
 import type { InvoiceTotals, LineTax, DiscountAmount } from './amounts';
@@ -273,8 +273,22 @@ export const FROM_INVOICE_OBJECT = 'invoice.from_invoice';
 export const PRICING_OBJECT = 'invoice.pricing';
 export const PRICE_DETAILS_OBJECT = 'invoice.pricing.price_details';
 
+/**
+ * `discounts` (ids) expanded to their `discount` objects: the object embeds them already, with
+ * their coupons, for the versions that show them whole (an invoice's, a subscription's).
+ */
+export const discountsField: ExpandableField = {
+  type: 'discount',
+  expand: async (value, parent) => (typeof value === 'string' ? (embeddedOf(parent)?.[value] ?? value) : value),
+};
+
+/** Neither invoices nor subscriptions here have sources (cards are PaymentMethods): `default_source` is null. */
+export const defaultSourceField: ExpandableField = { type: 'customer_source', expand: async (value) => value };
+
 export const invoiceExpandable: ExpandableFields = {
   customer: ref('customer'),
+  discounts: discountsField,
+  default_source: defaultSourceField,
   default_payment_method: ref('payment_method'),
   test_clock: ref('test_helpers.test_clock'),
   on_behalf_of: ref('account'),
