@@ -121,6 +121,9 @@ const SI = '/v1/subscription_items';
 const IN = '/v1/invoices';
 /** Operations the public API removed, and the version that did: no major pinned there or after can call them. */
 export const REMOVED_AT: Readonly<Record<string, string>> = { GetInvoicesUpcoming: '2025-03-31', GetInvoicesUpcomingLines: '2025-03-31' };
+/** An intent's charge to expand: `latest_charge`, or before 2022-11-15 (which had `charges` instead) a path through `charges`. */
+const intentCharge = (prefix = '') => (pinned !== undefined && pinned < '2022-11-15' ? `${prefix}charges.data.customer` : `${prefix}latest_charge`);
+
 /** The version `GET /v1/invoices/upcoming` is asked at: the pinned one while it had it (before 2025-03-31.basil), else the last that did. */
 const upcomingVersion = () => (pinned !== undefined && pinned < '2025-03-31' ? pinned : '2025-02-24.acacia');
 const II = '/v1/invoiceitems';
@@ -643,7 +646,7 @@ export const scenarios: Record<string, Scenario> = {
     await paid(key, 'pm_card_chargeDeclined', { customer });
     await paid(key, 'pm_card_authenticationRequired', { return_url: 'http://127.0.0.1:9/back' });
     await paid(key, 'pm_card_visa', { customer, capture_method: 'manual', shipping: { name: 'J', address: { line1: 'l' } } });
-    return [answer('all', await get(key, PI)), answer('expanded', await get(key, `${PI}?customer=${customer}&expand[]=data.latest_charge&expand[]=data.customer`))];
+    return [answer('all', await get(key, PI)), answer('expanded', await get(key, `${PI}?customer=${customer}&expand[]=${intentCharge('data.')}&expand[]=data.customer`))];
   },
   PostPaymentIntents: async (key) => {
     const connected = (await createAccount(t, key, { type: 'express' })).id;
@@ -665,7 +668,7 @@ export const scenarios: Record<string, Scenario> = {
       answer('found', await search(`customer:"${customer}"`)),
       answer('none', await search('status:"canceled"')),
       answer('a page with total_count', await search('amount>=1000', '&limit=1&expand[]=total_count')),
-      answer('expanded', await search("metadata['order']:'6735' OR status:\"succeeded\"", '&expand[]=data.latest_charge')),
+      answer('expanded', await search("metadata['order']:'6735' OR status:\"succeeded\"", `&expand[]=${intentCharge('data.')}`)),
     ];
   },
   GetPaymentIntentsIntent: async (key) => {
@@ -674,7 +677,7 @@ export const scenarios: Record<string, Scenario> = {
     return [
       answer('declined', await get(key, `${PI}/${declined.id}`)),
       answer('requires_action', await get(key, `${PI}/${waiting.id}`)),
-      answer('expanded', await get(key, `${PI}/${(await paid(key, 'pm_card_visa')).id}?expand[]=latest_charge&expand[]=payment_method`)),
+      answer('expanded', await get(key, `${PI}/${(await paid(key, 'pm_card_visa')).id}?expand[]=${intentCharge()}&expand[]=payment_method`)),
     ];
   },
   PostPaymentIntentsIntent: async (key) => [answer('updated', await post(key, `${PI}/${(await createPaymentIntent(t, key)).id}`, { amount: 3000, payment_method: 'pm_card_visa', shipping: '', metadata: { a: '1' } }))],

@@ -271,3 +271,57 @@ export function sdkVersionProblems(body: unknown, pkg: SdkPackage): string[] {
     return (!unknown || hasSdkType(unknown[1], pkg)) && !isErratum(pkg, p);
   });
 }
+
+/** The object types a property's type names besides `string` and null (`string | Stripe.Customer | Stripe.DeletedCustomer`). */
+function expandsTo(sdk: SdkTypes, type: ts.Type): string[] | undefined {
+  const { checker } = sdk;
+  const parts = members(type).filter((t) => !(t.flags & (ts.TypeFlags.Null | ts.TypeFlags.Undefined)));
+  const element = (t: ts.Type) => (checker.isArrayType(t) ? checker.getTypeArguments(t as ts.TypeReference)[0] : undefined);
+  // `Array<string | Stripe.Discount>` (an invoice's discounts): each element an id or its object.
+  if (parts.length === 1 && element(parts[0])) return expandsTo(sdk, element(parts[0])!);
+  if (!parts.some((t) => t.flags & ts.TypeFlags.String)) return undefined;
+  const objects = parts.flatMap((t) => {
+    const name = t.flags & ts.TypeFlags.Object ? literalOf(checker, t, 'object') : undefined;
+    return typeof name === 'string' ? [name] : [];
+  });
+  return objects.length > 0 ? [...new Set(objects)] : undefined;
+}
+
+/** An `ApiList<…>` (lib.d.ts): `object: 'list'` and `data`. */
+const isApiList = (checker: ts.TypeChecker, type: ts.Type): boolean => {
+  const list = members(type).find((t) => t.flags & ts.TypeFlags.Object && literalOf(checker, t, 'object') === 'list');
+  return list !== undefined;
+};
+
+/**
+ * The fields of an object type the SDK's types mark expandable: an id or its object (`string |
+ * Stripe.Customer`, an array of them too), and a list the object has only when asked
+ * (an optional `ApiList`), at any depth of its sub-objects (`invoice_settings.default_payment_method`),
+ * with what each expands to (`list` for a list).
+ */
+export function sdkExpandableFields(objectName: string, pkg: SdkPackage = 'stripe'): { path: string; to: string[] }[] {
+  const sdk = load(pkg);
+  const { checker } = sdk;
+  const root = sdk.byObject.get(objectName)?.live;
+  const out: { path: string; to: string[] }[] = [];
+  const visit = (type: ts.Type, prefix: string, depth: number) => {
+    for (const prop of checker.getPropertiesOfType(type)) {
+      const propType = checker.getTypeOfSymbol(prop);
+      const path = `${prefix}${prop.getName()}`;
+      const to = expandsTo(sdk, propType);
+      if (to) {
+        out.push({ path, to });
+        continue;
+      }
+      if (prop.flags & ts.SymbolFlags.Optional && isApiList(checker, propType)) {
+        out.push({ path, to: ['list'] });
+        continue;
+      }
+      // A sub-object of its own (not another resource, nor a list): its fields may be expandable too.
+      const sub = members(propType).find((t) => t.flags & ts.TypeFlags.Object && !checker.isArrayType(t) && literalOf(checker, t, 'object') === undefined);
+      if (sub && depth < 2 && checker.getPropertiesOfType(sub).length > 0) visit(sub, `${path}.`, depth + 1);
+    }
+  };
+  if (root) visit(root, '', 0);
+  return out;
+}

@@ -1,7 +1,8 @@
 import { bearer, newTestKey, startTestApp, type TestApp } from '../helpers/app';
 import { CLOSED_ORIGIN } from '../helpers/fixtures';
 import { ApiError } from '../../src/kernel/errors';
-import { ExpandRegistry, MAX_EXPAND_DEPTH, pathField, ref, withheldField, withhold } from '../../src/kernel/expand';
+import { ExpandRegistry, listField, MAX_EXPAND_DEPTH, pathField, ref, withheldField, withhold } from '../../src/kernel/expand';
+import { VersionRenderer, type VersionChange } from '../../src/kernel/versions';
 import type { RequestContext } from '../../src/kernel/route';
 import { accountOf, createEndpoint, ENDPOINTS, endpointCount, expectError, mustCreate } from './util';
 
@@ -45,6 +46,16 @@ function checkError(registry: ExpandRegistry, paths: string[], rootType: string,
     throw err;
   }
   throw new Error('expected the check to fail');
+}
+
+function errorOf(fn: () => void): ApiError {
+  try {
+    fn();
+  } catch (err) {
+    if (err instanceof ApiError) return err;
+    throw err;
+  }
+  throw new Error('expected an ApiError');
 }
 
 describe('ExpandRegistry.check', () => {
@@ -292,6 +303,79 @@ describe('withheld fields and the sub-objects that hold them', () => {
     expect(checkError(registry(), ['report.status'], 'person', false).message).toBe('This property cannot be expanded (status).');
     expect(checkError(registry(), ['report'], 'person', true).message).toBe('This property cannot be expanded (report).');
     expect(checkError(registry(), ['report.number'], 'person', true).message).toMatch(/try expanding 'data.report.number'/);
+  });
+});
+
+describe('fields by API version (VersionChange.expandable)', () => {
+  // A ticket's `owner` (an id) was removed in 2024-04-10 (today: `assignee`, added then); before
+  // it, older versions show `owner` and a `history` list of notes, each with an `author` id.
+  const renamed: VersionChange = {
+    version: '2024-04-10',
+    object: 'ticket',
+    description: 'Replaces `owner` with `assignee`.',
+    expandable: { owner: ref('person'), assignee: null, history: listField('note') },
+    downgrade: (o) => {
+      const { assignee, ...rest } = o;
+      return { ...rest, owner: assignee, history: { object: 'list', data: [{ object: 'note', author: 'per_2' }], has_more: false } };
+    },
+  };
+  const OLD = '2023-10-16';
+  const NEW = '2024-04-10';
+  const versions = new VersionRenderer([renamed]);
+  const retrieved: string[] = [];
+  const registry = new ExpandRegistry(versions);
+  registry.register('ticket', { assignee: ref('person') });
+  registry.register('note', { author: ref('person') });
+  registry.register('person', { employer: ref('company') }, async (_c, id) => (retrieved.push(id), { id, object: 'person', employer: 'co_1', at: _c.apiVersion }));
+  registry.register('company', {}, async (_c, id) => ({ id, object: 'company' }));
+  registry.checkReferences();
+  const ticket = () => ({ id: 'tk_1', object: 'ticket', assignee: 'per_1' });
+  const at = (apiVersion: string) => ({ ...ctx, apiVersion }) as RequestContext;
+
+  test('the check follows the version: what it removed and added', () => {
+    expect(() => registry.check(['owner.employer', 'history.data.author.employer'], 'ticket', false, OLD)).not.toThrow();
+    expect(() => registry.check(['assignee'], 'ticket', false, NEW)).not.toThrow();
+    for (const [path, segment] of [['assignee', 'assignee'], ['history', 'history'], ['history.author', 'author'], ['history.data', 'data']]) {
+      expect(errorOf(() => registry.check([path], 'ticket', false, OLD)).message).toBe(`This property cannot be expanded (${segment}).`);
+    }
+    expect(errorOf(() => registry.check(['owner'], 'ticket', false, NEW)).message).toBe('This property cannot be expanded (owner).');
+  });
+
+  test('an older version expands its own field on the rendered object, the rest of the path on the expanded object', async () => {
+    retrieved.length = 0;
+    const out = (await registry.render(ticket(), ['owner.employer'], at(OLD))) as Record<string, any>;
+    expect(out).toEqual({ id: 'tk_1', object: 'ticket', owner: { id: 'per_1', object: 'person', employer: { id: 'co_1', object: 'company' }, at: OLD }, history: expect.any(Object) });
+    expect(retrieved).toEqual(['per_1']);
+  });
+
+  test('a list older versions show is gone through by its data', async () => {
+    const out = (await registry.render(ticket(), ['history.data.author'], at(OLD))) as Record<string, any>;
+    expect(out.history.data[0].author).toMatchObject({ id: 'per_2', object: 'person' });
+    expect(out.owner).toBe('per_1');
+  });
+
+  test('the newest version is unchanged; no paths renders only', async () => {
+    const out = (await registry.render(ticket(), ['assignee'], at(NEW))) as Record<string, any>;
+    expect(out).toEqual({ id: 'tk_1', object: 'ticket', assignee: expect.objectContaining({ id: 'per_1', object: 'person' }) });
+    retrieved.length = 0;
+    expect(await registry.render(ticket(), [], at(OLD))).toMatchObject({ owner: 'per_1' });
+    expect(retrieved).toEqual([]);
+  });
+
+  test('a version ref to a type nothing retrieves stops start-up', () => {
+    const bad = new ExpandRegistry(new VersionRenderer([{ ...renamed, expandable: { owner: ref('ghost') } }]));
+    bad.register('ticket', {});
+    expect(() => bad.checkReferences()).toThrow('ticket before 2024-04-10.owner refers to ghost, which no resource retrieves');
+  });
+
+  test('fields one area gives another type join it; twice is a programming error', () => {
+    const r = new ExpandRegistry();
+    r.register('ticket', { assignee: ref('person') });
+    r.extend('ticket', { watchers: { type: 'person', list: true, expand: async () => ({ object: 'list', data: [] }) } });
+    expect(() => r.check(['watchers', 'watchers.data.employer'], 'ticket', false)).toThrow('This property cannot be expanded (employer).');
+    expect(() => r.check(['watchers'], 'ticket', false)).not.toThrow();
+    expect(() => r.extend('ticket', { assignee: ref('person') })).toThrow('ticket.assignee is declared twice');
+    expect(() => r.extend('nothing', {})).toThrow('nothing, which no area registers');
   });
 });
 

@@ -90,6 +90,7 @@ export const area: Area = {
     [invoicePaymentSerializer.INVOICE_PAYMENT_LIST_OBJECT]: { expandable: {} },
     invoice_confirmation_secret: { expandable: {} },
     [invoiceSerializer.LINE_OBJECT]: { expandable: invoiceSerializer.lineExpandable },
+    ...expandableOnly(invoiceSerializer.pathExpandable),
     [invoiceItemSerializer.INVOICE_ITEM_OBJECT]: { expandable: invoiceItemSerializer.invoiceItemExpandable },
   },
   // A customer's subscriptions (payments serves customers).

@@ -1,6 +1,7 @@
 import { expandableOnly, type Area } from '../area';
 import * as accounts from './accounts/routes';
 import * as accountSerializer from './accounts/serializer';
+import { retrieveAccountObject } from './accounts/service';
 import * as capabilities from './capabilities/routes';
 import * as capabilitySerializer from './capabilities/serializer';
 import * as externalAccounts from './external_accounts/routes';
@@ -35,8 +36,9 @@ export const area: Area = {
     ...accountLinks.routes,
     ...loginLinks.routes,
   ],
-  objects: expandableOnly({
-    [accountSerializer.OBJECT]: accountSerializer.expandable,
+  objects: {
+    [accountSerializer.OBJECT]: { expandable: accountSerializer.expandable, retrieve: retrieveAccountObject },
+    ...expandableOnly({
     [capabilitySerializer.OBJECT]: capabilitySerializer.expandable,
     [externalAccountSerializer.BANK_ACCOUNT_OBJECT]: externalAccountSerializer.expandable,
     [externalAccountSerializer.CARD_OBJECT]: externalAccountSerializer.expandable,
@@ -45,7 +47,8 @@ export const area: Area = {
     [accountSessionSerializer.CLAIM_OBJECT]: accountSessionSerializer.expandable,
     [accountLinkSerializer.OBJECT]: accountLinkSerializer.expandable,
     [loginLinkSerializer.OBJECT]: loginLinkSerializer.expandable,
-  }),
+    }),
+  },
   pages: [...accountLinks.pages, ...loginLinks.pages],
   versionChanges,
   schemas: {

@@ -51,6 +51,7 @@ export const area: Area = {
     [paymentIntentSerializer.PAYMENT_INTENT_OBJECT]: { expandable: paymentIntentSerializer.expandable, retrieve: retrievePaymentIntentObject },
     // A charge's `refunds` list shows only when expanded; refunds/ serves it.
     [chargeSerializer.CHARGE_OBJECT]: { expandable: { ...chargeSerializer.expandable, refunds: chargeRefundsField }, retrieve: retrieveChargeObject },
+    [chargeSerializer.TRANSFER_DATA_OBJECT]: { expandable: chargeSerializer.transferDataExpandable },
     [refundSerializer.REFUND_OBJECT]: { expandable: refundSerializer.expandable, retrieve: retrieveRefundObject },
     [refundSerializer.REFUND_LIST_OBJECT]: { expandable: {} },
     [authenticationSerializer.OBJECT]: { expandable: authenticationSerializer.expandable },

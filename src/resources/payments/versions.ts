@@ -40,6 +40,7 @@ export const chargeChanges: readonly VersionChange[] = [
     description:
       'Removes `dispute` (use `disputed` and the disputes list) and `destination` (use `transfer_data.destination`) from charges: before, ' +
       '`dispute` was the dispute’s id (null: Sandbank has no disputes) and `destination` the account of `transfer_data` (null without one).',
+    expandable: { destination: ref('account') },
     downgrade: (charge) => {
       const out: Json = { ...charge };
       if (has(charge, 'transfer_data')) out.destination = isJsonObject(charge.transfer_data) ? (charge.transfer_data.destination ?? null) : null;

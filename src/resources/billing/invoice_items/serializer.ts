@@ -1,11 +1,11 @@
 import type { InvoiceItem } from '../../../generated/prisma/client';
-import { ref, type ExpandableFields } from '../../../kernel/expand';
+import { pathField, ref, type ExpandableFields } from '../../../kernel/expand';
 import type { Metadata } from '../../../kernel/metadata';
 import { embed } from '../../../kernel/versions';
 import type { PriceRow } from '../prices/serializer';
 import { serializeTaxRate, type TaxRateRow } from '../tax_rates/serializer';
 import type { DiscountAmount } from '../invoices/amounts';
-import { embeddedRefs } from '../invoices/serializer';
+import { embeddedRefs, PRICING_OBJECT } from '../invoices/serializer';
 
 export const INVOICE_ITEM_OBJECT = 'invoiceitem';
 
@@ -49,7 +49,12 @@ export function serializeInvoiceItem(row: InvoiceItemRow, taxRates: readonly Tax
   return embed(item, price ? embeddedRefs({ prices: new Map([[price.id, price]]), taxRates: new Map() }, [price.id], []) : {});
 }
 
-export const invoiceItemExpandable: ExpandableFields = { customer: ref('customer') };
+export const invoiceItemExpandable: ExpandableFields = {
+  customer: ref('customer'),
+  invoice: ref('invoice'),
+  test_clock: ref('test_helpers.test_clock'),
+  pricing: pathField(PRICING_OBJECT),
+};
 
 /** What a deleted invoice item answers. */
 export const deletedInvoiceItem = (id: string) => ({ id, object: INVOICE_ITEM_OBJECT, deleted: true as const });

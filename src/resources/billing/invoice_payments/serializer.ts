@@ -39,4 +39,4 @@ export function serializeInvoicePayment(row: InvoicePaymentRow) {
 }
 
 export const expandable: ExpandableFields = { invoice: ref('invoice'), payment: pathField(PAYMENT_DETAILS_OBJECT) };
-export const paymentExpandable: ExpandableFields = { payment_intent: ref('payment_intent') };
+export const paymentExpandable: ExpandableFields = { payment_intent: ref('payment_intent'), charge: ref('charge') };

@@ -1,7 +1,7 @@
 import type { Invoice, InvoiceLine } from '../../../generated/prisma/client';
-import { ref, type ExpandableFields } from '../../../kernel/expand';
+import { pathField, ref, type ExpandableField, type ExpandableFields } from '../../../kernel/expand';
 import type { Metadata } from '../../../kernel/metadata';
-import { embed, type Embedded } from '../../../kernel/versions';
+import { embed, embeddedOf, type Embedded } from '../../../kernel/versions';
 import { serializePrice, type PriceRow } from '../prices/serializer';
 import { serializeTaxRate, type TaxRateRow } from '../tax_rates/serializer';
 import type { InvoiceTotals, LineTax, DiscountAmount } from './amounts';
@@ -265,5 +265,44 @@ export function serializeInvoice(row: InvoiceRow, lines: readonly InvoiceLineRow
   return embed(invoice, embedded);
 }
 
-export const invoiceExpandable: ExpandableFields = { customer: ref('customer'), default_payment_method: ref('payment_method') };
-export const lineExpandable: ExpandableFields = {};
+/** Sub-objects an expand path goes through (`parent.subscription_details.subscription`). */
+export const INVOICE_PARENT_OBJECT = 'invoice.parent';
+export const SUBSCRIPTION_DETAILS_OBJECT = 'invoice.parent.subscription_details';
+export const FROM_INVOICE_OBJECT = 'invoice.from_invoice';
+/** A line's and an invoice item's `pricing` and its `price_details` (`pricing.price_details.price`). */
+export const PRICING_OBJECT = 'invoice.pricing';
+export const PRICE_DETAILS_OBJECT = 'invoice.pricing.price_details';
+
+/**
+ * `discounts` (ids) expanded to their `discount` objects: the object embeds them already, with
+ * their coupons, for the versions that show them whole (an invoice's, a subscription's).
+ */
+export const discountsField: ExpandableField = {
+  type: 'discount',
+  expand: async (value, parent) => (typeof value === 'string' ? (embeddedOf(parent)?.[value] ?? value) : value),
+};
+
+/** Neither invoices nor subscriptions here have sources (cards are PaymentMethods): `default_source` is null. */
+export const defaultSourceField: ExpandableField = { type: 'customer_source', expand: async (value) => value };
+
+export const invoiceExpandable: ExpandableFields = {
+  customer: ref('customer'),
+  discounts: discountsField,
+  default_source: defaultSourceField,
+  default_payment_method: ref('payment_method'),
+  test_clock: ref('test_helpers.test_clock'),
+  on_behalf_of: ref('account'),
+  latest_revision: ref('invoice'),
+  parent: pathField(INVOICE_PARENT_OBJECT),
+  from_invoice: pathField(FROM_INVOICE_OBJECT),
+};
+export const lineExpandable: ExpandableFields = { subscription: ref('subscription'), pricing: pathField(PRICING_OBJECT) };
+
+/** The sub-objects' fields, by type. */
+export const pathExpandable: Readonly<Record<string, ExpandableFields>> = {
+  [INVOICE_PARENT_OBJECT]: { subscription_details: pathField(SUBSCRIPTION_DETAILS_OBJECT) },
+  [SUBSCRIPTION_DETAILS_OBJECT]: { subscription: ref('subscription') },
+  [FROM_INVOICE_OBJECT]: { invoice: ref('invoice') },
+  [PRICING_OBJECT]: { price_details: pathField(PRICE_DETAILS_OBJECT) },
+  [PRICE_DETAILS_OBJECT]: { price: ref('price') },
+};

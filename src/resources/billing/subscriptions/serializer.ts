@@ -5,6 +5,7 @@ import type { Metadata } from '../../../kernel/metadata';
 import { embed, type Embedded } from '../../../kernel/versions';
 import { serializePrice, type PriceRow } from '../prices/serializer';
 import { serializeTaxRate, type TaxRateRow } from '../tax_rates/serializer';
+import { defaultSourceField, discountsField } from '../invoices/serializer';
 
 export const SUBSCRIPTION_OBJECT = 'subscription';
 export const ITEM_OBJECT = 'subscription_item';
@@ -198,6 +199,10 @@ export const subscriptionExpandable: ExpandableFields = {
   default_payment_method: ref('payment_method'),
   latest_invoice: ref('invoice'),
   test_clock: ref('test_helpers.test_clock'),
+  pending_setup_intent: ref('setup_intent'),
+  discounts: discountsField,
+  default_source: defaultSourceField,
+  on_behalf_of: ref('account'),
 };
 
 export const itemExpandable: ExpandableFields = {

@@ -38,7 +38,7 @@ export const invoiceChanges: readonly VersionChange[] = [
     description:
       'Adds `parent` to invoices, the details of what generated them, in place of `quote`, `subscription`, `subscription_details` ' +
       'and `subscription_proration_date` (Sandbank has no quotes: `quote` is null).',
-    expandable: { subscription: ref('subscription') },
+    expandable: { subscription: ref('subscription'), parent: null },
     downgrade: (invoice) => {
       if (!has(invoice, 'parent')) return invoice;
       const out = without(invoice, ['parent']);
@@ -114,6 +114,7 @@ export const invoiceChanges: readonly VersionChange[] = [
       'Adds `parent` to invoice line items in place of `type`, `subscription_item`, `invoice_item`, `proration` and ' +
       '`proration_details` (`subscription` stays): a line of a subscription item was `type: subscription`, one of an invoice ' +
       'item (a proration too) `type: invoiceitem`.',
+    expandable: { parent: null },
     downgrade: (line) => {
       if (!has(line, 'parent')) return line;
       const out = without(line, ['parent']);
@@ -138,6 +139,7 @@ export const invoiceChanges: readonly VersionChange[] = [
     object: 'line_item',
     description:
       'Replaces `price` and `plan` on invoice line items with `pricing`: before, the price whole and, for a recurring price, its plan.',
+    expandable: { pricing: null },
     downgrade: (line, _newest, embedded) => {
       if (!has(line, 'pricing')) return line;
       const out = without(line, ['pricing']);
@@ -175,6 +177,7 @@ export const invoiceChanges: readonly VersionChange[] = [
     version: BASIL,
     object: 'invoiceitem',
     description: 'Adds `parent` to invoice items in place of `subscription` and `subscription_item`.',
+    expandable: { subscription: ref('subscription'), parent: null },
     downgrade: (item) => {
       if (!has(item, 'parent')) return item;
       const out = without(item, ['parent']);
@@ -190,6 +193,7 @@ export const invoiceChanges: readonly VersionChange[] = [
     description:
       'Replaces `price`, `plan`, `unit_amount` and `unit_amount_decimal` on invoice items with `pricing`: before, the price whole, ' +
       'its plan for a recurring price, and the unit amount (`unit_amount` null when it has decimals).',
+    expandable: { pricing: null },
     downgrade: (item, _newest, embedded) => {
       if (!has(item, 'pricing')) return item;
       const out = without(item, ['pricing']);

@@ -346,5 +346,5 @@ export function serializeAccount(row: AccountRow) {
 
 export const serializeDeletedAccount = (id: string) => ({ id, object: OBJECT, deleted: true as const });
 
-/** Nothing of an account is expandable here yet. */
-export const expandable: ExpandableFields = {};
+/** Its external accounts are always shown (a list); a path goes through them (`external_accounts.data.account`). */
+export const expandable: ExpandableFields = { external_accounts: { type: 'bank_account', list: true, expand: async (value) => value } };

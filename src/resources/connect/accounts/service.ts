@@ -343,6 +343,13 @@ export async function findOwned(ctx: RequestContext, id: string, param?: string)
   return row;
 }
 
+/** The caller's own account or one of its connected accounts, by id (the object registry's, for `expand[]`); null otherwise. */
+export async function retrieveAccountObject(ctx: RequestContext, id: string) {
+  if (!hasIdShape('acct', id)) return null;
+  const row = await ctx.deps.prisma.account.findUnique({ where: { id }, select: ACCOUNT_ROW });
+  return row && (row.id === ctx.caller.accountId || row.parentAccountId === ctx.caller.accountId) ? serializeAccount(row) : null;
+}
+
 /** GET /v1/account: the platform itself, or the connected account named by Stripe-Account. */
 export async function retrieveCallerAccount(ctx: RequestContext) {
   const row = await ctx.deps.prisma.account.findUnique({ where: { id: ctx.caller.accountId }, select: ACCOUNT_ROW });

@@ -1,4 +1,4 @@
-import type { ExpandableFields } from '../../../kernel/expand';
+import { ref, type ExpandableFields } from '../../../kernel/expand';
 import {
   capabilityStatuses,
   isRejected,
@@ -54,5 +54,4 @@ export function serializeCapability(row: AccountRow, name: string, status: Capab
 
 export type Capability = ReturnType<typeof serializeCapability>;
 
-/** Nothing of a capability is expandable here yet. */
-export const expandable: ExpandableFields = {};
+export const expandable: ExpandableFields = { account: ref('account') };

@@ -1,4 +1,4 @@
-import type { ExpandableFields } from '../../../kernel/expand';
+import { ref, type ExpandableFields } from '../../../kernel/expand';
 import type { AccountDetails } from '../accounts/details';
 
 // External accounts are kept in the account's `details.external_accounts` as their public
@@ -41,4 +41,4 @@ export const serializeDeletedExternalAccount = (record: ExternalAccountRecord) =
   deleted: true as const,
 });
 
-export const expandable: ExpandableFields = {};
+export const expandable: ExpandableFields = { account: ref('account'), customer: ref('customer') };

@@ -4,7 +4,7 @@ import type {
   FinancialConnectionsSession,
   FinancialConnectionsTransaction,
 } from '../../../generated/prisma/client';
-import type { ExpandableFields } from '../../../kernel/expand';
+import { pathField, ref, type ExpandableFields } from '../../../kernel/expand';
 import type { RequestContext } from '../../../kernel/route';
 import { embed } from '../../../kernel/versions';
 import { hasIdShape } from '../../../lib/ids';
@@ -175,9 +175,13 @@ async function expandOwnership(value: unknown, _parent: Record<string, unknown>,
   };
 }
 
+/** A session's and an account's `account_holder`: the customer or account it belongs to. */
+const ACCOUNT_HOLDER_OBJECT = 'financial_connections.account_holder';
+
 export const expandable: Readonly<Record<string, ExpandableFields>> = {
-  [SESSION_OBJECT]: {},
-  [ACCOUNT_OBJECT]: { ownership: { type: OWNERSHIP_OBJECT, expand: expandOwnership } },
+  [SESSION_OBJECT]: { account_holder: pathField(ACCOUNT_HOLDER_OBJECT) },
+  [ACCOUNT_OBJECT]: { ownership: { type: OWNERSHIP_OBJECT, expand: expandOwnership }, account_holder: pathField(ACCOUNT_HOLDER_OBJECT) },
+  [ACCOUNT_HOLDER_OBJECT]: { account: ref('account'), customer: ref('customer') },
   [OWNERSHIP_OBJECT]: {},
   [TRANSACTION_OBJECT]: {},
   [OWNER_OBJECT]: {},

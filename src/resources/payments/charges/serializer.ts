@@ -1,5 +1,5 @@
 import type { Charge } from '../../../generated/prisma/client';
-import { ref, type ExpandableFields } from '../../../kernel/expand';
+import { pathField, ref, type ExpandableFields } from '../../../kernel/expand';
 import type { Metadata } from '../../../kernel/metadata';
 import { embed } from '../../../kernel/versions';
 
@@ -65,7 +65,14 @@ export function serializeCharge(row: ChargeRow) {
 
 export type ChargeObject = ReturnType<typeof serializeCharge>;
 
+/** A payment's `transfer_data` (an intent's, a charge's), whose `destination` expands to the account. */
+export const TRANSFER_DATA_OBJECT = 'charge.transfer_data';
+
 export const expandable: ExpandableFields = {
   customer: ref('customer'),
   payment_intent: ref('payment_intent'),
+  on_behalf_of: ref('account'),
+  transfer_data: pathField(TRANSFER_DATA_OBJECT),
 };
+
+export const transferDataExpandable: ExpandableFields = { destination: ref('account') };

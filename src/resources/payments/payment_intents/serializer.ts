@@ -1,8 +1,8 @@
 import type { PaymentIntent } from '../../../generated/prisma/client';
-import { ref, type ExpandableFields } from '../../../kernel/expand';
+import { pathField, ref, type ExpandableFields } from '../../../kernel/expand';
 import type { Metadata } from '../../../kernel/metadata';
 import { embed } from '../../../kernel/versions';
-import { invoiceKey } from '../charges/serializer';
+import { invoiceKey, TRANSFER_DATA_OBJECT } from '../charges/serializer';
 
 export const PAYMENT_INTENT_OBJECT = 'payment_intent';
 
@@ -77,4 +77,6 @@ export const expandable: ExpandableFields = {
   customer: ref('customer'),
   latest_charge: ref('charge'),
   payment_method: ref('payment_method'),
+  on_behalf_of: ref('account'),
+  transfer_data: pathField(TRANSFER_DATA_OBJECT),
 };

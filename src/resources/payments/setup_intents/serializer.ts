@@ -74,4 +74,5 @@ export type SetupIntentObject = ReturnType<typeof serializeSetupIntent>;
 export const expandable: ExpandableFields = {
   customer: ref('customer'),
   payment_method: ref('payment_method'),
+  on_behalf_of: ref('account'),
 };
