@@ -304,7 +304,14 @@ async function runOperation({ route: r, validate, rateLimiter }: Mounted, pathPa
     // An older version's parameters become today's; its errors keep naming what it sent.
     const upgraded = kernel.requests.upgrade(r.operationId, apiVersion, raw);
     if (upgraded.names.size > 0) (res.locals as Locals).paramNames = upgraded.names;
-    const params = { ...validate(upgraded.params), ...upgraded.kept };
+    let validated: Record<string, any>;
+    try {
+      validated = validate(upgraded.params);
+    } catch (err) {
+      // A parameter a version removed says what replaced it.
+      throw err instanceof ApiError ? kernel.requests.explain(r.operationId, apiVersion, err) : err;
+    }
+    const params = { ...validated, ...upgraded.kept };
     // The handler compares it with the object's (requireClientSecret); without one there is nothing to compare.
     if (caller.publishable && r.publishable === 'client_secret' && typeof params.client_secret !== 'string') throw parameterMissing('client_secret');
     const expandPaths = (params.expand as string[] | undefined) ?? [];

@@ -24,5 +24,6 @@ export const requestChanges: readonly RequestChange[] = [
     operation: 'PostFinancialConnectionsSessions',
     description: 'Renames the `filters[countries]` filter (a list, of which only the first element counted) to `filters[country]` (one code).',
     upgrade: countryOfCountries,
+    replaced: { 'filters[countries]': '`filters[country]` (one country code)' },
   },
 ];

@@ -33,6 +33,8 @@ function explicitTypes(params: Params, names: Parameters<RequestChange['upgrade'
   return renamed('payment_method_types', 'allowed_payment_method_types')(params, names);
 }
 
+const ALLOWED_REPLACED = { payment_method_types: '`allowed_payment_method_types`' };
+
 const ENDIVE_TYPES = 'Removes `payment_method_types` as a writable parameter of PaymentIntents (use dynamic payment methods, `excluded_payment_method_types` or `allowed_payment_method_types`).';
 
 /** Before 2024-04-10 a PaymentIntent that named no `capture_method` captured at once (`automatic`), its charge settled with it. */
@@ -49,8 +51,8 @@ export const requestChanges: readonly RequestChange[] = [
   },
   { version: '2026-09-30.endive', operation: 'PostPaymentIntents', description: ENDIVE_TYPES, upgrade: explicitTypes },
   { version: '2026-09-30.endive', operation: 'PostPaymentIntentsIntent', description: ENDIVE_TYPES, upgrade: explicitTypes },
-  { version: '2026-09-30.endive', operation: 'PostSetupIntents', description: ENDIVE_ALLOWED_TYPES, upgrade: renamed('payment_method_types', 'allowed_payment_method_types') },
-  { version: '2026-09-30.endive', operation: 'PostSetupIntentsIntent', description: ENDIVE_ALLOWED_TYPES, upgrade: renamed('payment_method_types', 'allowed_payment_method_types') },
+  { version: '2026-09-30.endive', operation: 'PostSetupIntents', description: ENDIVE_ALLOWED_TYPES, upgrade: renamed('payment_method_types', 'allowed_payment_method_types'), replaced: ALLOWED_REPLACED },
+  { version: '2026-09-30.endive', operation: 'PostSetupIntentsIntent', description: ENDIVE_ALLOWED_TYPES, upgrade: renamed('payment_method_types', 'allowed_payment_method_types'), replaced: ALLOWED_REPLACED },
   { version: '2025-03-31.basil', operation: 'PostCustomers', description: BASIL_DISCOUNTS, upgrade: oneDiscount, kept: DISCOUNT_PARAMS },
   { version: '2025-03-31.basil', operation: 'PostCustomersCustomer', description: BASIL_DISCOUNTS, upgrade: oneDiscount, kept: DISCOUNT_PARAMS },
 ];
