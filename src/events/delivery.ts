@@ -58,6 +58,7 @@ interface ClaimedDelivery {
   idempotency_key: string | null;
   pending_webhooks: number;
   parent_account_id: string | null;
+  connected_account_id: string | null;
   url: string | null;
   /** Sealed, or plain text in a row an earlier version wrote and start-up hasn't sealed yet. */
   secret: string | null;
@@ -231,6 +232,7 @@ function payloadOf(d: ClaimedDelivery, versions: VersionRenderer): string {
       requestId: d.request_id,
       idempotencyKey: d.idempotency_key,
       pendingWebhooks: d.pending_webhooks,
+      connectedAccountId: d.connected_account_id,
     };
     payload = JSON.stringify(renderDelivery(row, versions, { connected: d.parent_account_id !== null, apiVersion: version }));
     d.batch.payloads.set(key, payload);

@@ -36,6 +36,11 @@ export interface EmitOptions {
   readonly cause: EventCause;
   /** On `*.updated`: the old values of the fields that changed. */
   readonly previousAttributes?: Record<string, unknown>;
+  /**
+   * A platform's event about a connected account whose row is gone (deleted: the event must
+   * outlive it): it goes to the platform's Connect endpoints only and names that account.
+   */
+  readonly connectedAccountId?: string;
 }
 
 /**
@@ -63,7 +68,7 @@ export function eventInsert(type: EventType, object: Record<string, unknown>, op
   const embedded = embeddedOf(object);
   if (embedded) data.embedded = embedded;
   eventsEmitted.inc({ type });
-  const row = sql`(${id}, ${options.accountId}, ${options.created}, ${type}, ${options.apiVersion}, ${JSON.stringify(data)}::jsonb, ${options.cause.requestId}, ${options.cause.idempotencyKey})`;
+  const row = sql`(${id}, ${options.accountId}, ${options.created}, ${type}, ${options.apiVersion}, ${JSON.stringify(data)}::jsonb, ${options.cause.requestId}, ${options.cause.idempotencyKey}, ${options.connectedAccountId ?? null})`;
   return { id, write: { sql: eventsInsert([row]), eventRow: row } };
 }
 
@@ -73,7 +78,7 @@ export interface EventWrite extends Write {
 }
 
 const eventsInsert = (rows: readonly Fragment[]) =>
-  sql`INSERT INTO events (id, account_id, created, type, api_version, data, request_id, idempotency_key) VALUES ${join(rows, ', ')} RETURNING id`;
+  sql`INSERT INTO events (id, account_id, created, type, api_version, data, request_id, idempotency_key, connected_account_id) VALUES ${join(rows, ', ')} RETURNING id`;
 
 /**
  * `db`, but the events written through it wait and go as one INSERT at `flush` (in emit order, so

@@ -11,7 +11,7 @@ import { sql } from '../lib/sql';
  */
 export const fanOut = (eventIds: readonly string[], explicitOnly: readonly string[]) => sql`
     WITH ev AS (
-      SELECT e.id, e.account_id, e.type, a.parent_account_id
+      SELECT e.id, e.account_id, e.type, a.parent_account_id, e.connected_account_id
       FROM events e JOIN accounts a ON a.id = e.account_id
       WHERE e.id = ANY (${eventIds}::text[]) AND e.fanned_out_at IS NULL
       ORDER BY e.id
@@ -21,7 +21,8 @@ export const fanOut = (eventIds: readonly string[], explicitOnly: readonly strin
       SELECT ev.id AS event_id, w.id AS endpoint_id
       FROM ev JOIN webhook_endpoints w
         ON w.status = 'enabled'
-       AND ((w.account_id = ev.account_id AND NOT w.connect) OR (w.account_id = ev.parent_account_id AND w.connect))
+       -- An event about a deleted connected account (connected_account_id) is its platform's, for its Connect endpoints.
+       AND ((w.account_id = ev.account_id AND w.connect = (ev.connected_account_id IS NOT NULL)) OR (w.account_id = ev.parent_account_id AND w.connect))
        AND (ev.type = ANY (w.enabled_events) OR ('*' = ANY (w.enabled_events) AND NOT ev.type = ANY (${explicitOnly}::text[])))
     ),
     inserted AS (
@@ -92,7 +93,7 @@ export const claimDeliveries = (items: readonly Claim[]) => sql`
       WHERE w.status = 'enabled' AND w.url IS NOT NULL AND w.secret IS NOT NULL
     )
     SELECT c.id, c.attempt_id, c.endpoint_id, c.event_id, c.attempts, e.account_id, e.created, e.type, e.api_version, e.data,
-           e.request_id, e.idempotency_key, e.pending_webhooks, a.parent_account_id,
+           e.request_id, e.idempotency_key, e.pending_webhooks, a.parent_account_id, e.connected_account_id,
            w.url, w.secret, w.api_version AS endpoint_api_version, w.status AS endpoint_status
     FROM claimed c
     JOIN events e ON e.id = c.event_id

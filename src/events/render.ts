@@ -10,7 +10,7 @@ import { alreadyRendered, type Embedded, type VersionRenderer } from '../kernel/
 export type EventRow = Pick<
   Event,
   'id' | 'accountId' | 'created' | 'type' | 'apiVersion' | 'data' | 'requestId' | 'idempotencyKey' | 'pendingWebhooks'
->;
+> & { readonly connectedAccountId?: string | null };
 
 export interface EventData {
   object: Record<string, unknown>;
@@ -32,7 +32,8 @@ export function renderEvent(row: EventRow, versions: VersionRenderer, options: {
   return {
     id: row.id,
     object: 'event' as const,
-    ...(options.connected ? { account: row.accountId } : {}),
+    // A platform's event about a connected account that is gone names that account.
+    ...(row.connectedAccountId ? { account: row.connectedAccountId } : options.connected ? { account: row.accountId } : {}),
     api_version: version,
     created: row.created,
     // Frozen at the event's version: a request's Stripe-Version doesn't re-render it.

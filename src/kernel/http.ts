@@ -315,12 +315,17 @@ async function runOperation({ route: r, validate, rateLimiter }: Mounted, pathPa
     // An older version's parameters become today's; its errors keep naming what it sent.
     // (Most requests: no change applies, nothing to build; coercion already answers a new object.)
     let params: Record<string, any>;
-    if (kernel.requests.pending(r.operationId, apiVersion).length === 0) params = validate(raw);
-    else {
-      const upgraded = kernel.requests.upgrade(r.operationId, apiVersion, raw);
-      if (upgraded.names.size > 0) (res.locals as Locals).paramNames = upgraded.names;
-      params = validate(upgraded.params);
-      for (const name in upgraded.kept) params[name] = upgraded.kept[name];
+    try {
+      if (kernel.requests.pending(r.operationId, apiVersion).length === 0) params = validate(raw);
+      else {
+        const upgraded = kernel.requests.upgrade(r.operationId, apiVersion, raw);
+        if (upgraded.names.size > 0) (res.locals as Locals).paramNames = upgraded.names;
+        params = validate(upgraded.params);
+        for (const name in upgraded.kept) params[name] = upgraded.kept[name];
+      }
+    } catch (err) {
+      // A parameter a version removed says what replaced it.
+      throw err instanceof ApiError ? kernel.requests.explain(r.operationId, apiVersion, err) : err;
     }
     // The handler compares it with the object's (requireClientSecret); without one there is nothing to compare.
     if (caller.publishable && r.publishable === 'client_secret' && typeof params.client_secret !== 'string') throw parameterMissing('client_secret');

@@ -43,6 +43,12 @@ export interface RequestChange {
    * `ctx.params` (the newest API never has them: at the change's version and after they are unknown).
    */
   readonly kept?: readonly string[];
+  /**
+   * Parameters the change removed (names as sent: `filters[countries]`), each with what replaced
+   * it: a request at the change's version or later that still sends one is refused as unknown,
+   * and the refusal says what to send instead.
+   */
+  readonly replaced?: Readonly<Record<string, string>>;
 }
 
 const indexOf = new Map<string, number>(API_VERSIONS.map((v, i) => [v, i]));
@@ -130,6 +136,30 @@ export class RequestUpgrader {
       byVersion.set(version, pending);
     }
     return pending;
+  }
+
+  /**
+   * `error` (from validating a request of `operation` at `version`) with, for an unknown parameter
+   * a change at or before `version` removed, what replaced it. Only on the error path: nothing is
+   * looked up for a valid request.
+   */
+  explain(operation: string, version: string, error: ApiError): ApiError {
+    if (error.code !== 'parameter_unknown' || error.param === undefined) return error;
+    const at = indexOf.get(version) ?? API_VERSIONS.length - 1;
+    const param = error.param;
+    for (const change of this.byOperation.get(operation) ?? []) {
+      if (!change.replaced || indexOf.get(change.version)! > at) continue;
+      const removed = Object.keys(change.replaced).find((name) => param === name || param.startsWith(`${name}[`));
+      if (removed === undefined) continue;
+      return new ApiError({
+        status: error.status,
+        code: error.code,
+        param: error.param,
+        kind: error.kind,
+        message: `${error.message}. ${removed} was removed in API version ${change.version}: use ${change.replaced[removed]} instead.`,
+      });
+    }
+    return error;
   }
 
   /** `params` as today's model takes them, for a request of `operation` at `version`. */

@@ -328,6 +328,11 @@ export class VersionRenderer {
   }
 }
 
+const isDeletedStub = (object: Record<string, unknown>): boolean => {
+  const keys = Object.keys(object);
+  return keys.length === 3 && 'id' in object && 'object' in object;
+};
+
 function walk(value: unknown, pending: Pending, type: string | undefined, embedded: Embedded): unknown {
   if (Array.isArray(value)) return value.map((v) => walk(v, pending, undefined, embedded));
   if (typeof value !== 'object' || value === null || (value as Record<symbol, unknown>)[RENDERED]) return value;
@@ -335,6 +340,8 @@ function walk(value: unknown, pending: Pending, type: string | undefined, embedd
   const here = own ? { ...embedded, ...own } : embedded;
   const newest: Record<string, any> = {};
   for (const [k, v] of Object.entries(value)) newest[k] = walk(v, pending, undefined, here);
+  // A deleted object (`{id, object, deleted: true}`, nothing else) has that shape at every version.
+  if (newest.deleted === true && isDeletedStub(newest)) return newest;
   let out = newest;
   for (const change of pending.get(typeof newest.object === 'string' ? newest.object : (type ?? '')) ?? []) out = change.downgrade(out, newest, here);
   return out;

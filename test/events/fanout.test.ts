@@ -133,3 +133,36 @@ test('an event with no matching endpoint is fanned out to nothing and counts no 
   expect(res.body.pending_webhooks).toBe(0);
   expect(e.receiver.on('/fan/none')).toEqual([]);
 });
+
+test("deleting a connected account sends account.application.deauthorized to the platform's Connect endpoints only", async () => {
+  const key = newTestKey();
+  const platformConnect = await endpoint(key, '/deauth/connect', { enabled_events: ['account.application.deauthorized'], connect: true });
+  const everything = await endpoint(key, '/deauth/connect-all', { enabled_events: ['*'], connect: true });
+  const platformOwn = await endpoint(key, '/deauth/own', { enabled_events: ['*'] });
+  const platform = await accountOfKey(e.t.runtime, key);
+  const stripe = e.t.stripe(key);
+  const account = await stripe.accounts.create({ type: 'express', country: 'US' });
+  const deleted = await stripe.accounts.del(account.id);
+  expect(deleted).toMatchObject({ id: account.id, object: 'account', deleted: true });
+
+  const stored = await e.t.runtime.prisma.event.findFirstOrThrow({ where: { accountId: platform, type: 'account.application.deauthorized' } });
+  const deliveries = await settled(stored.id);
+  expect(deliveries.map((d) => d.endpointId).sort()).toEqual([platformConnect.id, everything.id].sort());
+  const [event, ...more] = verifyAll(e.receiver.on(platformConnect.path), platformConnect.secret);
+  expect(more).toEqual([]);
+  expect(event).toMatchObject({
+    id: stored.id,
+    type: 'account.application.deauthorized',
+    account: account.id,
+    data: { object: { id: `ca_${platform.slice(5)}`, object: 'application', name: null } },
+  });
+  expect(e.receiver.on(platformOwn.path).filter((r) => r.body.includes('account.application.deauthorized'))).toEqual([]);
+  // The platform's own event list doesn't show it (it was the connected account's), nor can it be retrieved.
+  const listed = await e.t.http().get('/v1/events?type=account.application.deauthorized').set(bearer(key));
+  expect(listed.body.data).toEqual([]);
+  expect((await e.t.http().get(`/v1/events/${stored.id}`).set(bearer(key))).status).toBe(404);
+  // Deleting it again: gone, and no second event.
+  const again = await stripe.accounts.del(account.id).catch((err: unknown) => err);
+  expect(again).toMatchObject({ statusCode: 404, code: 'resource_missing' });
+  expect(await e.t.runtime.prisma.event.count({ where: { accountId: platform, type: 'account.application.deauthorized' } })).toBe(1);
+});

@@ -1,4 +1,5 @@
 import { bearer, type TestApp } from './app';
+import { randomBase62 } from '../../src/lib/ids';
 import { LATEST_API_VERSION } from '../../src/kernel/versions';
 import { accountOfKey, createConnectedAccount, emitTestEvent } from './events';
 import {
@@ -234,6 +235,10 @@ export const scenarios: Record<string, Scenario> = {
       bank_account: { account_number: '000123456789', country: 'US', routing_number: '110000000' },
       settings: { payouts: { schedule: { interval: 'weekly', weekly_anchor: 'friday' } } },
       groups: { payments_pricing: 'default' },
+    })),
+    answer('external_account as a dictionary', await post(key, AC, {
+      type: 'express',
+      external_account: { object: 'bank_account', country: 'US', currency: 'usd', routing_number: '110000000', account_number: '000123456789' },
     })),
   ],
   GetAccountsAccount: async (key) => {
@@ -904,6 +909,7 @@ export const scenarios: Record<string, Scenario> = {
       name: 'b', active: false, description: 'd', images: ['https://example.com/i.png'], marketing_features: [{ name: 'f' }], metadata: { a: '1' },
       package_dimensions: { height: 1.5, length: 2, weight: 3, width: 4 }, shippable: true, statement_descriptor: 'S', tax_code: 'txcd_99999999', unit_label: 'u', url: 'http://127.0.0.1:0/shop',
     })),
+    answer('its own id, a good', await post(key, PR, { name: 'c', id: `own_${randomBase62(12)}`, type: 'good' })),
   ],
   GetProductsProduct: async (key) => [answer('product', await get(key, `${PR}/${(await createProduct(t, key)).id}`))],
   PostProductsProduct: async (key) => {
@@ -1098,6 +1104,7 @@ export const scenarios: Record<string, Scenario> = {
     await post(key, II, { customer, amount: 1250, currency: 'usd' });
     return [
       answer('empty draft', await post(key, IN, { customer, description: 'd', footer: 'f', metadata: { a: '1' } })),
+      answer('rendering', await post(key, IN, { customer, rendering: { amount_tax_display: 'exclude_tax', pdf: { page_size: 'letter' } } })),
       answer('with pending items', await post(key, IN, { customer, pending_invoice_items_behavior: 'include', collection_method: 'send_invoice', days_until_due: 5, expand: ['customer'] })),
     ];
   },

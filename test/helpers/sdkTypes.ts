@@ -239,13 +239,6 @@ export const SDK_TYPE_ERRATA: readonly { readonly pkgs: readonly SdkPackage[]; r
     why: 'stripe-node 15.2.0 (2024-04-16): config removed from Forwarding.Request, "no longer used by the Forwarding Request API" (at every version).',
   },
   {
-    pkgs: ['stripe-v14', 'stripe-v15'],
-    problem: /<(person|account|event)>\.(data\.object\.)?(individual\.)?additional_tos_acceptances\.account is null; the SDK type is Account$/,
-    why:
-      'Person.additional_tos_acceptances.account is typed non-null by stripe-node 14 and 15 and nullable by 17, with no API version or ' +
-      'changelog entry for the change: a person who accepted nothing has null there at every version.',
-  },
-  {
     pkgs: ['stripe-v11', 'stripe-v14'],
     problem: /(<charge>|\.latest_charge|<event>\.data\.object)\.refunds is missing$/,
     why:

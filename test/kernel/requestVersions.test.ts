@@ -1,4 +1,4 @@
-import { ApiError, parameterMissing, resourceMissing } from '../../src/kernel/errors';
+import { ApiError, parameterMissing, parameterUnknown, resourceMissing } from '../../src/kernel/errors';
 import { formEntries, ParamRenames, renamed, RequestUpgrader, type RequestChange } from '../../src/kernel/requestVersions';
 import { compileParamsValidator } from '../../src/kernel/validate';
 import { LATEST_API_VERSION } from '../../src/kernel/versions';
@@ -154,4 +154,42 @@ test('an upgrade sees only values of the shapes it takes: anything else is a 400
   // At or after the change nothing is checked: `sizes` is an unknown parameter there.
   expect(boxes.upgrade('PostBoxes', '2024-04-10', { sizes: 'small' }).params).toEqual({ sizes: 'small' });
   expect(boxes.parametersOf('PostBoxes')).toEqual(['sizes']);
+});
+
+describe('a removed parameter sent at or after the change names what replaced it', () => {
+  const removed: RequestChange = {
+    version: '2024-04-10',
+    operation: 'PostWidgets',
+    description: 'Replaces `label` and `shape[corners]` with `title` and `shape[edges]`.',
+    takes: {},
+    upgrade: (p) => p,
+    replaced: { label: '`title`', 'shape[corners]': '`shape[edges]`' },
+  };
+  const explaining = new RequestUpgrader([removed]);
+  const unknown = (param: string) => thrown(() => validate({ [param]: 'x' }));
+
+  test('at the version and after: the unknown parameter error says what to send instead', () => {
+    for (const version of ['2024-04-10', LATEST_API_VERSION]) {
+      const error = explaining.explain('PostWidgets', version, unknown('label'));
+      expect(error).toMatchObject({ status: 400, code: 'parameter_unknown', param: 'label' });
+      expect(error.message).toBe('Received unknown parameter: label. label was removed in API version 2024-04-10: use `title` instead.');
+    }
+    const nested = explaining.explain('PostWidgets', LATEST_API_VERSION, parameterUnknown('shape[corners][0]'));
+    expect(nested.message).toContain('shape[corners] was removed in API version 2024-04-10: use `shape[edges]` instead.');
+  });
+
+  test('before the version, for another operation, another parameter or another error: unchanged', () => {
+    const error = unknown('label');
+    expect(explaining.explain('PostWidgets', '2023-10-16', error)).toBe(error);
+    expect(explaining.explain('PostGadgets', LATEST_API_VERSION, error)).toBe(error);
+    const size = unknown('sizes');
+    expect(explaining.explain('PostWidgets', LATEST_API_VERSION, size)).toBe(size);
+    const missing = parameterMissing('label');
+    expect(explaining.explain('PostWidgets', LATEST_API_VERSION, missing)).toBe(missing);
+  });
+
+  test('every declared replacement belongs to an operation the app serves', () => {
+    const served = new Set(routes.map((r) => r.operationId));
+    for (const change of requestChanges.filter((c) => c.replaced)) expect(served.has(change.operation)).toBe(true);
+  });
 });

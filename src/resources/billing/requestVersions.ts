@@ -1,4 +1,4 @@
-import { parametersExclusive } from '../../kernel/errors';
+import { invalidRequest, parametersExclusive } from '../../kernel/errors';
 import { renamed, without, type ParamNames, type Params, type RequestChange } from '../../kernel/requestVersions';
 
 // The parameters billing's operations took at older versions, mapped onto today's (the request
@@ -72,6 +72,36 @@ function pendingItemsIncluded(params: Params): Params {
   return { ...params, pending_invoice_items_behavior: 'include' };
 }
 
+/**
+ * Before 2025-03-31.basil an invoice item took a whole-unit `unit_amount` beside
+ * `unit_amount_decimal`; basil kept only the decimal, which says the same for an integer.
+ */
+function decimalOfUnitAmount(params: Params, names: ParamNames): Params {
+  if (params.unit_amount === undefined) return params;
+  if (params.unit_amount_decimal !== undefined) throw parametersExclusive('unit_amount', 'unit_amount_decimal');
+  const value = params.unit_amount;
+  if (typeof value !== 'string' || !/^-?\d{1,15}$/.test(value)) {
+    throw invalidRequest(`Invalid integer: ${typeof value === 'string' ? value : 'unit_amount'}`, 'parameter_invalid_integer', 'unit_amount');
+  }
+  names.rename('unit_amount_decimal', 'unit_amount');
+  return { ...without(params, 'unit_amount'), unit_amount_decimal: String(Number(value)) };
+}
+
+const BASIL_UNIT_AMOUNT = 'Removes `unit_amount` from invoice items in favor of `unit_amount_decimal` (and `pricing`).';
+
+/** Before 2024-04-10 an invoice's rendering settings were `rendering_options` (`amount_tax_display` only); now `rendering`. */
+function renderingOfOptions(params: Params, names: ParamNames): Params {
+  const options = params.rendering_options;
+  if (options === undefined) return params;
+  if (params.rendering !== undefined) throw parametersExclusive('rendering_options', 'rendering');
+  names.rename('rendering', 'rendering_options');
+  // `rendering_options=` unset them, as an empty `rendering[amount_tax_display]` does.
+  const rendering = options === '' ? { amount_tax_display: '' } : options;
+  return { ...without(params, 'rendering_options'), rendering };
+}
+
+const RENDERING = 'Renames the `rendering_options` parameter and attribute of invoices to `rendering`.';
+
 const BASIL_DISCOUNTS = 'Removes the singular `coupon` and `promotion_code` parameters in favor of `discounts` (stackable discounts).';
 
 // What each upgrade reads: moved or compared as sent, so today's schemas validate them after (under their old names).
@@ -80,19 +110,30 @@ const COUPON_TAKEN = { coupon: {}, promotion: {} } as const;
 const DISCOUNTS_TAKEN = { coupon: {}, promotion_code: {}, discounts: {} } as const;
 const UPCOMING_TAKEN = { ...Object.fromEntries(UPCOMING_FLAT.map(([flat]) => [flat, {}])), subscription_details: {} } as const;
 const PENDING_TAKEN = { pending_invoice_items_behavior: {} } as const;
+// `unit_amount` is checked as a whole number by the upgrade itself; `rendering_options` moves as sent.
+const UNIT_AMOUNT_TAKEN = { unit_amount: {}, unit_amount_decimal: {} } as const;
+const RENDERING_TAKEN = { rendering_options: {}, rendering: {} } as const;
 
 const MARKETING_FEATURES = 'Renames `features` to `marketing_features` on products.';
 
+const FEATURES_REPLACED = { features: '`marketing_features`' };
+const DISCOUNTS_REPLACED = { coupon: '`discounts[][coupon]`', promotion_code: '`discounts[][promotion_code]`' };
+
 export const requestChanges: readonly RequestChange[] = [
-  { version: '2024-04-10', operation: 'PostProducts', description: MARKETING_FEATURES, takes: FEATURES_TAKEN, upgrade: renamed('features', 'marketing_features') },
-  { version: '2024-04-10', operation: 'PostProductsProduct', description: MARKETING_FEATURES, takes: FEATURES_TAKEN, upgrade: renamed('features', 'marketing_features') },
+  { version: '2024-04-10', operation: 'PostProducts', description: MARKETING_FEATURES, takes: FEATURES_TAKEN, upgrade: renamed('features', 'marketing_features'), replaced: FEATURES_REPLACED },
+  { version: '2024-04-10', operation: 'PostProductsProduct', description: MARKETING_FEATURES, takes: FEATURES_TAKEN, upgrade: renamed('features', 'marketing_features'), replaced: FEATURES_REPLACED },
   {
     version: '2025-09-30.clover',
     operation: 'PostPromotionCodes',
     description: 'Promotion codes reference their coupon as `promotion[coupon]` (with `promotion[type]=coupon`) instead of `coupon`.',
     takes: COUPON_TAKEN,
     upgrade: promotionOfCoupon,
+    replaced: { coupon: '`promotion[coupon]` with `promotion[type]=coupon`' },
   },
+  { version: '2025-03-31.basil', operation: 'PostInvoiceitems', description: BASIL_UNIT_AMOUNT, takes: UNIT_AMOUNT_TAKEN, upgrade: decimalOfUnitAmount, replaced: { unit_amount: '`unit_amount_decimal`' } },
+  { version: '2025-03-31.basil', operation: 'PostInvoiceitemsInvoiceitem', description: BASIL_UNIT_AMOUNT, takes: UNIT_AMOUNT_TAKEN, upgrade: decimalOfUnitAmount, replaced: { unit_amount: '`unit_amount_decimal`' } },
+  { version: '2024-04-10', operation: 'PostInvoices', description: RENDERING, takes: RENDERING_TAKEN, upgrade: renderingOfOptions, replaced: { rendering_options: '`rendering`' } },
+  { version: '2024-04-10', operation: 'PostInvoicesInvoice', description: RENDERING, takes: RENDERING_TAKEN, upgrade: renderingOfOptions, replaced: { rendering_options: '`rendering`' } },
   { version: '2025-03-31.basil', operation: 'GetInvoicesUpcoming', description: UPCOMING_REMOVED, takes: UPCOMING_TAKEN, upgrade: upcomingDetails },
   { version: '2025-03-31.basil', operation: 'GetInvoicesUpcomingLines', description: UPCOMING_REMOVED, takes: UPCOMING_TAKEN, upgrade: upcomingDetails },
   {
@@ -102,6 +143,6 @@ export const requestChanges: readonly RequestChange[] = [
     takes: PENDING_TAKEN,
     upgrade: pendingItemsIncluded,
   },
-  { version: '2025-03-31.basil', operation: 'PostSubscriptions', description: BASIL_DISCOUNTS, takes: DISCOUNTS_TAKEN, upgrade: discountsOfCoupon },
-  { version: '2025-03-31.basil', operation: 'PostSubscriptionsSubscriptionExposedId', description: BASIL_DISCOUNTS, takes: DISCOUNTS_TAKEN, upgrade: discountsOfCoupon },
+  { version: '2025-03-31.basil', operation: 'PostSubscriptions', description: BASIL_DISCOUNTS, takes: DISCOUNTS_TAKEN, upgrade: discountsOfCoupon, replaced: DISCOUNTS_REPLACED },
+  { version: '2025-03-31.basil', operation: 'PostSubscriptionsSubscriptionExposedId', description: BASIL_DISCOUNTS, takes: DISCOUNTS_TAKEN, upgrade: discountsOfCoupon, replaced: DISCOUNTS_REPLACED },
 ];

@@ -26,5 +26,6 @@ export const requestChanges: readonly RequestChange[] = [
     // Its first element becomes `filters[country]`, which today's schema validates (named `filters[countries]`).
     takes: { filters: { anyOf: [{ type: 'object', properties: { countries: {}, country: {} } }, { type: 'string' }] } },
     upgrade: countryOfCountries,
+    replaced: { 'filters[countries]': '`filters[country]` (one country code)' },
   },
 ];

@@ -36,6 +36,7 @@ const TYPES_TAKEN = { payment_method_types: { type: 'array', items: { type: 'str
 const TYPES_RENAMED = { payment_method_types: {} } as const;
 /** Kept as sent: the upgrader takes `kept` parameters only as strings. */
 const DISCOUNTS_TAKEN = { coupon: {}, promotion_code: {} } as const;
+const ALLOWED_REPLACED = { payment_method_types: '`allowed_payment_method_types`' };
 
 const ENDIVE_TYPES = 'Removes `payment_method_types` as a writable parameter of PaymentIntents (use dynamic payment methods, `excluded_payment_method_types` or `allowed_payment_method_types`).';
 
@@ -54,8 +55,8 @@ export const requestChanges: readonly RequestChange[] = [
   },
   { version: '2026-09-30.endive', operation: 'PostPaymentIntents', description: ENDIVE_TYPES, takes: TYPES_TAKEN, upgrade: explicitTypes },
   { version: '2026-09-30.endive', operation: 'PostPaymentIntentsIntent', description: ENDIVE_TYPES, takes: TYPES_TAKEN, upgrade: explicitTypes },
-  { version: '2026-09-30.endive', operation: 'PostSetupIntents', description: ENDIVE_ALLOWED_TYPES, takes: TYPES_RENAMED, upgrade: renamed('payment_method_types', 'allowed_payment_method_types') },
-  { version: '2026-09-30.endive', operation: 'PostSetupIntentsIntent', description: ENDIVE_ALLOWED_TYPES, takes: TYPES_RENAMED, upgrade: renamed('payment_method_types', 'allowed_payment_method_types') },
+  { version: '2026-09-30.endive', operation: 'PostSetupIntents', description: ENDIVE_ALLOWED_TYPES, takes: TYPES_RENAMED, upgrade: renamed('payment_method_types', 'allowed_payment_method_types'), replaced: ALLOWED_REPLACED },
+  { version: '2026-09-30.endive', operation: 'PostSetupIntentsIntent', description: ENDIVE_ALLOWED_TYPES, takes: TYPES_RENAMED, upgrade: renamed('payment_method_types', 'allowed_payment_method_types'), replaced: ALLOWED_REPLACED },
   { version: '2025-03-31.basil', operation: 'PostCustomers', description: BASIL_DISCOUNTS, takes: DISCOUNTS_TAKEN, upgrade: oneDiscount, kept: DISCOUNT_PARAMS },
   { version: '2025-03-31.basil', operation: 'PostCustomersCustomer', description: BASIL_DISCOUNTS, takes: DISCOUNTS_TAKEN, upgrade: oneDiscount, kept: DISCOUNT_PARAMS },
 ];

@@ -277,6 +277,30 @@ describe('POST /v1/accounts', () => {
     expectError(await post(key, '/v1/accounts', 'bank_account[country]=US'), 400, { code: 'parameter_missing', param: 'bank_account[account_number]' });
   });
 
+  it('takes external_account as a dictionary (a bank account or a debit card) on create and update, as the SDK types say', async () => {
+    const key = newTestKey();
+    const stripe = t.stripe(key);
+    const bank = { object: 'bank_account', country: 'US', currency: 'usd', routing_number: '110000000', account_number: '000123456789' } as const;
+    const made = await stripe.accounts.create({ type: 'express', country: 'US', external_account: bank } as any);
+    expect(made.external_accounts!.data).toEqual([
+      expect.objectContaining({ object: 'bank_account', last4: '6789', routing_number: '110000000', currency: 'usd', default_for_currency: true }),
+    ]);
+    const card = { object: 'card', number: '4000056655665556', exp_month: 12, exp_year: 2034, currency: 'usd' };
+    const updated = await stripe.accounts.update(made.id, { external_account: card } as any);
+    expect(updated.external_accounts!.data[0]).toMatchObject({ object: 'card', funding: 'debit', last4: '5556', default_for_currency: true });
+    // stripe-node 14 (2023-10-16) sends the same dictionary.
+    const Stripe14 = require('stripe-v14');
+    const old = new Stripe14(key, { host: '127.0.0.1', port: t.port, protocol: 'http' });
+    const older = await old.accounts.create({ type: 'express', country: 'US', external_account: bank });
+    expect(older.external_accounts.data[0]).toMatchObject({ object: 'bank_account', last4: '6789' });
+    // Bad input: a missing account number, an unknown member, another object.
+    expectError(await post(key, '/v1/accounts', { external_account: { object: 'bank_account', country: 'US' } }), 400, { code: 'parameter_missing', param: 'external_account[account_number]' });
+    expectError(await post(key, '/v1/accounts', { external_account: { ...bank, colour: 'red' } }), 400, { code: 'parameter_unknown', param: 'external_account[colour]' });
+    expectError(await post(key, `/v1/accounts/${made.id}`, { external_account: { object: 'card', number: '4242424242424242', exp_month: 12, exp_year: 2034, currency: 'usd' } }), 400, {
+      param: 'external_account',
+    });
+  });
+
   it('accepts the empty-string forms that unset', async () => {
     const account = await createAccount(newTestKey(), {
       business_profile: { support_url: '' },

@@ -246,3 +246,19 @@ describe('who may see and change persons', () => {
     expect((await post(key, `/v1/accounts/${custom.id}/persons`, 'first_name=x')).status).toBe(200);
   });
 });
+
+describe('additional_tos_acceptances.account: the public object, its members null until given', () => {
+  test('stripe-node 14 (2023-10-16) and the newest read the object; accepting fills it', async () => {
+    const key = newTestKey();
+    const account = (await post(key, '/v1/accounts', { ...CUSTOM, country: 'US', business_type: 'company', capabilities: CAPS })).body;
+    const Stripe14 = require('stripe-v14');
+    const old = new Stripe14(key, { host: '127.0.0.1', port: t.port, protocol: 'http' });
+    const person = await old.accounts.createPerson(account.id, { first_name: 'Jenny' });
+    expect(person.additional_tos_acceptances).toEqual({ account: { date: null, ip: null, user_agent: null } });
+    const accepted = await t.stripe(key).accounts.updatePerson(account.id, person.id, { additional_tos_acceptances: { account: { date: 1700000000, ip: '203.0.113.9' } } });
+    expect(accepted.additional_tos_acceptances).toEqual({ account: { date: 1700000000, ip: '203.0.113.9', user_agent: null } });
+    expectMatchesResponseSchema('GetAccountsAccountPersonsPerson', 200, accepted);
+    const bad = await post(key, `/v1/accounts/${account.id}/persons/${person.id}`, { additional_tos_acceptances: { account: { date: 'yesterday' } } });
+    expectError(bad, 400, { param: 'additional_tos_acceptances[account][date]' });
+  });
+});

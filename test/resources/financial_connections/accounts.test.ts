@@ -163,10 +163,9 @@ describe('sessions', () => {
       code: 'parameter_unknown',
       param: 'filters[countries]',
     });
-    expectError(await post(key, `${FC}/sessions`, body({ countries: ['us'] }), { 'Stripe-Version': LATEST_API_VERSION }), 400, {
-      code: 'parameter_unknown',
-      param: 'filters[countries]',
-    });
+    const latest = await post(key, `${FC}/sessions`, body({ countries: ['us'] }), { 'Stripe-Version': LATEST_API_VERSION });
+    expectError(latest, 400, { code: 'parameter_unknown', param: 'filters[countries]' });
+    expect(latest.body.error.message).toContain('filters[countries] was removed in API version 2026-09-30.endive: use `filters[country]`');
     // The first request pinned the account to dahlia: without a version, `countries` is taken.
     expect((await post(key, `${FC}/sessions`, body({ countries: ['us'] }))).body.filters).toMatchObject({ countries: ['US'] });
   });

@@ -92,7 +92,9 @@ describe('create and retrieve', () => {
     expectError(await post(key, SI, { usage: 'sometimes' }), 400, { param: 'usage' });
     expectError(await post(key, SI, { allowed_payment_method_types: ['ideal'] }), 400, { param: 'allowed_payment_method_types[0]' });
     // Before 2026-09-30.endive the list was `payment_method_types`; today that name is unknown.
-    expectError(await post(key, SI, { payment_method_types: ['card'] }, { 'Stripe-Version': LATEST_API_VERSION }), 400, { code: 'parameter_unknown', param: 'payment_method_types' });
+    const today = await post(key, SI, { payment_method_types: ['card'] }, { 'Stripe-Version': LATEST_API_VERSION });
+    expectError(today, 400, { code: 'parameter_unknown', param: 'payment_method_types' });
+    expect(today.body.error.message).toContain('use `allowed_payment_method_types` instead');
     const pinned = newTestKey();
     const older = await post(pinned, SI, { payment_method_types: ['card'] }, { 'Stripe-Version': '2026-08-26.dahlia' });
     expect(older.body).toMatchObject({ automatic_payment_methods: null, payment_method_types: ['card'] });

@@ -10,6 +10,7 @@ import type { RequestContext } from '../../../kernel/route';
 import { emit, previousAttributes, requestEventOptions, type Tx } from '../../../events/emit';
 import { handOffEvents } from '../../../events/jobs';
 import { currencyOptionsOf, serializeCoupon, serializeDeletedCoupon, type CouponRow } from './serializer';
+import { isProductId } from '../products/serializer';
 
 const NAME = 'coupon';
 
@@ -109,7 +110,7 @@ function checkRedeemBy(redeemBy: number | undefined, now: number): void {
 /** `applies_to[products]`: products of the caller's account, each once. */
 async function productsOf(ctx: RequestContext, tx: Tx, ids: string[] | undefined): Promise<string[]> {
   if (ids === undefined) return [];
-  const wanted = ids.filter((id) => hasIdShape('prod', id));
+  const wanted = ids.filter((id) => isProductId(id));
   const found = new Set((await tx.product.findMany({ where: { accountId: ctx.caller.accountId, id: { in: wanted } }, select: { id: true } })).map((p) => p.id));
   const missing = ids.findIndex((id) => !found.has(id));
   if (missing !== -1) throw resourceMissing('product', ids[missing], `applies_to[products][${missing}]`, 400);

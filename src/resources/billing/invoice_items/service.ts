@@ -17,6 +17,7 @@ import { deletedInvoiceItem, serializeInvoiceItem, type InvoiceItemRow } from '.
 import { lockItem } from './queries';
 import { lockCustomer } from '../../payments';
 import { TxSql } from '../../../lib/sql';
+import { isProductId } from '../products/serializer';
 
 // Invoice items: one-off charges (or credits) for a customer, pending until an invoice takes them:
 // the customer's next manual invoice (`pending_invoice_items_behavior=include`), a draft named by
@@ -139,7 +140,7 @@ async function pricingOf(scope: Scope, params: Record<string, any>, description:
     const data: Record<string, any> = params.price_data;
     if (data.unit_amount !== undefined && data.unit_amount_decimal !== undefined) throw parametersExclusive('price_data[unit_amount]', 'price_data[unit_amount_decimal]');
     if (data.unit_amount === undefined && data.unit_amount_decimal === undefined) throw parameterMissing('price_data[unit_amount]');
-    const product = hasIdShape('prod', data.product) ? await scope.tx.product.findUnique({ where: { id: data.product, accountId: scope.accountId }, select: { id: true } }) : null;
+    const product = isProductId(data.product) ? await scope.tx.product.findUnique({ where: { id: data.product, accountId: scope.accountId }, select: { id: true } }) : null;
     if (!product) throw resourceMissing('product', data.product, 'price_data[product]', 400);
     const unit = data.unit_amount !== undefined ? String(data.unit_amount) : normalDecimal(data.unit_amount_decimal);
     return inlinePrice(scope, currencyOf(data.currency, 'price_data[currency]'), unit, product.id, '', data.tax_behavior);

@@ -11,7 +11,7 @@ import { lockCustomer } from '../../payments';
 import { TxSql } from '../../../lib/sql';
 import { attachedPaymentMethodParam, collectInvoice, discountParams, draftInvoice, emitIn, invoiceObject, lockInvoice, nextInvoiceNumber, refreshDraft, requestScope, type MadeInvoice, type Scope } from './billing';
 import { createInvoiceLink } from './links';
-import { customerDiscountRecords, detailsOfInvoice, saveDetails, type InvoiceDetails } from './queries';
+import { customerDiscountRecords, detailsOfInvoice, saveDetails, type InvoiceDetails, type InvoiceRendering } from './queries';
 import { INVOICE_OBJECT, type InvoiceRow } from './serializer';
 import { scheduleFinalization, scheduleOverdue } from './jobs';
 
@@ -93,6 +93,19 @@ const writeRow = (tx: Tx, row: InvoiceRow) =>
     select: { id: true },
   });
 
+/**
+ * `rendering` as given over what the invoice had (`was`): a member sent replaces its own, an
+ * empty `amount_tax_display` clears it. Templates are the Dashboard's, and Sandbank has none.
+ */
+function renderingOf(param: Record<string, any> | undefined, was: InvoiceRendering | null): InvoiceRendering | null {
+  if (param === undefined) return was;
+  if (param.template !== undefined) throw resourceMissing('invoice rendering template', String(param.template), 'rendering[template]', 400);
+  if (param.template_version !== undefined && param.template_version !== '') throw parameterMissing('rendering[template]');
+  const display = param.amount_tax_display === undefined ? (was?.amount_tax_display ?? null) : param.amount_tax_display || null;
+  const pdf = param.pdf?.page_size === undefined ? (was?.pdf ?? null) : { page_size: param.pdf.page_size as string };
+  return { amount_tax_display: display, pdf, template: null, template_version: null };
+}
+
 export async function createManualInvoice(ctx: RequestContext) {
   const { params, deps } = ctx;
   const accountId = ctx.caller.accountId;
@@ -141,6 +154,7 @@ export async function createManualInvoice(ctx: RequestContext) {
       markedUncollectibleAt: null,
       sentAt: null,
       finalizeAt: autoAdvance ? now + AUTO_FINALIZE_DELAY : null,
+      rendering: renderingOf(params.rendering, null),
     };
     await saveDetails(tx, accountId, id, details);
     const taken = pending.filter((p) => p.currency === currency).map((p) => p.id);
@@ -182,6 +196,7 @@ export async function updateManualInvoice(ctx: RequestContext) {
       ...details,
       description: params.description === undefined ? details.description : params.description || null,
       footer: params.footer === undefined ? details.footer : params.footer || null,
+      rendering: renderingOf(params.rendering, details.rendering),
       autoAdvance,
       daysUntilDue: terms.daysUntilDue,
       discountRecords: records,

@@ -19,6 +19,16 @@ export interface InvoiceDetails {
   readonly markedUncollectibleAt: number | null;
   readonly sentAt: number | null;
   readonly finalizeAt: number | null;
+  /** `rendering` as create or update set it; null: never set. */
+  readonly rendering: InvoiceRendering | null;
+}
+
+/** An invoice's `rendering`, as the public object shows it (no templates here: those stay null). */
+export interface InvoiceRendering {
+  readonly amount_tax_display: string | null;
+  readonly pdf: { readonly page_size: string | null } | null;
+  readonly template: null;
+  readonly template_version: null;
 }
 
 export const NO_DETAILS: InvoiceDetails = {
@@ -30,6 +40,7 @@ export const NO_DETAILS: InvoiceDetails = {
   markedUncollectibleAt: null,
   sentAt: null,
   finalizeAt: null,
+  rendering: null,
 };
 
 interface DetailsRow {
@@ -42,6 +53,7 @@ interface DetailsRow {
   marked_uncollectible_at: number | null;
   sent_at: number | null;
   finalize_at: number | null;
+  rendering: InvoiceRendering | null;
 }
 
 const detailsOf = (r: DetailsRow): InvoiceDetails => ({
@@ -53,6 +65,7 @@ const detailsOf = (r: DetailsRow): InvoiceDetails => ({
   markedUncollectibleAt: r.marked_uncollectible_at,
   sentAt: r.sent_at,
   finalizeAt: r.finalize_at,
+  rendering: r.rendering,
 });
 
 /** The details of those invoices that have some, by invoice id. */
@@ -67,12 +80,12 @@ export const detailsOfInvoice = async (tx: Tx, id: string): Promise<InvoiceDetai
 /** Writes an invoice's details (made or replaced). */
 export async function saveDetails(tx: Tx, accountId: string, invoiceId: string, d: InvoiceDetails): Promise<void> {
   await tx.$executeRaw`
-    INSERT INTO invoice_details (invoice_id, account_id, description, footer, auto_advance, days_until_due, discount_records, marked_uncollectible_at, sent_at, finalize_at)
+    INSERT INTO invoice_details (invoice_id, account_id, description, footer, auto_advance, days_until_due, discount_records, marked_uncollectible_at, sent_at, finalize_at, rendering)
     VALUES (${invoiceId}, ${accountId}, ${d.description}, ${d.footer}, ${d.autoAdvance}, ${d.daysUntilDue}, ${JSON.stringify(d.discountRecords)}::jsonb,
-            ${d.markedUncollectibleAt}, ${d.sentAt}, ${d.finalizeAt})
+            ${d.markedUncollectibleAt}, ${d.sentAt}, ${d.finalizeAt}, ${d.rendering === null ? null : JSON.stringify(d.rendering)}::jsonb)
     ON CONFLICT (invoice_id) DO UPDATE SET description = EXCLUDED.description, footer = EXCLUDED.footer, auto_advance = EXCLUDED.auto_advance,
       days_until_due = EXCLUDED.days_until_due, discount_records = EXCLUDED.discount_records, marked_uncollectible_at = EXCLUDED.marked_uncollectible_at,
-      sent_at = EXCLUDED.sent_at, finalize_at = EXCLUDED.finalize_at`;
+      sent_at = EXCLUDED.sent_at, finalize_at = EXCLUDED.finalize_at, rendering = EXCLUDED.rendering`;
 }
 
 /** Drafts whose auto-finalization is due by `now` (on any clock: the caller keeps the real-clock ones), a page after `afterId`. */

@@ -207,7 +207,6 @@ export function serializeInvoice(row: InvoiceRow, lines: readonly InvoiceLineRow
     last_finalization_error: null,
     // Not in the public object (a payment intent holds it there, and none exists here): the
     // decline of the latest attempt, or null.
-    last_payment_error: row.lastPaymentError as Record<string, unknown> | null,
     latest_revision: null,
     lines: {
       object: 'list' as const,
@@ -240,7 +239,7 @@ export function serializeInvoice(row: InvoiceRow, lines: readonly InvoiceLineRow
     post_payment_credit_notes_amount: 0,
     pre_payment_credit_notes_amount: 0,
     receipt_number: null,
-    rendering: null,
+    rendering: details.rendering,
     shipping_cost: null,
     shipping_details: null,
     starting_balance: 0,

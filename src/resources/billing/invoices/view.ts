@@ -38,7 +38,8 @@ export async function invoiceView(tx: Tx, deps: LinkDeps, accountId: string, inv
   const { seq: _s, accountId: _a, ...row } = found;
   const lines = (await tx.invoiceLine.findMany({ where: { invoiceId }, orderBy: { seq: 'asc' } })).map(({ seq: _q, ...l }) => l);
   const object = (await invoiceObject(tx, accountId, { row, lines }, now, deps)) as Record<string, any>;
-  const error = object.last_payment_error as { message?: string } | null;
+  // The decline is the row's (the public invoice shows none: it is on the invoice's PaymentIntent).
+  const error = row.lastPaymentError as { message?: string } | null;
   return {
     id: row.id,
     accountId,

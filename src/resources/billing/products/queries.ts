@@ -8,7 +8,7 @@ import type { SearchResource } from '../../../kernel/search';
 const SELECT_ROW = raw(`
   SELECT id, seq, created, updated, active, name, description, images, marketing_features AS "marketingFeatures", metadata,
          package_dimensions AS "packageDimensions", shippable, statement_descriptor AS "statementDescriptor",
-         tax_code AS "taxCode", unit_label AS "unitLabel", url, default_price AS "defaultPrice"
+         tax_code AS "taxCode", unit_label AS "unitLabel", url, default_price AS "defaultPrice", type
   FROM products`);
 
 /** One of the account's products. */

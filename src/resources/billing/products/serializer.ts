@@ -4,6 +4,13 @@ import type { Metadata } from '../../../kernel/metadata';
 
 export const OBJECT = 'product';
 
+/**
+ * What a product id can be: the generated `prod_…` or one its create named, of letters, digits and
+ * `_ - . :` (up to 255). Anything else names no product, without a lookup.
+ */
+export const PRODUCT_ID = /^[A-Za-z0-9_.:-]{1,255}$/;
+export const isProductId = (id: string): boolean => PRODUCT_ID.test(id);
+
 export type ProductRow = Omit<Product, 'seq' | 'accountId'>;
 
 export function serializeProduct(row: ProductRow) {
@@ -25,8 +32,8 @@ export function serializeProduct(row: ProductRow) {
     tax_code: row.taxCode,
     // Stripe Tax's computed details; nothing here computes tax.
     tax_details: null,
-    // Products made through the Prices API are services; goods belong to the legacy Orders API.
-    type: 'service' as const,
+    // `service` unless create said `good` (the legacy Orders API's kind, which nothing here treats apart).
+    type: row.type as 'good' | 'service',
     unit_label: row.unitLabel,
     updated: row.updated,
     url: row.url,

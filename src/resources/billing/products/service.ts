@@ -10,7 +10,7 @@ import { emit, previousAttributes, requestEventOptions, type Tx } from '../../..
 import { handOffEvents } from '../../../events/jobs';
 import { TxSql, type SqlClient } from '../../../lib/sql';
 import { SEARCH, listedRows, searchedRows, selectOwned } from './queries';
-import { serializeDeletedProduct, serializeProduct, type ProductRow } from './serializer';
+import { isProductId, serializeDeletedProduct, serializeProduct, type ProductRow } from './serializer';
 
 const NAME = 'product';
 
@@ -23,7 +23,7 @@ const unset = (value: any, empty: unknown = null): any => (value === '' ? empty 
  */
 export async function findProduct(ctx: RequestContext, id: string, param?: string, db: SqlClient = ctx.deps.sql): Promise<ProductRow> {
   const missing = () => (param === undefined ? resourceMissing(NAME, id) : resourceMissing(NAME, id, param, 400));
-  if (!hasIdShape('prod', id)) throw missing();
+  if (!isProductId(id)) throw missing();
   const [row] = await db.query<ProductRow>(selectOwned(id, ctx.caller.accountId));
   if (!row) throw missing();
   return row;
@@ -38,11 +38,13 @@ export async function retrieveProductObject(ctx: RequestContext, id: string) {
 /** The columns of a new product from create parameters (also `price.product_data`'s). */
 export function newProductData(ctx: RequestContext, params: Record<string, any>, now: number): Prisma.ProductUncheckedCreateInput {
   return {
-    id: newId('prod'),
+    // A product's create may name its id (price.product_data never does).
+    id: params.id ?? newId('prod'),
     accountId: ctx.caller.accountId,
     created: now,
     updated: now,
     active: params.active ?? true,
+    type: params.type ?? 'service',
     name: params.name,
     description: params.description ?? null,
     images: params.images ?? [],
@@ -82,7 +84,12 @@ export async function createProduct(ctx: RequestContext, defaultPrices: DefaultP
   // `default_price_data`: the product's first price, made with it (product.created names it).
   const price = params.default_price_data === undefined ? undefined : defaultPrices.data(ctx, params.default_price_data, now);
   const { row, eventIds } = await deps.prisma.$transaction(async (tx) => {
-    const made = await insertProduct(ctx, tx, { ...product, defaultPrice: price?.id ?? null });
+    const made = await insertProduct(ctx, tx, { ...product, defaultPrice: price?.id ?? null }).catch((err: unknown) => {
+      if (params.id !== undefined && err instanceof Prisma.PrismaClientKnownRequestError && err.code === 'P2002') {
+        throw invalidRequest('Product already exists.', 'resource_already_exists', 'id');
+      }
+      throw err;
+    });
     const eventIds = [made.eventId];
     if (price) eventIds.push(await defaultPrices.insert(ctx, tx, { ...price, productId: made.row.id }));
     return { row: made.row, eventIds };
@@ -98,7 +105,7 @@ export async function retrieveProduct(ctx: RequestContext) {
 export async function updateProduct(ctx: RequestContext) {
   const { params, deps } = ctx;
   const id = ctx.pathParams.product;
-  if (!hasIdShape('prod', id)) throw resourceMissing(NAME, id);
+  if (!isProductId(id)) throw resourceMissing(NAME, id);
   const now = unixSeconds(deps.clock);
   const result = await deps.prisma.$transaction(async (tx) => {
     // Lock the row so concurrent edits (metadata merges above all) don't overwrite each other.
@@ -154,7 +161,7 @@ async function checkDefaultPrice(ctx: RequestContext, tx: Tx, productId: string,
 export async function deleteProduct(ctx: RequestContext) {
   const { deps } = ctx;
   const id = ctx.pathParams.product;
-  if (!hasIdShape('prod', id)) throw resourceMissing(NAME, id);
+  if (!isProductId(id)) throw resourceMissing(NAME, id);
   const now = unixSeconds(deps.clock);
   const eventId = await deps.prisma.$transaction(async (tx) => {
     const locked = await tx.$queryRaw<{ id: string }[]>`

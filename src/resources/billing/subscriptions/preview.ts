@@ -14,6 +14,7 @@ import { serializeInvoice, serializeLine, type LineRefs } from '../invoices/seri
 import { appliedDiscounts, discountsBilled, loadView, pendingItemLines, periodLines, viewOf } from './billing';
 import type { SubscriptionView } from './serializer';
 import { billingNow, changeOptionsOf, changeProrations, checkPeriodParams, discountsOf, newSubscription, planItems, proLine, taxRateIds, unusedCredits, type ItemParam } from './service';
+import { isProductId } from '../products/serializer';
 
 // Invoice previews (`POST /v1/invoices/create_preview`, and `GET /v1/invoices/upcoming` before
 // 2025-03-31.basil): the invoice a subscription change would make, worked out by the update's
@@ -144,7 +145,7 @@ async function addedLines(scope: Scope, request: PreviewRequest, currency: strin
       let productId = newId('prod');
       if (data !== undefined) {
         if (data.unit_amount !== undefined && data.unit_amount_decimal !== undefined) throw parametersExclusive(`invoice_items[${i}][price_data][unit_amount]`, `invoice_items[${i}][price_data][unit_amount_decimal]`);
-        const product = hasIdShape('prod', data.product) ? await scope.tx.product.findUnique({ where: { id: data.product, accountId: scope.accountId }, select: { id: true } }) : null;
+        const product = isProductId(data.product) ? await scope.tx.product.findUnique({ where: { id: data.product, accountId: scope.accountId }, select: { id: true } }) : null;
         if (!product) throw resourceMissing('product', data.product, `invoice_items[${i}][price_data][product]`, 400);
         productId = product.id;
       }

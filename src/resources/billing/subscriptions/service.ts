@@ -38,6 +38,7 @@ import {
 } from './billing';
 import { scheduleSubscriptions } from './jobs';
 import { SEARCH, searchedRows } from './queries';
+import { isProductId } from '../products/serializer';
 import {
   serializeDeletedItem,
   serializeItem,
@@ -147,7 +148,7 @@ async function priceOfItem(scope: Scope, ctx: RequestContext, item: Record<strin
   const within = (name: string) => at(`price_data][${name}`).replace('][', '[');
   if (data.unit_amount !== undefined && data.unit_amount_decimal !== undefined) throw parametersExclusive(within('unit_amount'), within('unit_amount_decimal'));
   if (data.unit_amount === undefined && data.unit_amount_decimal === undefined) throw parameterMissing(within('unit_amount'));
-  const product = hasIdShape('prod', data.product) ? await scope.tx.product.findUnique({ where: { id: data.product, accountId: scope.accountId } }) : null;
+  const product = isProductId(data.product) ? await scope.tx.product.findUnique({ where: { id: data.product, accountId: scope.accountId } }) : null;
   if (!product) throw resourceMissing('product', data.product, within('product'), 400);
   const made = await insertPrice(ctx, scope.tx, { ...newPriceData(ctx, data, scope.eventTime, (n) => within(n)), productId: product.id });
   scope.events.push(made.eventId);

@@ -9,7 +9,7 @@ import { applyMetadata, type Metadata, type MetadataParam } from '../../../kerne
 import { insertAccount, selectForChange, updateAccountRow } from './queries';
 import type { Db } from '../../../kernel/writes';
 import type { EventType } from '../../../events/types';
-import { causeOf, emitIn, previousAttributes, type EmitOptions, type EventCause } from '../../../events/emit';
+import { causeOf, emit, emitIn, previousAttributes, requestEventOptions, type EmitOptions, type EventCause } from '../../../events/emit';
 import { handOffEvents } from '../../../events/jobs';
 import { isIsoCountry, isSupportedCountry, localCurrency, supportedCurrencies } from './countries';
 import type { AccountDetails, AccountRow } from './details';
@@ -660,14 +660,24 @@ export async function rejectAccount(ctx: RequestContext) {
   });
 }
 
+/** The platform's Connect application, as an `application` object: its id follows the platform's (`ca_` for `acct_`). */
+const applicationOf = (platformId: string) => ({ id: `ca_${platformId.slice('acct_'.length)}`, object: 'application' as const, name: null });
+
 export async function deleteAccount(ctx: RequestContext) {
   const id = ctx.pathParams.account;
   if (!hasIdShape('acct', id)) throw resourceMissing(NAME, id);
-  // Everything the account owns (keys, endpoints, events) goes with it by cascade.
-  const deleted = await ctx.deps.prisma.account.deleteMany({ where: { id, parentAccountId: ctx.caller.accountId } });
-  if (deleted.count === 0) throw resourceMissing(NAME, id);
+  const platform = ctx.caller.accountId;
+  const eventId = await ctx.deps.prisma.$transaction(async (tx) => {
+    // Everything the account owns (keys, endpoints, events) goes with it by cascade.
+    const deleted = await tx.account.deleteMany({ where: { id, parentAccountId: platform } });
+    if (deleted.count === 0) throw resourceMissing(NAME, id);
+    // The platform's Connect endpoints hear it, as a platform does whose account disconnects its
+    // application: the platform's event (the account's own are gone), naming the account.
+    return emit(tx, 'account.application.deauthorized', applicationOf(platform), { ...requestEventOptions(ctx, unixSeconds(ctx.deps.clock)), connectedAccountId: id });
+  });
   // This process forgets it before answering; the others hear the trigger's NOTIFY on commit.
   ctx.deps.notifications.announce(ACCOUNT_REVOKED_CHANNEL, id);
+  await handOffEvents(ctx.deps.queues, [eventId]);
   return serializeDeletedAccount(id);
 }
 

@@ -97,14 +97,13 @@ export function serializePerson(row: Pick<AccountRow, 'id'>, p: PersonRecord, re
     id: p.id,
     object: OBJECT,
     account: row.id,
+    // The acceptance object is always there, its members null until the person accepts.
     additional_tos_acceptances: {
-      account: p.additional_tos_acceptances?.account
-        ? {
-            date: p.additional_tos_acceptances.account.date ?? null,
-            ip: p.additional_tos_acceptances.account.ip ?? null,
-            user_agent: p.additional_tos_acceptances.account.user_agent || null,
-          }
-        : null,
+      account: {
+        date: p.additional_tos_acceptances?.account?.date ?? null,
+        ip: p.additional_tos_acceptances?.account?.ip ?? null,
+        user_agent: p.additional_tos_acceptances?.account?.user_agent || null,
+      },
     },
     address: address(p.address),
     address_kana: japanAddress(p.address_kana),

@@ -14,7 +14,7 @@ const UNFINISHED = raw(`EXISTS (SELECT 1 FROM webhook_deliveries d WHERE d.event
 
 /** One of the account's events, unless past retention. */
 export const selectVisible = (id: string, accountId: string, oldest: number) =>
-  sql`${SELECT_ROW} WHERE id = ${id} AND account_id = ${accountId} AND created >= ${oldest}`;
+  sql`${SELECT_ROW} WHERE id = ${id} AND account_id = ${accountId} AND created >= ${oldest} AND connected_account_id IS NULL`;
 
 export interface EventFilters {
   readonly accountId: string;
@@ -28,7 +28,8 @@ export interface EventFilters {
 
 /** The account's events for the list, with its filters. */
 export function eventRows(f: EventFilters): SqlRows {
-  const where = [sql`account_id = ${f.accountId}`, sql`created >= ${f.oldest}`, ...f.created];
+  // A platform's events about deleted connected accounts are its Connect endpoints' only, as that account's were.
+  const where = [sql`account_id = ${f.accountId}`, sql`created >= ${f.oldest}`, sql`connected_account_id IS NULL`, ...f.created];
   if (f.types !== undefined) where.push(sql`type = ANY(${f.types}::text[])`);
   if (f.deliverySuccess !== undefined) where.push(f.deliverySuccess ? sql`NOT ${UNFINISHED}` : UNFINISHED);
   return { select: SELECT_ROW, where };

@@ -95,7 +95,7 @@ test('a year on a test clock: the card fails at month 3 and is retried on the sc
   const failed = (await get(key, `/v1/subscriptions/${sub.id}`)).body;
   expect(failed.status).toBe('past_due');
   const invoiceId = failed.latest_invoice;
-  expect((await get(key, `/v1/invoices/${invoiceId}`)).body).toMatchObject({ status: 'open', attempt_count: 1, next_payment_attempt: m3 + DAY, last_payment_error: { code: 'card_declined' } });
+  expect((await get(key, `/v1/invoices/${invoiceId}`)).body).toMatchObject({ status: 'open', attempt_count: 1, next_payment_attempt: m3 + DAY });
 
   // Two retries (day 1 and day 3), both declined; the third is due on day 5.
   await advance(key, clock.id, m3 + 4 * DAY);

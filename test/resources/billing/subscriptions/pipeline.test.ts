@@ -83,7 +83,7 @@ test('a renewal whose card declines: past_due, the invoice open with the decline
   const renewed = (await get(key, `/v1/subscriptions/${sub.id}`)).body;
   expect(renewed.status).toBe('past_due');
   const invoice = (await get(key, `/v1/invoices/${renewed.latest_invoice}`)).body;
-  expect(invoice).toMatchObject({ status: 'open', billing_reason: 'subscription_cycle', attempt_count: 1, last_payment_error: { code: 'card_declined' } });
+  expect(invoice).toMatchObject({ status: 'open', billing_reason: 'subscription_cycle', attempt_count: 1 });
   expect((await eventsOf(key, 'invoice.payment_failed')).length).toBe(1);
   expect((await post(key, `/v1/invoices/${invoice.id}/pay`, { payment_method: 'pm_card_visa' })).body.status).toBe('paid');
   expect((await get(key, `/v1/subscriptions/${sub.id}`)).body.status).toBe('active');
@@ -98,7 +98,7 @@ test('a renewal whose card asks for 3-D Secure: past_due, its PaymentIntent requ
   await advance(key, clock.id, addInterval(START, 'month', 1) + 60);
   const renewed = (await get(key, `/v1/subscriptions/${sub.id}`)).body;
   expect(renewed.status).toBe('past_due');
-  expect((await get(key, `/v1/invoices/${renewed.latest_invoice}`)).body).toMatchObject({ status: 'open', billing_reason: 'subscription_cycle', last_payment_error: { code: 'authentication_required' } });
+  expect((await get(key, `/v1/invoices/${renewed.latest_invoice}`)).body).toMatchObject({ status: 'open', billing_reason: 'subscription_cycle' });
   expect((await eventsOf(key, 'invoice.payment_action_required')).map((e: any) => e.data.object.id)).toEqual([renewed.latest_invoice]);
   const [payment] = (await get(key, `/v1/invoice_payments?invoice=${renewed.latest_invoice}`)).body.data;
   const intent = (await get(key, `/v1/payment_intents/${payment.payment.payment_intent}`)).body;
