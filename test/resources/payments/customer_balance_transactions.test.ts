@@ -186,6 +186,22 @@ describe('the balance applied to the next invoice as it is finalized', () => {
     expect((await get(key, `/v1/customers/${customer}`)).body).toMatchObject({ balance: -500, currency: 'eur' });
   });
 
+  test('a subscription whose first invoice the credit covers is active without a payment method; a partial credit is charged the rest', async () => {
+    const key = newTestKey();
+    const customer = (await createCustomer(e.t, key)).id;
+    await adjust(key, customer, -5000);
+    const price = (await post(key, '/v1/prices', { currency: 'usd', unit_amount: 1000, recurring: { interval: 'month' }, product_data: { name: 'Gold' } })).body.id;
+    const sub = await post(key, '/v1/subscriptions', { customer, items: [{ price }], expand: ['latest_invoice'] });
+    expect(sub.status).toBe(200);
+    expect(sub.body.status).toBe('active');
+    expect(sub.body.latest_invoice).toMatchObject({ status: 'paid', total: 1000, amount_due: 0, starting_balance: -5000, ending_balance: -4000 });
+    const { id: paying } = await payingCustomer(e.t, key);
+    await adjust(key, paying, -300);
+    const charged = await post(key, '/v1/subscriptions', { customer: paying, items: [{ price }], expand: ['latest_invoice'] });
+    expect(charged.body.status).toBe('active');
+    expect(charged.body.latest_invoice).toMatchObject({ status: 'paid', amount_due: 700, amount_paid: 700, starting_balance: -300, ending_balance: 0 });
+  });
+
   test('a test clock\'s renewals take the credit: the first all of it (paid at once), the next what is left', async () => {
     const JAN_1_2020 = 1577836800;
     const FEB_1_2020 = 1580515200;

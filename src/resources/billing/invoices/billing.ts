@@ -258,9 +258,15 @@ export interface InvoiceSpec {
   readonly draft?: boolean;
 }
 
-/** What an invoice made for `spec` would ask for (amount_due), without writing anything. */
-export function amountDueOf(spec: Pick<InvoiceSpec, 'lines' | 'discounts'>): number {
-  return Math.max(0, computeInvoice(spec.lines.map(lineInputOf), spec.discounts).totals.total);
+/**
+ * What an invoice made for `spec` would ask for (amount_due), without writing anything: with
+ * `customer`, its balance applied as finalizing will (in the lines' currency only).
+ */
+export function amountDueOf(spec: Pick<InvoiceSpec, 'lines' | 'discounts'>, customer?: Pick<Customer, 'balance' | 'currency'> | null): number {
+  const total = computeInvoice(spec.lines.map(lineInputOf), spec.discounts).totals.total;
+  const currency = spec.lines[0]?.price.currency;
+  const balance = customer && (customer.currency === null || customer.currency === currency) ? Number(customer.balance) : 0;
+  return Math.max(0, total + balance);
 }
 
 const lineInputOf = (line: DraftLine) => ({
