@@ -243,6 +243,19 @@ const LISTS: Record<string, ListCase> = {
     },
     sdkIds: async (stripe, query) => ids(await stripe.customers.listTaxIds(query.path.split('/')[3], { limit: 2 }).autoPagingToArray({ limit: 1000 })),
   },
+  GetCustomersCustomerBalanceTransactions: {
+    // Each customer's list is under its own path.
+    path: '/v1/customers/{customer}/balance_transactions',
+    objectName: 'customer_balance_transaction',
+    createdFilter: true,
+    createObjects: async (key, n) => {
+      const customer = (await createCustomer(t, key)).id;
+      const out: string[] = [];
+      for (let i = 0; i < n; i++) out.push((await post(key, `/v1/customers/${customer}/balance_transactions`, { amount: -(i + 1), currency: 'usd' })).body.id);
+      return { ids: out, path: `/v1/customers/${customer}/balance_transactions` };
+    },
+    sdkIds: async (stripe, query) => ids(await stripe.customers.listBalanceTransactions(query.path.split('/')[3], { limit: 2 }).autoPagingToArray({ limit: 1000 })),
+  },
   GetPaymentMethods: {
     path: '/v1/payment_methods',
     objectName: 'payment_method',

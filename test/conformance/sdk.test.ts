@@ -47,6 +47,11 @@ const connectedAccount = async (stripe: Stripe) => (await stripe.accounts.create
 const endpoint = async (stripe: Stripe) => (await stripe.webhookEndpoints.create({ url: `${CLOSED_ORIGIN}/hooks`, enabled_events: ['charge.succeeded'] })).id;
 const session = async (stripe: Stripe) => (await stripe.identity.verificationSessions.create({ type: 'document' })).id;
 const customer = async (stripe: Stripe) => (await stripe.customers.create({ name: 'Jenny Rosen' })).id;
+const customerWithCredit = async (stripe: Stripe) => {
+  const id = await customer(stripe);
+  await stripe.customers.createBalanceTransaction(id, { amount: -500, currency: 'usd' });
+  return id;
+};
 const customerWithTaxId = async (stripe: Stripe) => (await stripe.customers.create({ tax_id_data: [{ type: 'eu_vat', value: 'DE123456789' }] })).id;
 /** A refund of a payment made for the key's account (a PaymentIntent confirmed through the API: test/helpers/payments.ts). */
 const refund = async (stripe: Stripe, key: string) => (await stripe.refunds.create({ charge: (await pay(t, key)).charge, amount: 100 })).id;
@@ -498,6 +503,32 @@ const CASES: Record<string, OperationCase> = {
       return stripe.customers.deleteTaxId(id, (await stripe.customers.listTaxIds(id)).data[0].id);
     },
     fails: async (stripe) => stripe.customers.deleteTaxId(await customer(stripe), 'txi_nope'),
+    error: InvalidRequest,
+  },
+  GetCustomersCustomerBalanceTransactions: {
+    ok: async (stripe) => stripe.customers.listBalanceTransactions(await customerWithCredit(stripe)),
+    fails: (stripe) => stripe.customers.listBalanceTransactions('cus_nope'),
+    error: InvalidRequest,
+  },
+  PostCustomersCustomerBalanceTransactions: {
+    ok: async (stripe) => stripe.customers.createBalanceTransaction(await customer(stripe), { amount: -500, currency: 'usd', description: 'Credit' }),
+    fails: async (stripe) => stripe.customers.createBalanceTransaction(await customer(stripe), { amount: -500, currency: 'zzz' }),
+    error: InvalidRequest,
+  },
+  GetCustomersCustomerBalanceTransactionsTransaction: {
+    ok: async (stripe) => {
+      const id = await customerWithCredit(stripe);
+      return stripe.customers.retrieveBalanceTransaction(id, (await stripe.customers.listBalanceTransactions(id)).data[0].id);
+    },
+    fails: async (stripe) => stripe.customers.retrieveBalanceTransaction(await customer(stripe), 'cbtxn_nope'),
+    error: InvalidRequest,
+  },
+  PostCustomersCustomerBalanceTransactionsTransaction: {
+    ok: async (stripe) => {
+      const id = await customerWithCredit(stripe);
+      return stripe.customers.updateBalanceTransaction(id, (await stripe.customers.listBalanceTransactions(id)).data[0].id, { metadata: { a: '1' } });
+    },
+    fails: async (stripe) => stripe.customers.updateBalanceTransaction(await customer(stripe), 'cbtxn_nope', { metadata: { a: '1' } }),
     error: InvalidRequest,
   },
   DeleteCustomersCustomerDiscount: {

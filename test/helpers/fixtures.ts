@@ -76,6 +76,8 @@ export const pathFixtures: Record<string, FixtureFactory> = {
   /** A verification report (`/v1/identity/verification_reports/{report}`). */
   report: (app, key) => createVerificationReport(app, key),
   customer: async (app, key) => (await createCustomer(app, key)).id,
+  /** A balance transaction of that customer (`/v1/customers/{customer}/balance_transactions/{transaction}`). */
+  transaction: async (app, key, { customer }) => (await expectOk(app, key, `/v1/customers/${customer}/balance_transactions`, { amount: -500, currency: 'usd' })).id,
   /** A tax id of that customer (`/v1/customers/{customer}/tax_ids/{tax_id}`). */
   tax_id: async (app, key, { customer }) => (await expectOk(app, key, `/v1/customers/${customer}/tax_ids`, { type: 'eu_vat', value: 'DE123456789' })).id,
   /** A pending 3-D Secure challenge of a PaymentIntent (`/sandbox/v1/payment_authentications/{payment_authentication}/complete` …). */
@@ -278,6 +280,7 @@ export const validParams: Record<string, Record<string, unknown>> = {
   PostPrices: { currency: 'usd', unit_amount: 1000, product: 'prod_000000000000000000000000' },
   PostTaxRates: { display_name: 'VAT', inclusive: false, percentage: 20 },
   PostCustomersCustomerTaxIds: { type: 'eu_vat', value: 'DE123456789' },
+  PostCustomersCustomerBalanceTransactions: { amount: -500, currency: 'usd' },
   PostCoupons: { percent_off: 25 },
   // Well-formed; no customer has this id, so an accepted body is a 400 resource_missing.
   PostFinancialConnectionsSessions: { account_holder: { type: 'customer', customer: 'cus_00000000000000' }, permissions: ['balances'] },

@@ -567,6 +567,31 @@ export const scenarios: Record<string, Scenario> = {
   },
   DeleteCustomersCustomer: async (key) => [answer('deleted', await del(key, `${CU}/${(await createCustomer(t, key)).id}`))],
   DeleteCustomersCustomerDiscount: async (key) => [answer('deleted', await del(key, `${CU}/${await customerWithDiscount(t, key)}/discount`))],
+  GetCustomersCustomerBalanceTransactions: async (key) => {
+    const { id } = await createCustomer(t, key, { payment_method: 'pm_card_visa', invoice_settings: { default_payment_method: 'pm_card_visa' } });
+    await post(key, `${CU}/${id}/balance_transactions`, { amount: -500, currency: 'usd', metadata: { a: '1' } });
+    const draft = (await post(key, '/v1/invoices', { customer: id })).body.id;
+    await post(key, '/v1/invoiceitems', { customer: id, amount: 300, currency: 'usd', invoice: draft });
+    await post(key, `/v1/invoices/${draft}/finalize`, {});
+    return [
+      answer('an adjustment and an invoice it applied to', await get(key, `${CU}/${id}/balance_transactions`)),
+      answer('expanded', await get(key, `${CU}/${id}/balance_transactions?expand[]=data.invoice&expand[]=data.customer`)),
+    ];
+  },
+  PostCustomersCustomerBalanceTransactions: async (key) => {
+    const { id } = await createCustomer(t, key);
+    return [answer('credit', await post(key, `${CU}/${id}/balance_transactions`, { amount: -500, currency: 'usd', description: 'Goodwill', metadata: { a: '1' } })), answer('owed', await post(key, `${CU}/${id}/balance_transactions`, { amount: 900, currency: 'usd' }))];
+  },
+  GetCustomersCustomerBalanceTransactionsTransaction: async (key) => {
+    const { id } = await createCustomer(t, key);
+    const txn = (await post(key, `${CU}/${id}/balance_transactions`, { amount: -500, currency: 'usd' })).body.id;
+    return [answer('adjustment', await get(key, `${CU}/${id}/balance_transactions/${txn}`)), answer('expanded', await get(key, `${CU}/${id}/balance_transactions/${txn}?expand[]=customer`))];
+  },
+  PostCustomersCustomerBalanceTransactionsTransaction: async (key) => {
+    const { id } = await createCustomer(t, key);
+    const txn = (await post(key, `${CU}/${id}/balance_transactions`, { amount: -500, currency: 'usd', description: 'x' })).body.id;
+    return [answer('changed', await post(key, `${CU}/${id}/balance_transactions/${txn}`, { description: '', metadata: { a: '1' } }))];
+  },
   GetCustomersCustomerTaxIds: async (key) => {
     const { id } = await createCustomer(t, key, { tax_id_data: [{ type: 'eu_vat', value: 'DE000000000' }, { type: 'us_ein', value: '12-3456789' }] });
     return [answer('list', await get(key, `${CU}/${id}/tax_ids`)), answer('expanded', await get(key, `${CU}/${id}/tax_ids?expand[]=data.customer`))];
@@ -1452,6 +1477,14 @@ export const errorScenarios: Record<string, Scenario> = {
     answer('unknown id', await del(key, `${CU}/cus_nope/discount`)),
     answer('no discount', await del(key, `${CU}/${(await createCustomer(t, key)).id}/discount`)),
   ],
+  GetCustomersCustomerBalanceTransactions: async (key) => [answer('unknown customer', await get(key, `${CU}/cus_nope/balance_transactions`))],
+  PostCustomersCustomerBalanceTransactions: async (key) => {
+    const { id } = await createCustomer(t, key);
+    await post(key, `${CU}/${id}/balance_transactions`, { amount: -500, currency: 'usd' });
+    return [answer('missing amount', await post(key, `${CU}/${id}/balance_transactions`, { currency: 'usd' })), answer('another currency', await post(key, `${CU}/${id}/balance_transactions`, { amount: 1, currency: 'eur' }))];
+  },
+  GetCustomersCustomerBalanceTransactionsTransaction: async (key) => [answer('unknown id', await get(key, `${CU}/${(await createCustomer(t, key)).id}/balance_transactions/cbtxn_nope`))],
+  PostCustomersCustomerBalanceTransactionsTransaction: async (key) => [answer('unknown id', await post(key, `${CU}/${(await createCustomer(t, key)).id}/balance_transactions/cbtxn_nope`, { description: 'x' }))],
   GetCustomersCustomerTaxIds: async (key) => [answer('unknown customer', await get(key, `${CU}/cus_nope/tax_ids`))],
   PostCustomersCustomerTaxIds: async (key) => {
     const { id } = await createCustomer(t, key);

@@ -26,6 +26,8 @@ import { paymentIntentsWorker, reconcilePaymentIntentJobs } from './payment_inte
 import * as charges from './charges/routes';
 import * as taxIds from './tax_ids/routes';
 import * as taxIdSerializer from './tax_ids/serializer';
+import * as balanceTransactions from './customer_balance_transactions/routes';
+import * as balanceTransactionSerializer from './customer_balance_transactions/serializer';
 import * as chargeSerializer from './charges/serializer';
 import { retrieveChargeObject } from './charges/service';
 
@@ -42,7 +44,7 @@ useAuthenticationTarget('setup_intent', setupIntentTarget);
 
 export const area: Area = {
   name: 'payments',
-  routes: [...customers.routes, ...taxIds.routes, ...paymentMethods.routes, ...paymentIntents.routes, ...charges.routes, ...refunds.routes, ...setupIntents.routes, ...authentications.routes],
+  routes: [...customers.routes, ...taxIds.routes, ...balanceTransactions.routes, ...paymentMethods.routes, ...paymentIntents.routes, ...charges.routes, ...refunds.routes, ...setupIntents.routes, ...authentications.routes],
   objects: {
     [customerSerializer.OBJECT]: { expandable: customerSerializer.expandable, retrieve: retrieveCustomerObject },
     [customerSerializer.INVOICE_SETTINGS_OBJECT]: { expandable: customerSerializer.invoiceSettingsExpandable },
@@ -56,6 +58,7 @@ export const area: Area = {
     [refundSerializer.REFUND_LIST_OBJECT]: { expandable: {} },
     [authenticationSerializer.OBJECT]: { expandable: authenticationSerializer.expandable },
     [taxIdSerializer.TAX_ID_OBJECT]: { expandable: taxIdSerializer.expandable },
+    [balanceTransactionSerializer.BALANCE_TRANSACTION_OBJECT]: { expandable: balanceTransactionSerializer.expandable },
   },
   pages: authentications.pages,
   schedules: [cvcPurge],
@@ -77,6 +80,9 @@ export { pendingNextAction } from './authentications/service';
 
 /** A customer's tax ids as its `tax_ids` list shows them (for `expand[]=tax_ids` on the customer). */
 export { customerTaxIdList } from './tax_ids/service';
+
+/** A customer's balance applied to an invoice being finalized (billing calls it). */
+export { applyCustomerBalance, type AppliedBalance } from './customer_balance_transactions/service';
 
 /** Customers' discounts, which billing gives (coupons live there): the registry hands them over. */
 export { noActiveDiscount, useCustomerDiscounts, type CustomerDiscounts } from './customers/service';

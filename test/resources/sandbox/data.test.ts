@@ -137,6 +137,8 @@ test("deletes every row of the key's platform and its connected accounts in one 
       identity_verification_sessions: 1,
       identity_verification_reports: 1,
       customers: 2,
+      customer_tax_ids: 0,
+      customer_balance_transactions: 0,
       // A card per customer, the one each forward of pm_card_visa made, each PaymentIntent's and each SetupIntent's.
       payment_methods: 8,
       // The platform's and its connected account's own PaymentIntents, and their subscriptions' first invoices' (no card: no charge).

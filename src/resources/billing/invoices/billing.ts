@@ -10,7 +10,7 @@ import type { PriceRow } from '../prices/serializer';
 import type { TaxRateRow } from '../tax_rates/serializer';
 import { discountObjects, isCouponValid, type DiscountRecord } from '../coupons/serializer';
 import type { Embedded } from '../../../kernel/versions';
-import { resolvePaymentMethod, cancelInvoiceIntent, invoiceAttemptResult, payInvoiceAmount, type CustomerDiscount, type InvoiceIntent } from '../../payments';
+import { applyCustomerBalance, resolvePaymentMethod, cancelInvoiceIntent, invoiceAttemptResult, payInvoiceAmount, type CustomerDiscount, type InvoiceIntent } from '../../payments';
 import { cancelInvoicePayments, recordInvoicePayment } from '../invoice_payments/service';
 import { addInterval, computeInvoice, type AppliedDiscount, type DiscountAmount, type LineInput, type LineTax } from './amounts';
 import { serializeInvoice, type InvoiceLineRow, type InvoicePaymentSettings, type InvoiceRow, type LineRefs, type StoredTotals } from './serializer';
@@ -258,9 +258,15 @@ export interface InvoiceSpec {
   readonly draft?: boolean;
 }
 
-/** What an invoice made for `spec` would ask for (amount_due), without writing anything. */
-export function amountDueOf(spec: Pick<InvoiceSpec, 'lines' | 'discounts'>): number {
-  return Math.max(0, computeInvoice(spec.lines.map(lineInputOf), spec.discounts).totals.total);
+/**
+ * What an invoice made for `spec` would ask for (amount_due), without writing anything: with
+ * `customer`, its balance applied as finalizing will (in the lines' currency only).
+ */
+export function amountDueOf(spec: Pick<InvoiceSpec, 'lines' | 'discounts'>, customer?: Pick<Customer, 'balance' | 'currency'> | null): number {
+  const total = computeInvoice(spec.lines.map(lineInputOf), spec.discounts).totals.total;
+  const currency = spec.lines[0]?.price.currency;
+  const balance = customer && (customer.currency === null || customer.currency === currency) ? Number(customer.balance) : 0;
+  return Math.max(0, total + balance);
 }
 
 const lineInputOf = (line: DraftLine) => ({
@@ -373,7 +379,7 @@ export async function createInvoice(scope: Scope, spec: InvoiceSpec): Promise<Ma
   const { row: draft, lines } = draftInvoice(spec, customer, scope.now, spec.id ?? newId('in'));
   const id = draft.id;
   // Stored finalized at once (unless it stays a draft); `invoice.created` still shows the draft it was.
-  const row: InvoiceRow = spec.draft ? draft : { ...draft, status: 'open', finalizedAt: scope.now, number };
+  let row: InvoiceRow = spec.draft ? draft : { ...draft, status: 'open', finalizedAt: scope.now, number };
   await tx.invoice.create({
     data: {
       ...row,
@@ -393,10 +399,26 @@ export async function createInvoice(scope: Scope, spec: InvoiceSpec): Promise<Ma
   const refs = { ...(await draftRefs(tx, spec.lines, draft, scope.now)), paymentSettings: await copyPaymentSettings(tx, draft) };
   await emitIn(scope, 'invoice.created', serializeInvoice(draft, lines, defaultRates, refs));
   if (spec.draft) return { row: draft, lines };
+  row = await applyBalance(scope, row, customer);
   const links = new Map([[id, await createInvoiceLink(tx, scope.deps, scope.accountId, id, scope.now)]]);
   const known = { ...refs, links, intents: new Map(), retries: new Map(), details: NO_DETAILS };
   await emitIn(scope, 'invoice.finalized', serializeInvoice(row, lines, defaultRates, known));
   return { row, lines, known };
+}
+
+/**
+ * Applies the customer's balance (as read under its lock) to an invoice being finalized, after its
+ * `invoice.created` and before its `invoice.finalized`: `starting_balance`, `ending_balance` and
+ * what is left due written on its row (only when the balance moves: otherwise both are 0).
+ */
+export async function applyBalance(scope: Scope, row: InvoiceRow, customer: Pick<Customer, 'balance' | 'currency'>): Promise<InvoiceRow> {
+  const total = BigInt((row.totals as unknown as StoredTotals).total);
+  if (customer.balance === 0n && total >= 0n) return row;
+  const events = { accountId: scope.accountId, apiVersion: scope.apiVersion, created: scope.eventTime, cause: scope.cause };
+  const applied = await applyCustomerBalance(scope.tx, scope.db, { accountId: scope.accountId, customerId: row.customerId, invoiceId: row.id, currency: row.currency, total }, customer, events);
+  const next: InvoiceRow = { ...row, startingBalance: applied.startingBalance, endingBalance: applied.endingBalance, amountDue: applied.amountDue };
+  await scope.tx.invoice.update({ where: { id: row.id }, data: { startingBalance: next.startingBalance, endingBalance: next.endingBalance, amountDue: next.amountDue }, select: { id: true } });
+  return next;
 }
 
 /** A subscription's invoice keeps the payment settings its subscription has when it is made. */

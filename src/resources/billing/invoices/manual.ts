@@ -9,7 +9,7 @@ import { previousAttributes, type Tx } from '../../../events/emit';
 import { handOffEvents } from '../../../events/jobs';
 import { lockCustomer } from '../../payments';
 import { TxSql } from '../../../lib/sql';
-import { attachedPaymentMethodParam, collectInvoice, discountParams, draftInvoice, emitIn, invoiceObject, lockInvoice, nextInvoiceNumber, refreshDraft, requestScope, type MadeInvoice, type Scope } from './billing';
+import { applyBalance, attachedPaymentMethodParam, collectInvoice, discountParams, draftInvoice, emitIn, invoiceObject, lockInvoice, nextInvoiceNumber, refreshDraft, requestScope, type MadeInvoice, type Scope } from './billing';
 import { createInvoiceLink } from './links';
 import { customerDiscountRecords, detailsOfInvoice, saveDetails, type InvoiceDetails, type InvoiceRendering } from './queries';
 import { INVOICE_OBJECT, type InvoiceRow } from './serializer';
@@ -247,14 +247,16 @@ export async function deleteManualInvoice(ctx: RequestContext) {
 export async function finalizeDraft(scope: Scope, made: MadeInvoice, details: InvoiceDetails, autoAdvance?: boolean): Promise<MadeInvoice> {
   const { tx } = scope;
   const fresh = await refreshDraft(scope, made.row);
-  const row: InvoiceRow = {
+  const opened: InvoiceRow = {
     ...fresh.row,
     status: 'open',
     finalizedAt: scope.now,
     number: await nextInvoiceNumber(tx, made.row.customerId),
     dueDate: made.row.collectionMethod === 'send_invoice' && details.daysUntilDue !== null ? scope.now + DAY * details.daysUntilDue : made.row.dueDate,
   };
-  await writeRow(tx, row);
+  await writeRow(tx, opened);
+  // Its customer's balance applied (read after the number's lock on the customer).
+  const row = await applyBalance(scope, opened, await tx.customer.findUniqueOrThrow({ where: { id: opened.customerId }, select: { balance: true, currency: true } }));
   await createInvoiceLink(tx, scope.deps, scope.accountId, row.id, scope.now);
   await saveDetails(tx, scope.accountId, row.id, { ...details, autoAdvance: autoAdvance ?? details.autoAdvance, finalizeAt: null });
   const finalized = { row, lines: fresh.lines };

@@ -197,7 +197,7 @@ export function serializeInvoice(row: InvoiceRow, lines: readonly InvoiceLineRow
     discounts: row.discounts,
     due_date: row.dueDate,
     effective_at: row.finalizedAt,
-    ending_balance: row.finalizedAt === null ? null : 0,
+    ending_balance: row.finalizedAt === null ? null : Number(row.endingBalance ?? 0),
     footer: details.footer,
     from_invoice: null,
     // Finalized invoices only, as the public API: a draft has neither.
@@ -242,7 +242,7 @@ export function serializeInvoice(row: InvoiceRow, lines: readonly InvoiceLineRow
     rendering: details.rendering,
     shipping_cost: null,
     shipping_details: null,
-    starting_balance: 0,
+    starting_balance: Number(row.startingBalance),
     statement_descriptor: null,
     status: row.status,
     status_transitions: {

@@ -353,7 +353,7 @@ export async function createSubscription(ctx: RequestContext) {
     const { row, items, trialEnd, lines: draftLines, discounts } = await newSubscription(scope, ctx, customer, params);
     const id = row.id;
     const pm = row.defaultPaymentMethod ?? customer.defaultPaymentMethod;
-    const due = amountDueOf({ lines: draftLines, discounts });
+    const due = amountDueOf({ lines: draftLines, discounts }, customer);
     const collect = !(behavior === 'default_incomplete' && due > 0);
     // The card decides before anything is written: the subscription's event, first, shows the outcome.
     const charge = collection === 'charge_automatically' && collect ? await chargeOutcome(tx, ctx.caller.accountId, pm, due) : null;
@@ -648,7 +648,8 @@ async function applyChange(
   let charge: Charge = { kind: 'paid' };
   if (invoicing && sub.collectionMethod === 'charge_automatically') {
     const pending = await pendingItemLines(tx, scope.accountId, sub);
-    const due = amountDueOf({ lines: [...pending, ...prorations.map((p) => ({ ...proLine(p, t, sub.periodEnd) }))], discounts: [] });
+    const balance = await tx.customer.findUnique({ where: { id: sub.customerId }, select: { balance: true, currency: true } });
+    const due = amountDueOf({ lines: [...pending, ...prorations.map((p) => ({ ...proLine(p, t, sub.periodEnd) }))], discounts: [] }, balance);
     const pm = fields.defaultPaymentMethod ?? (await paymentMethodFor(tx, { defaultPaymentMethod: sub.defaultPaymentMethod, customerId: sub.customerId }));
     charge = await chargeOutcome(tx, scope.accountId, pm, due);
     if (options.paymentBehavior === 'error_if_incomplete') failIfIncomplete(charge);

@@ -22,7 +22,8 @@ export const insertCustomer = (row: CustomerRow, accountId: string): Write => ({
 /** A customer in the row shape the serializer takes (and `seq`, for lists). */
 const SELECT_ROW = raw(`
   SELECT id, seq, created, email, name, phone, description, address, shipping, metadata, preferred_locales AS "preferredLocales",
-         tax_exempt AS "taxExempt", default_payment_method AS "defaultPaymentMethod", test_clock_id AS "testClockId", discounts, deleted
+         tax_exempt AS "taxExempt", default_payment_method AS "defaultPaymentMethod", test_clock_id AS "testClockId", discounts, deleted,
+         balance, currency
   FROM customers`);
 
 /** One of the account's customers, deleted ones included. */

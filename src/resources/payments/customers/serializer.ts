@@ -9,7 +9,21 @@ export const INVOICE_SETTINGS_OBJECT = 'customer.invoice_settings';
 
 export type CustomerRow = Pick<
   Customer,
-  'id' | 'created' | 'email' | 'name' | 'phone' | 'description' | 'address' | 'shipping' | 'metadata' | 'preferredLocales' | 'taxExempt' | 'defaultPaymentMethod' | 'testClockId'
+  | 'id'
+  | 'created'
+  | 'email'
+  | 'name'
+  | 'phone'
+  | 'description'
+  | 'address'
+  | 'shipping'
+  | 'metadata'
+  | 'preferredLocales'
+  | 'taxExempt'
+  | 'defaultPaymentMethod'
+  | 'testClockId'
+  | 'balance'
+  | 'currency'
 > & {
   /** Its discount, when it has one (a one-entry list, as subscriptions store theirs). */
   discounts: CustomerDiscount[];
@@ -27,7 +41,7 @@ export interface CustomerDiscount {
 }
 
 /**
- * The public object; fields of areas not built here (balances, sources) have their empty values.
+ * The public object; fields of areas not built here (sources, cash balances) have their empty values.
  * `discounts`: the `discount` objects (and their coupons, which older versions show whole) by id,
  * which billing gives (`CustomerDiscounts.objects`).
  */
@@ -37,9 +51,10 @@ export function serializeCustomer(row: CustomerRow, discounts: Embedded = {}) {
     id: row.id,
     object: OBJECT,
     address: row.address as Record<string, string | null> | null,
-    balance: 0,
+    // A BIGINT: a bigint from Prisma, a string from the pool.
+    balance: Number(row.balance),
     created: row.created,
-    currency: null,
+    currency: row.currency,
     default_source: null,
     delinquent: false,
     description: row.description,

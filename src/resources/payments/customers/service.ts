@@ -6,7 +6,7 @@ import { paginateSql, rangeConditions } from '../../../kernel/list';
 import { searchRequest } from '../../../kernel/search';
 import { applyMetadata, type Metadata, type MetadataParam } from '../../../kernel/metadata';
 import type { RequestContext } from '../../../kernel/route';
-import { causeOf, emit, eventInsert, previousAttributes, type EmitOptions, type Tx } from '../../../events/emit';
+import { causeOf, emit, emitIn, eventInsert, previousAttributes, type EmitOptions, type Tx } from '../../../events/emit';
 import type { EventType } from '../../../events/types';
 import { handOffEvents } from '../../../events/jobs';
 import { attachPaymentMethod, resolvePaymentMethod } from '../payment_methods/service';
@@ -14,7 +14,7 @@ import { addTaxIds } from '../tax_ids/service';
 import { SEARCH, insertCustomer, listedRows, searchedRows, selectOwned } from './queries';
 import { embed, type Embedded } from '../../../kernel/versions';
 import { serializeCustomer, serializeDeletedCustomer, serializeDeletedDiscount, type CustomerDiscount, type CustomerRow } from './serializer';
-import { prismaDb } from '../../../kernel/writes';
+import { prismaDb, type Db } from '../../../kernel/writes';
 
 const NAME = 'customer';
 const ROW = {
@@ -31,6 +31,8 @@ const ROW = {
   taxExempt: true,
   defaultPaymentMethod: true,
   testClockId: true,
+  balance: true,
+  currency: true,
 } as const;
 
 /**
@@ -204,6 +206,8 @@ export async function createCustomer(ctx: RequestContext) {
     defaultPaymentMethod: null,
     testClockId,
     discounts: (await discountsSent(tx, ctx, { id, testClockId })) ?? [],
+    balance: 0n,
+    currency: null,
   };
   await deps.write(insertCustomer(row, caller.accountId));
   const attachedEvents: string[] = [];
@@ -272,8 +276,10 @@ export async function updateCustomer(ctx: RequestContext) {
       defaultPaymentMethod,
       testClockId: before.testClockId,
       discounts: (await discountsSent(tx, ctx, before)) ?? before.discounts,
+      balance: before.balance,
+      currency: before.currency,
     };
-    const { id: _id, created: _created, testClockId: _clock, discounts: _discounts, ...data } = row;
+    const { id: _id, created: _created, testClockId: _clock, discounts: _discounts, balance: _balance, currency: _currency, ...data } = row;
     await tx.customer.update({
       where: { id },
       data: { ...data, address: json(row.address), shipping: json(row.shipping), metadata: json(row.metadata) },
@@ -362,4 +368,21 @@ export async function clearDefaultPaymentMethod(tx: Tx, ctx: RequestContext, cus
   await tx.customer.update({ where: { id: customerId }, data: { defaultPaymentMethod: null }, select: { id: true } });
   const embedded = await discountObjects(tx, [before], unixSeconds(ctx.deps.clock));
   return emitCustomer(tx, ctx, 'customer.updated', row, previousAttributes(serializeCustomer(before, embedded), serializeCustomer(row, embedded)));
+}
+
+/**
+ * Moves customer `customerId`'s balance by `amount` (negative: more credit) in `currency`, which
+ * becomes its balance's currency, and emits `customer.updated` through `db` (with the balance
+ * and currency it had). The caller holds the customer's lock. Answers the balance before and after.
+ */
+export async function moveCustomerBalance(tx: Tx, db: Pick<Db, 'write'>, customerId: string, amount: bigint, currency: string, options: EmitOptions): Promise<{ before: bigint; after: bigint; eventId: string }> {
+  const found = await tx.customer.findUniqueOrThrow({ where: { id: customerId }, select: ROW });
+  const [{ discounts: stored }] = await tx.$queryRaw<{ discounts: CustomerDiscount[] }[]>`SELECT discounts FROM customers WHERE id = ${customerId}`;
+  const before: CustomerRow = { ...found, discounts: stored };
+  const row: CustomerRow = { ...before, balance: before.balance + amount, currency };
+  await tx.customer.update({ where: { id: customerId }, data: { balance: row.balance, currency }, select: { id: true } });
+  const embedded = await discountObjects(tx, [before], options.created);
+  const changed = previousAttributes(serializeCustomer(before, embedded), serializeCustomer(row, embedded));
+  const eventId = await emitIn(db, 'customer.updated', serializeCustomer(row, embedded), { ...options, previousAttributes: changed });
+  return { before: before.balance, after: row.balance, eventId };
 }

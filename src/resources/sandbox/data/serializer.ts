@@ -15,6 +15,8 @@ export interface DeletedCounts {
   identity_verification_sessions: number;
   identity_verification_reports: number;
   customers: number;
+  customer_tax_ids: number;
+  customer_balance_transactions: number;
   payment_methods: number;
   payment_intents: number;
   charges: number;

@@ -45,6 +45,8 @@ export const RESET_TABLES = [
   ['payment_authentications', 'payment_authentications'],
   ['setup_intents', 'setup_intents'],
   ['payment_methods', 'payment_methods'],
+  ['customer_tax_ids', 'customer_tax_ids'],
+  ['customer_balance_transactions', 'customer_balance_transactions'],
   ['customers', 'customers'],
   ['prices', 'prices'],
   ['products', 'products'],
