@@ -78,8 +78,8 @@ export const pathFixtures: Record<string, FixtureFactory> = {
   customer: async (app, key) => (await createCustomer(app, key)).id,
   /** A pending 3-D Secure challenge of a PaymentIntent (`/sandbox/v1/payment_authentications/{payment_authentication}/complete` …). */
   payment_authentication: async (app, key) => (await createPendingAuthentication(app, key)).id,
-  /** A card attached to a customer, so every operation on it (update, detach) can succeed. */
-  payment_method: (app, key) => attachedCard(app, key),
+  /** A card attached to a customer (the path's own, `/v1/customers/{customer}/payment_methods/{payment_method}`), so every operation on it (update, detach) can succeed. */
+  payment_method: (app, key, { customer }) => attachedCard(app, key, customer),
   /** A SetupIntent with a card that takes it (cards only: confirmed without a return_url), not confirmed yet. */
   setup_intent: async (app, key) => (await createSetupIntent(app, key, { payment_method: 'pm_card_visa', allowed_payment_method_types: ['card'] })).id,
   /** A refund of part of a payment (a PaymentIntent confirmed through the API: test/helpers/payments.ts). */
@@ -224,8 +224,8 @@ export async function createPendingAuthentication(app: TestApp, key: string): Pr
 }
 
 /** A new card attached to a new customer; returns its id. */
-export async function attachedCard(app: TestApp, key: string): Promise<string> {
-  const customer = (await createCustomer(app, key)).id;
+export async function attachedCard(app: TestApp, key: string, to?: string): Promise<string> {
+  const customer = to ?? (await createCustomer(app, key)).id;
   const pm = (await createPaymentMethod(app, key)).id;
   const res = await app.http().post(`/v1/payment_methods/${pm}/attach`).set(bearer(key)).type('form').send(form({ customer }));
   if (res.status !== 200) throw new Error(`attaching a payment method failed: ${res.status} ${JSON.stringify(res.body)}`);
@@ -262,6 +262,8 @@ export const validParams: Record<string, Record<string, unknown>> = {
   PostSandboxIdentityVerificationSessionsSessionSubmit: { outcome: 'verified' },
   PostPaymentMethods: { type: 'card', card: { token: 'tok_visa' } },
   PostPaymentIntents: { amount: 1000, currency: 'usd' },
+  // The fixture intent isn't confirmed: a well-formed increment is a 400 payment_intent_unexpected_state.
+  PostPaymentIntentsIntentIncrementAuthorization: { amount: 5000 },
   GetPaymentIntentsSearch: { query: 'status:"succeeded"' },
   GetChargesSearch: { query: 'status:"succeeded"' },
   GetCustomersSearch: { query: 'email:"jenny@example.com"' },
