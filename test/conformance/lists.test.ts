@@ -9,6 +9,7 @@ import {
   createPaymentIntent,
   createPaymentMethod,
   createPendingAuthentication,
+  attachedCard,
   createFcSession,
   createPrice,
   createProduct,
@@ -266,6 +267,19 @@ const LISTS: Record<string, ListCase> = {
       return out;
     },
     sdkIds: async (stripe) => ids(await stripe.paymentMethods.list({ limit: 2 }).autoPagingToArray({ limit: 1000 })),
+  },
+  GetCustomersCustomerPaymentMethods: {
+    // Each customer's list is under its own path.
+    path: '/v1/customers/{customer}/payment_methods',
+    objectName: 'payment_method',
+    createdFilter: false,
+    createObjects: async (key, n) => {
+      const customer = (await createCustomer(t, key)).id;
+      const out: string[] = [];
+      for (let i = 0; i < n; i++) out.push(await attachedCard(t, key, customer));
+      return { ids: out, path: `/v1/customers/${customer}/payment_methods` };
+    },
+    sdkIds: async (stripe, query) => ids(await stripe.customers.listPaymentMethods(query.path.split('/')[3], { limit: 2 }).autoPagingToArray({ limit: 1000 })),
   },
   GetSetupIntents: {
     path: '/v1/setup_intents',

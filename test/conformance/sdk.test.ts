@@ -557,6 +557,33 @@ const CASES: Record<string, OperationCase> = {
     fails: async (stripe, key) => stripe.refunds.cancel(await refund(stripe, key)),
     error: InvalidRequest,
   },
+  GetCustomersCustomerPaymentMethods: {
+    ok: async (stripe) => stripe.customers.listPaymentMethods((await stripe.paymentMethods.retrieve(await attached(stripe))).customer as string, { type: 'card' }),
+    fails: (stripe) => stripe.customers.listPaymentMethods('cus_nope'),
+    error: InvalidRequest,
+  },
+  GetCustomersCustomerPaymentMethodsPaymentMethod: {
+    ok: async (stripe) => {
+      const pm = await stripe.paymentMethods.retrieve(await attached(stripe));
+      return stripe.customers.retrievePaymentMethod(pm.customer as string, pm.id);
+    },
+    fails: async (stripe) => stripe.customers.retrievePaymentMethod(await customer(stripe), await attached(stripe)),
+    error: InvalidRequest,
+  },
+  PostTestHelpersRefundsRefundExpire: {
+    ok: async (stripe, key) => stripe.testHelpers.refunds.expire(await insertPendingRefund(t, (await pay(t, key)).charge, 100, 'requires_action')),
+    fails: async (stripe, key) => stripe.testHelpers.refunds.expire(await refund(stripe, key)),
+    error: InvalidRequest,
+  },
+  PostPaymentIntentsIntentIncrementAuthorization: {
+    ok: async (stripe) =>
+      stripe.paymentIntents.incrementAuthorization(
+        (await cardIntent(stripe, { payment_method: 'pm_card_visa', confirm: true, capture_method: 'manual', payment_method_options: { card: { request_incremental_authorization: 'if_available' } } })).id,
+        { amount: 2500 },
+      ),
+    fails: async (stripe) => stripe.paymentIntents.incrementAuthorization((await cardIntent(stripe)).id, { amount: 2500 }),
+    error: InvalidRequest,
+  },
   GetPaymentMethods: { ok: (stripe) => stripe.paymentMethods.list({ type: 'card' }), fails: (stripe) => stripe.paymentMethods.list({ customer: 'cus_nope' }), error: InvalidRequest },
   PostPaymentMethods: {
     ok: (stripe) => stripe.paymentMethods.create({ type: 'card', card: { number: '4242424242424242', exp_month: 12, exp_year: 2040, cvc: '123' } }),

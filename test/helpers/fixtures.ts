@@ -82,8 +82,8 @@ export const pathFixtures: Record<string, FixtureFactory> = {
   tax_id: async (app, key, { customer }) => (await expectOk(app, key, `/v1/customers/${customer}/tax_ids`, { type: 'eu_vat', value: 'DE123456789' })).id,
   /** A pending 3-D Secure challenge of a PaymentIntent (`/sandbox/v1/payment_authentications/{payment_authentication}/complete` …). */
   payment_authentication: async (app, key) => (await createPendingAuthentication(app, key)).id,
-  /** A card attached to a customer, so every operation on it (update, detach) can succeed. */
-  payment_method: (app, key) => attachedCard(app, key),
+  /** A card attached to a customer (the path's own, `/v1/customers/{customer}/payment_methods/{payment_method}`), so every operation on it (update, detach) can succeed. */
+  payment_method: (app, key, { customer }) => attachedCard(app, key, customer),
   /** A SetupIntent with a card that takes it (cards only: confirmed without a return_url), not confirmed yet. */
   setup_intent: async (app, key) => (await createSetupIntent(app, key, { payment_method: 'pm_card_visa', allowed_payment_method_types: ['card'] })).id,
   /** A refund of part of a payment (a PaymentIntent confirmed through the API: test/helpers/payments.ts). */
@@ -228,8 +228,8 @@ export async function createPendingAuthentication(app: TestApp, key: string): Pr
 }
 
 /** A new card attached to a new customer; returns its id. */
-export async function attachedCard(app: TestApp, key: string): Promise<string> {
-  const customer = (await createCustomer(app, key)).id;
+export async function attachedCard(app: TestApp, key: string, to?: string): Promise<string> {
+  const customer = to ?? (await createCustomer(app, key)).id;
   const pm = (await createPaymentMethod(app, key)).id;
   const res = await app.http().post(`/v1/payment_methods/${pm}/attach`).set(bearer(key)).type('form').send(form({ customer }));
   if (res.status !== 200) throw new Error(`attaching a payment method failed: ${res.status} ${JSON.stringify(res.body)}`);
@@ -266,6 +266,8 @@ export const validParams: Record<string, Record<string, unknown>> = {
   PostSandboxIdentityVerificationSessionsSessionSubmit: { outcome: 'verified' },
   PostPaymentMethods: { type: 'card', card: { token: 'tok_visa' } },
   PostPaymentIntents: { amount: 1000, currency: 'usd' },
+  // The fixture intent isn't confirmed: a well-formed increment is a 400 payment_intent_unexpected_state.
+  PostPaymentIntentsIntentIncrementAuthorization: { amount: 5000 },
   GetPaymentIntentsSearch: { query: 'status:"succeeded"' },
   GetChargesSearch: { query: 'status:"succeeded"' },
   GetCustomersSearch: { query: 'email:"jenny@example.com"' },

@@ -66,13 +66,13 @@ export async function pay(
  * this sandbox stays pending, so only this reaches the state a cancel takes. Its amount is on the
  * charge's `amount_refunded`, as a pending refund's is.
  */
-export async function insertPendingRefund(app: TestApp, chargeId: string, amount: number): Promise<string> {
+export async function insertPendingRefund(app: TestApp, chargeId: string, amount: number, status: 'pending' | 'requires_action' = 'pending'): Promise<string> {
   const id = newId('re');
   const now = Math.floor(app.runtime.clock.nowMs() / 1000);
   await app.runtime.prisma.$transaction(async (tx) => {
     const charge = await tx.charge.findUniqueOrThrow({ where: { id: chargeId } });
     await tx.refund.create({
-      data: { id, accountId: charge.accountId, created: now, amount, currency: charge.currency, chargeId, paymentIntentId: charge.paymentIntentId, status: 'pending' },
+      data: { id, accountId: charge.accountId, created: now, amount, currency: charge.currency, chargeId, paymentIntentId: charge.paymentIntentId, status },
     });
     await tx.charge.update({ where: { id: chargeId }, data: { amountRefunded: { increment: amount } } });
   });

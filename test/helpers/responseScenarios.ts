@@ -624,6 +624,20 @@ export const scenarios: Record<string, Scenario> = {
   PostPaymentMethodsPaymentMethod: async (key) => [answer('updated', await post(key, `${PMS}/${await attachedCard(t, key)}`, { metadata: { a: '1' }, card: { exp_month: 3 } }))],
   PostPaymentMethodsPaymentMethodAttach: async (key) => [answer('attached', await post(key, `${PMS}/pm_card_visa/attach`, { customer: (await createCustomer(t, key)).id }))],
   PostPaymentMethodsPaymentMethodDetach: async (key) => [answer('detached', await post(key, `${PMS}/${await attachedCard(t, key)}/detach`, {}))],
+  GetCustomersCustomerPaymentMethods: async (key) => {
+    const customer = (await createCustomer(t, key)).id;
+    await attachedCard(t, key, customer);
+    await post(key, `${PMS}/${(await createPaymentMethod(t, key, { allow_redisplay: 'always' })).id}/attach`, { customer });
+    return [
+      answer('all', await get(key, `${CU}/${customer}/payment_methods`)),
+      answer('always, expanded', await get(key, `${CU}/${customer}/payment_methods?allow_redisplay=always&type=card&expand[]=data.customer`)),
+      answer('none', await get(key, `${CU}/${(await createCustomer(t, key)).id}/payment_methods`)),
+    ];
+  },
+  GetCustomersCustomerPaymentMethodsPaymentMethod: async (key) => {
+    const customer = (await createCustomer(t, key)).id;
+    return [answer('saved', await get(key, `${CU}/${customer}/payment_methods/${await attachedCard(t, key, customer)}?expand[]=customer`))];
+  },
   GetSetupIntents: async (key) => {
     const customer = (await createCustomer(t, key)).id;
     await post(key, SETI, { customer, payment_method: 'pm_card_visa', confirm: true, ...cardSetup });
@@ -671,6 +685,9 @@ export const scenarios: Record<string, Scenario> = {
   GetRefundsRefund: async (key) => [answer('refund', await get(key, `${RE}/${await refundOf(key)}?expand[]=payment_method`))],
   PostRefundsRefund: async (key) => [answer('updated', await post(key, `${RE}/${await refundOf(key)}`, { metadata: { a: '1' } }))],
   PostRefundsRefundCancel: async (key) => [answer('canceled', await post(key, `${RE}/${await insertPendingRefund(t, (await pay(t, key)).charge, 100)}/cancel`, {}))],
+  PostTestHelpersRefundsRefundExpire: async (key) => [
+    answer('expired', await post(key, `/v1/test_helpers/refunds/${await insertPendingRefund(t, (await pay(t, key)).charge, 100, 'requires_action')}/expire`, {})),
+  ],
   GetPaymentIntents: async (key) => {
     const customer = (await createCustomer(t, key)).id;
     await paid(key, 'pm_card_chargeDeclined', { customer });
@@ -714,6 +731,9 @@ export const scenarios: Record<string, Scenario> = {
   PostPaymentIntentsIntentConfirm: async (key) => [
     answer('manual capture', await post(key, `${PI}/${(await createPaymentIntent(t, key, { capture_method: 'manual' })).id}/confirm`, { payment_method: 'pm_card_amex' })),
     answer('set up', await post(key, `${PI}/${(await createPaymentIntent(t, key, { customer: (await createCustomer(t, key)).id, setup_future_usage: 'off_session' })).id}/confirm`, { payment_method: 'pm_card_visa' })),
+  ],
+  PostPaymentIntentsIntentIncrementAuthorization: async (key) => [
+    answer('incremented', await post(key, `${PI}/${(await paid(key, 'pm_card_visa', { capture_method: 'manual', payment_method_options: { card: { request_incremental_authorization: 'if_available' } } })).id}/increment_authorization`, { amount: 2500, metadata: { a: '1' } })),
   ],
   PostPaymentIntentsIntentCapture: async (key) => [
     answer('partial', await post(key, `${PI}/${(await paid(key, 'pm_card_visa', { capture_method: 'manual' })).id}/capture`, { amount_to_capture: 1500 })),
@@ -1501,6 +1521,13 @@ export const errorScenarios: Record<string, Scenario> = {
   PostPaymentMethodsPaymentMethod: async (key) => [answer('not saved', await post(key, `${PMS}/${(await createPaymentMethod(t, key)).id}`, { metadata: { a: '1' } }))],
   PostPaymentMethodsPaymentMethodAttach: async (key) => [answer('unknown customer', await post(key, `${PMS}/pm_card_visa/attach`, { customer: 'cus_nope' }))],
   PostPaymentMethodsPaymentMethodDetach: async (key) => [answer('not attached', await post(key, `${PMS}/pm_card_visa/detach`, {}))],
+  GetCustomersCustomerPaymentMethods: async (key) => [
+    answer('unknown customer', await get(key, `${CU}/cus_nope/payment_methods`)),
+    answer('bad allow_redisplay', await get(key, `${CU}/${(await createCustomer(t, key)).id}/payment_methods?allow_redisplay=sometimes`)),
+  ],
+  GetCustomersCustomerPaymentMethodsPaymentMethod: async (key) => [
+    answer('another customer\'s', await get(key, `${CU}/${(await createCustomer(t, key)).id}/payment_methods/${await attachedCard(t, key)}`)),
+  ],
   GetSetupIntents: async (key) => [answer('bad limit', await get(key, `${SETI}?limit=0`))],
   PostSetupIntents: async (key) => [
     answer('declined', await post(key, SETI, { payment_method: 'pm_card_chargeDeclined', confirm: true, ...cardSetup })),
@@ -1526,6 +1553,7 @@ export const errorScenarios: Record<string, Scenario> = {
   GetRefundsRefund: async (key) => [answer('unknown id', await get(key, `${RE}/re_nope`))],
   PostRefundsRefund: async (key) => [answer('unknown id', await post(key, `${RE}/re_nope`, { metadata: { a: '1' } }))],
   PostRefundsRefundCancel: async (key) => [answer('succeeded', await post(key, `${RE}/${await refundOf(key)}/cancel`, {}))],
+  PostTestHelpersRefundsRefundExpire: async (key) => [answer('succeeded', await post(key, `/v1/test_helpers/refunds/${await refundOf(key)}/expire`, {}))],
   GetPaymentIntents: async (key) => [answer('bad cursor', await get(key, `${PI}?starting_after=pi_nope`))],
   PostPaymentIntents: async (key) => [
     answer('declined', await post(key, PI, { amount: 1000, currency: 'usd', allowed_payment_method_types: ['card'], payment_method: 'pm_card_chargeDeclined', confirm: true })),
@@ -1538,6 +1566,10 @@ export const errorScenarios: Record<string, Scenario> = {
   PostPaymentIntentsIntentConfirm: async (key) => [
     answer('off-session authentication', await post(key, `${PI}/${(await createPaymentIntent(t, key)).id}/confirm`, { payment_method: 'pm_card_authenticationRequired', off_session: true })),
     answer('succeeded', await post(key, `${PI}/${(await paid(key, 'pm_card_visa')).id}/confirm`, {})),
+  ],
+  PostPaymentIntentsIntentIncrementAuthorization: async (key) => [
+    answer('not requested', await post(key, `${PI}/${(await paid(key, 'pm_card_visa', { capture_method: 'manual' })).id}/increment_authorization`, { amount: 2500 })),
+    answer('not authorized', await post(key, `${PI}/${(await createPaymentIntent(t, key)).id}/increment_authorization`, { amount: 2500 })),
   ],
   PostPaymentIntentsIntentCapture: async (key) => [answer('not capturable', await post(key, `${PI}/${(await createPaymentIntent(t, key)).id}/capture`, {}))],
   PostPaymentIntentsIntentCancel: async (key) => [answer('succeeded', await post(key, `${PI}/${(await paid(key, 'pm_card_visa')).id}/cancel`, {}))],

@@ -289,6 +289,17 @@ const BASE: Calls = {
   PostPaymentMethodsPaymentMethod: async (c) => c.stripe.paymentMethods.update(await attached(c), { metadata: { a: '1' } }),
   PostPaymentMethodsPaymentMethodAttach: async (c) => c.stripe.paymentMethods.attach('pm_card_mastercard', { customer: await customer(c) }),
   PostPaymentMethodsPaymentMethodDetach: async (c) => c.stripe.paymentMethods.detach(await attached(c)),
+  GetCustomersCustomerPaymentMethods: async (c) => {
+    const cus = await customer(c);
+    await c.stripe.paymentMethods.attach('pm_card_visa', { customer: cus });
+    // 8 lists a customer's cards with `type` required; later majors the same call.
+    return c.stripe.customers.listPaymentMethods ? c.stripe.customers.listPaymentMethods(cus, { type: 'card' }) : c.raw('GET', `/v1/customers/${cus}/payment_methods`, { type: 'card' });
+  },
+  GetCustomersCustomerPaymentMethodsPaymentMethod: async (c) => {
+    const cus = await customer(c);
+    const pm = (await c.stripe.paymentMethods.attach('pm_card_visa', { customer: cus })).id;
+    return c.stripe.customers.retrievePaymentMethod ? c.stripe.customers.retrievePaymentMethod(cus, pm) : c.raw('GET', `/v1/customers/${cus}/payment_methods/${pm}`);
+  },
   GetSetupIntents: async (c) => {
     await c.stripe.setupIntents.create({ customer: await customer(c), payment_method: 'pm_card_visa', confirm: true, ...cardsOnly(c) });
     return c.stripe.setupIntents.list({ limit: 3, expand: ['data.payment_method'] });
@@ -307,6 +318,10 @@ const BASE: Calls = {
   GetRefundsRefund: async (c) => c.stripe.refunds.retrieve(await refund(c)),
   PostRefundsRefund: async (c) => c.stripe.refunds.update(await refund(c), { metadata: { a: '1' } }),
   PostRefundsRefundCancel: async (c) => c.stripe.refunds.cancel(await insertPendingRefund(c.t, await paidCharge(c), 100)),
+  PostTestHelpersRefundsRefundExpire: async (c) => {
+    const id = await insertPendingRefund(c.t, await paidCharge(c), 100, 'requires_action');
+    return c.stripe.testHelpers?.refunds ? c.stripe.testHelpers.refunds.expire(id) : c.raw('POST', `/v1/test_helpers/refunds/${id}/expire`);
+  },
   GetPaymentIntents: async (c) => {
     await paidIntent(c, { customer: await customer(c) });
     return c.stripe.paymentIntents.list({ limit: 3 });
@@ -321,6 +336,12 @@ const BASE: Calls = {
   GetPaymentIntentsIntent: async (c) => c.stripe.paymentIntents.retrieve((await paidIntent(c)).id),
   PostPaymentIntentsIntent: async (c) => c.stripe.paymentIntents.update((await intent(c)).id, { amount: 3000, metadata: { a: '1' } }),
   PostPaymentIntentsIntentConfirm: async (c) => c.stripe.paymentIntents.confirm((await intent(c)).id, { payment_method: 'pm_card_visa' }),
+  PostPaymentIntentsIntentIncrementAuthorization: async (c) => {
+    const held = await paidIntent(c, { capture_method: 'manual', payment_method_options: { card: { request_incremental_authorization: 'if_available' } } });
+    return c.stripe.paymentIntents.incrementAuthorization
+      ? c.stripe.paymentIntents.incrementAuthorization(held.id, { amount: 2500 })
+      : c.raw('POST', `/v1/payment_intents/${held.id}/increment_authorization`, { amount: 2500 });
+  },
   PostPaymentIntentsIntentCapture: async (c) => c.stripe.paymentIntents.capture((await paidIntent(c, { capture_method: 'manual' })).id, { amount_to_capture: 1500 }),
   PostPaymentIntentsIntentCancel: async (c) => c.stripe.paymentIntents.cancel((await intent(c)).id, { cancellation_reason: 'abandoned' }),
   GetCharges: async (c) => {

@@ -270,6 +270,27 @@ describe('the CVC and idempotency', () => {
     expect((await forward(key, { payment_method: pm, url, request: { body } })).status).toBe(200);
   });
 
+  test("the forwarding API's reference example: pm_card_visa (or a test token, or a number sent without one) carries a CVC for its first forward", async () => {
+    const key = newTestKey();
+    const url = `${dest.origin}/v1/tokens`;
+    const body = JSON.stringify({ card: { number: '', exp_month: '', exp_year: '', cvc: '', name: '' } });
+    const replacements = ['card_number', 'card_expiry', 'card_cvc', 'cardholder_name'];
+    const res = await forward(key, { payment_method: 'pm_card_visa', url, replacements, request: { body } });
+    expect(res.status).toBe(200);
+    expect(JSON.parse(dest.hits('/v1/tokens').at(-1)!.body).card).toMatchObject({ number: '4242424242424242', cvc: '123' });
+    expect(JSON.parse(res.body.request_details.body).card).toMatchObject({ number: '424242******4242', cvc: '***' });
+    // The card it made keeps no CVC after its first forward.
+    expectError(await forward(key, { payment_method: res.body.payment_method, url, replacements, request: { body } }), 400, { code: 'forwarding_api_invalid_parameter', param: 'replacements' });
+    const amex = (await createPaymentMethod(e.t, key, { card: { token: 'tok_amex' } })).id;
+    expect((await forward(key, { payment_method: amex, url, replacements, request: { body } })).status).toBe(200);
+    expect(JSON.parse(dest.hits('/v1/tokens').at(-1)!.body).card.cvc).toBe('1234');
+    const bare = (await createPaymentMethod(e.t, key, { card: { number: '5555555555554444', exp_month: 12, exp_year: 2040 } })).id;
+    expect((await forward(key, { payment_method: bare, url, replacements, request: { body } })).status).toBe(200);
+    expect(JSON.parse(dest.hits('/v1/tokens').at(-1)!.body).card).toMatchObject({ number: '5555555555554444', cvc: '123' });
+    // A CVC nobody sent is never checked: the card shows none.
+    expect((await get(key, `/v1/payment_methods/${bare}`)).body.card.checks.cvc_check).toBeNull();
+  });
+
   test('an idempotent retry replays the result, errors included, without a second call', async () => {
     const key = newTestKey();
     const params = { payment_method: 'pm_card_mastercard', url: `${dest.origin}/any/idem`, request: { body: '{"card":{"number":""}}' } };

@@ -366,10 +366,11 @@ export async function billSubscription(
   // A paused collection (pause_collection) makes its invoice and leaves it to the renewal.
   if (row.collectionMethod !== 'charge_automatically' || options.paused || options.draft) return { invoice: made, charge: null };
   if (options.collect === false) {
-    // `default_incomplete`: the invoice's PaymentIntent waits for its customer to confirm it.
-    // `save_default_payment_method=on_subscription`: the card that pays it is saved for later (and becomes the subscription's default).
-    const save = view.paymentSettings?.save_default_payment_method === 'on_subscription' ? 'off_session' : undefined;
-    await openInvoicePayment(scope, made, await paymentMethodFor(scope.tx, made.row), save);
+    // `default_incomplete`: the invoice's PaymentIntent waits for its customer to confirm it. As the
+    // public API's, it is set up for off-session use: the card that pays it is attached to the
+    // customer, for the renewals (and `save_default_payment_method=on_subscription` also makes it
+    // the subscription's default, renewals.ts).
+    await openInvoicePayment(scope, made, await paymentMethodFor(scope.tx, made.row), 'off_session');
     // Its intent is new since it was made: what was known of it is not.
     return { invoice: { row: made.row, lines: made.lines }, charge: null };
   }

@@ -210,7 +210,7 @@ export interface PaymentMethodDataParam {
  */
 export async function createPaymentMethodFromData(db: Db, ctx: RequestContext, data: PaymentMethodDataParam, code: string): Promise<StoredPaymentMethod> {
   if (data.type !== 'card') throw unavailableTypeError(data.type, code, 'payment_method_data[type]');
-  const checked = checkedCardOf(data.card, clock(ctx), (name) => `payment_method_data[${name.replace('[', '][')}]`.replace(/\]\]$/, ']'));
+  const checked = checkedCardOf(data.card, clock(ctx), (name) => name.replace(/^(\w+)/, 'payment_method_data[$1]'));
   return insertCard(db, ctx, checked, {
     billingDetails: billingDetailsOf(data.billing_details),
     metadata: applyMetadata({}, data.metadata),

@@ -181,24 +181,38 @@ export async function updateRefund(ctx: RequestContext) {
 /** Only a refund still waiting (`pending`, `requires_action`) can be canceled. */
 const CANCELABLE = new Set(['pending', 'requires_action']);
 
-export async function cancelRefund(ctx: RequestContext) {
+/** Ends a refund still waiting in one of `from` as `canceled` (its amount back on the charge), or the public 400 naming `verb`. */
+async function endWaitingRefund(ctx: RequestContext, from: ReadonlySet<string>, verb: string, failureReason: string) {
   const { deps, caller } = ctx;
   const id = ctx.pathParams.refund;
   const { row, eventIds } = await deps.prisma.$transaction(async (tx) => {
     const found = await ownedRefund(tx, ctx, id);
     await lockCharge(tx, found.chargeId, caller.accountId);
     const before = await lockRefund(tx, ctx, id);
-    if (!CANCELABLE.has(before.status)) {
+    if (!from.has(before.status)) {
       throw stateError(
-        `You can't cancel refund ${id} because it has a status of ${before.status}. Only a refund with a status of pending or requires_action can be canceled.`,
+        `You can't ${verb} refund ${id} because it has a status of ${before.status}. Only a refund with a status of ${[...from].join(' or ')} can be ${verb === 'cancel' ? 'canceled' : `${verb}d`}.`,
         undefined,
       );
     }
-    return endRefund(tx, before, { status: 'canceled', failureReason: 'merchant_request' }, requestEventOptions(ctx, unixSeconds(deps.clock)));
+    return endRefund(tx, before, { status: 'canceled', failureReason }, requestEventOptions(ctx, unixSeconds(deps.clock)));
   });
   await handOffEvents(deps.queues, eventIds);
   return serializeRefund(row);
 }
+
+export const cancelRefund = (ctx: RequestContext) => endWaitingRefund(ctx, CANCELABLE, 'cancel', 'merchant_request');
+
+/** A refund waiting on its customer (`requires_action`) past its time: canceled, its amount back on the charge. */
+const EXPIRABLE = new Set(['requires_action']);
+
+/**
+ * `POST /v1/test_helpers/refunds/{refund}/expire`: what the customer's 45 days without an answer do
+ * to a refund that waits on them (a `customer_balance` refund's bank details): the public API cancels
+ * it and its funds return. Card refunds never wait, so only such a refund can be expired. The
+ * public failure reasons name none for this, so it is `unknown`.
+ */
+export const expireRefund = (ctx: RequestContext) => endWaitingRefund(ctx, EXPIRABLE, 'expire', 'unknown');
 
 export async function listRefunds(ctx: RequestContext) {
   const { params, caller, deps } = ctx;

@@ -287,7 +287,7 @@ test('default_incomplete through the official SDK: the secret key subscribes, th
   expect(listed.data.map((p) => p.id)).toEqual([paid.payments!.data[0].id]);
 });
 
-test('payment_settings: only card payments; without save_default_payment_method the subscription keeps no card', async () => {
+test('payment_settings: only card payments; without save_default_payment_method the subscription keeps no card, the customer does', async () => {
   const key = newTestKey();
   const customer = await createCustomer(t, key);
   const price = await recurringPrice(t, key, 700);
@@ -302,8 +302,11 @@ test('payment_settings: only card payments; without save_default_payment_method 
   const sub = (await post(key, SUB, { customer: customer.id, items: [{ price: price.id }], payment_behavior: 'default_incomplete' })).body;
   expect(sub.payment_settings).toEqual({ payment_method_options: null, payment_method_types: null, save_default_payment_method: 'off' });
   const [intent] = await intentsOf(key, customer.id);
-  expect(intent).toMatchObject({ status: 'requires_payment_method', setup_future_usage: null });
+  // As the public API's: set up for the renewals, so the card that pays is attached to the customer.
+  expect(intent).toMatchObject({ status: 'requires_payment_method', setup_future_usage: 'off_session' });
   const pk = key.replace(/^sk_/, 'pk_');
-  expect((await post(pk, `/v1/payment_intents/${intent.id}/confirm`, { client_secret: intent.client_secret, payment_method: 'pm_card_visa' })).body.status).toBe('succeeded');
+  const confirmed = (await post(pk, `/v1/payment_intents/${intent.id}/confirm`, { client_secret: intent.client_secret, payment_method: 'pm_card_visa' })).body;
+  expect(confirmed.status).toBe('succeeded');
   expect((await get(key, `${SUB}/${sub.id}`)).body).toMatchObject({ status: 'active', default_payment_method: null });
+  expect((await get(key, `/v1/payment_methods/${confirmed.payment_method}`)).body.customer).toBe(customer.id);
 });

@@ -1,6 +1,6 @@
 import Stripe from 'stripe';
 import { newTestKey, startTestApp, type TestApp } from '../../../helpers/app';
-import { createCustomer, createPaymentIntent } from '../../../helpers/fixtures';
+import { createCustomer, createPaymentIntent, createPrice } from '../../../helpers/fixtures';
 import { expectMatchesResponseSchema } from '../../../helpers/responseSchemas';
 import { expectNowhereAtRest } from '../../../helpers/atRest';
 import { expectError, requestsOf } from '../../../helpers/requests';
@@ -174,6 +174,32 @@ describe('PaymentIntents', () => {
     await expect(
       stripe.paymentIntents.create({ amount: 1000, currency: 'usd', payment_method_data: { type: 'ideal' } } as Stripe.PaymentIntentCreateParams),
     ).rejects.toMatchObject({ statusCode: 400, code: 'payment_intent_invalid_parameter', param: 'payment_method_data[type]' });
+  });
+});
+
+describe('a subscription paid with a new card', () => {
+  test('confirming its first invoice with payment_method_data attaches the card to the customer; the subscription then takes it as its default', async () => {
+    const key = newTestKey();
+    const pk = key.replace(/^sk_/, 'pk_');
+    const stripe = t.stripe(key);
+    const customer = await createCustomer(t, key, { email: 'jenny@example.test' });
+    const price = await createPrice(t, key, { unit_amount: 1500, recurring: { interval: 'month' } });
+    const sub = await stripe.subscriptions.create({ customer: customer.id, items: [{ price: price.id }], payment_behavior: 'default_incomplete', expand: ['latest_invoice.confirmation_secret'] });
+    const secret = (sub.latest_invoice as Stripe.Invoice).confirmation_secret!.client_secret;
+    const intentId = secret.split('_secret_')[0];
+    expect((await stripe.paymentIntents.retrieve(intentId)).setup_future_usage).toBe('off_session');
+    // What Stripe.js's confirmCardPayment sends for a card Element: the card's details, with the publishable key.
+    const confirmed = await post(pk, `${PI}/${intentId}/confirm`, { client_secret: secret, use_stripe_sdk: true, payment_method_data: details('4242424242424242', { billing_details: { name: 'Jenny' } }) });
+    expect(confirmed.status).toBe(200);
+    expect(confirmed.body.status).toBe('succeeded');
+    const card = confirmed.body.payment_method;
+    expect((await stripe.paymentMethods.retrieve(card)).customer).toBe(customer.id);
+    const [attachedEvent] = await (await get(key, '/v1/events?type=payment_method.attached')).body.data;
+    expect(attachedEvent.data.object).toMatchObject({ id: card, customer: customer.id });
+    expect((await stripe.subscriptions.retrieve(sub.id)).status).toBe('active');
+    const updated = await stripe.subscriptions.update(sub.id, { default_payment_method: card });
+    expect(updated.default_payment_method).toBe(card);
+    expect((await stripe.customers.listPaymentMethods(customer.id)).data.map((p) => p.id)).toEqual([card]);
   });
 });
 
