@@ -22,23 +22,7 @@ const cluster = require('node:cluster');
 const port = Number(process.env.BENCH_COUNTER_PORT) + (cluster.isWorker ? cluster.worker.id : 0);
 const counters = { requests: 0, queries: 0, commits: 0, readOnlyCommits: 0, rollbacks: 0 };
 
-// INSERT/UPDATE/DELETE/MERGE anywhere (CTEs, ON CONFLICT, SELECT … FOR UPDATE) or a share lock:
-// each makes PostgreSQL assign a transaction id and flush the commit.
-const WRITES = /\b(INSERT|UPDATE|DELETE|MERGE)\b|\bFOR\s+(KEY\s+)?SHARE\b/i;
-const kinds = new Map();
-/** 'begin' | 'commit' | 'rollback' | 'write' | 'read', cached by text: the same texts repeat. */
-function kindOf(text) {
-  let kind = kinds.get(text);
-  if (kind !== undefined) return kind;
-  const head = text.trimStart().slice(0, 20).toUpperCase();
-  if (head.startsWith('BEGIN') || head.startsWith('START TRANSACTION')) kind = 'begin';
-  else if (head.startsWith('COMMIT') || head.startsWith('END')) kind = 'commit';
-  else if (head.startsWith('ROLLBACK') && !/^ROLLBACK\s+TO\b/.test(head)) kind = 'rollback';
-  else kind = WRITES.test(text) ? 'write' : 'read';
-  if (kinds.size > 5000) kinds.clear();
-  kinds.set(text, kind);
-  return kind;
-}
+const { kindOf } = require('./pgkinds');
 
 const TX = Symbol('benchTransaction');
 const pg = require('pg');

@@ -3,6 +3,7 @@ import { newTestKey, startTestApp, type TestApp } from '../../helpers/app';
 import { createAccount, createPrice, createProduct, form } from '../../helpers/fixtures';
 import { expectMatchesResponseSchema } from '../../helpers/responseSchemas';
 import { expectError, requestsOf } from '../../helpers/requests';
+import { countPostgres } from '../../helpers/postgresCounts';
 
 // Prices end to end: create (product or product_data; unit_amount xor unit_amount_decimal;
 // recurring; tiers; transform_quantity; tax_behavior; lookup keys), retrieve, update (never the
@@ -174,6 +175,20 @@ describe('POST /v1/prices/{price}', () => {
     expect((await post(key, `${PC}/${price.id}`, { active: false })).status).toBe(200);
     expect(await eventsOf(key, 'price.updated')).toHaveLength(1);
     expectError(await post(key, `${PC}/price_nope`, { active: true }), 404, { code: 'resource_missing', message: "No such price: 'price_nope'" });
+  });
+
+  test('an update without a lookup key is one commit in 4 round trips (BEGIN, the locked read, one statement, COMMIT)', async () => {
+    const key = newTestKey();
+    const price = await createPrice(t, key, { nickname: 'Old', metadata: { a: '1' } });
+    const counted = await countPostgres(() => post(key, `${PC}/${price.id}`, { nickname: 'New', metadata: { a: '' }, tax_behavior: 'exclusive' }, { 'Idempotency-Key': `price-${price.id}` }));
+    expect(counted.result.status).toBe(200);
+    expect(counted.result.body).toMatchObject({ nickname: 'New', metadata: {}, tax_behavior: 'exclusive' });
+    expect({ roundTrips: counted.roundTrips, commits: counted.commits, rollbacks: counted.rollbacks }).toEqual({ roundTrips: 4, commits: 1, rollbacks: 0 });
+    const [event] = await eventsOf(key, 'price.updated');
+    expect(event.data.object).toEqual(counted.result.body);
+    expect(event.data.previous_attributes).toEqual({ nickname: 'Old', metadata: { a: '1' }, tax_behavior: null });
+    expect((await get(key, `${PC}/${price.id}`)).body).toEqual(counted.result.body);
+    expectError(await post(newTestKey(), `${PC}/${price.id}`, { nickname: 'x' }), 404, { code: 'resource_missing' });
   });
 
   test('a lookup key held by another price needs transfer_lookup_key', async () => {

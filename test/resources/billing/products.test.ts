@@ -3,6 +3,7 @@ import { newTestKey, startTestApp, type TestApp } from '../../helpers/app';
 import { createAccount, createPrice, createProduct, form } from '../../helpers/fixtures';
 import { expectMatchesResponseSchema } from '../../helpers/responseSchemas';
 import { expectError, requestsOf } from '../../helpers/requests';
+import { countPostgres } from '../../helpers/postgresCounts';
 
 // Products end to end: the five operations through supertest and the official SDK, validation,
 // the delete refused while prices exist, events in the change's transaction, and isolation
@@ -62,6 +63,21 @@ describe('products', () => {
     expectError(await post(key, PR, { name: 'a', statement_descriptor: 'x'.repeat(23) }), 400, { code: 'invalid_string_too_long', param: 'statement_descriptor' });
     expectError(await post(key, PR, { name: 'a', images: Array.from({ length: 9 }, (_, i) => `https://e.com/${i}`) }), 400, { param: 'images' });
     expectError(await post(key, PR, { name: 'a', package_dimensions: { height: 1 } }), 400, { code: 'parameter_missing' });
+  });
+
+  test('an update without a default price is one commit in 4 round trips (BEGIN, the locked read, one statement, COMMIT)', async () => {
+    const key = newTestKey();
+    const product = await createProduct(t, key, { description: 'old', metadata: { a: '1' } });
+    const counted = await countPostgres(() => post(key, `${PR}/${product.id}`, 'name=New&description=&images[0]=http%3A%2F%2F127.0.0.1%3A0%2Fi.png&package_dimensions[height]=1&package_dimensions[length]=2&package_dimensions[weight]=3&package_dimensions[width]=4', { 'Idempotency-Key': `product-${product.id}` }));
+    expect(counted.result.status).toBe(200);
+    expect(counted.result.body).toMatchObject({ name: 'New', description: null, images: ['http://127.0.0.1:0/i.png'], package_dimensions: { height: 1, length: 2, weight: 3, width: 4 }, metadata: { a: '1' } });
+    expect({ roundTrips: counted.roundTrips, commits: counted.commits, rollbacks: counted.rollbacks }).toEqual({ roundTrips: 4, commits: 1, rollbacks: 0 });
+    const [event] = await eventsOf(key, 'product.updated');
+    expect(event.data.object).toEqual(counted.result.body);
+    expect((await get(key, `${PR}/${product.id}`)).body).toEqual(counted.result.body);
+    const cleared = await post(key, `${PR}/${product.id}`, 'package_dimensions=&images=');
+    expect(cleared.body).toMatchObject({ package_dimensions: null, images: [] });
+    expectError(await post(newTestKey(), `${PR}/${product.id}`, { name: 'x' }), 404, { code: 'resource_missing' });
   });
 
   test('update changes fields, unsets with empty values, emits product.updated with previous_attributes; no change, no event', async () => {

@@ -2,6 +2,7 @@ import { newTestKey, startTestApp, type TestApp } from '../../helpers/app';
 import { createAccount, createCustomer, createPaymentMethod } from '../../helpers/fixtures';
 import { expectMatchesResponseSchema } from '../../helpers/responseSchemas';
 import { expectError, requestsOf } from '../../helpers/requests';
+import { countPostgres } from '../../helpers/postgresCounts';
 
 // Customers end to end: create (with `payment_method` attaching a test card and a default
 // payment method), retrieve, update (every field, clearing, previous_attributes), delete (the
@@ -123,6 +124,26 @@ describe('update', () => {
     // Nothing changed, nothing emitted.
     await post(key, `/v1/customers/${id}`, { name: 'B' });
     expect(await eventsOf(key, 'customer.updated')).toHaveLength(1);
+  });
+
+  test('an update is one commit in at most 4 round trips: BEGIN, the locked read, one statement, COMMIT', async () => {
+    const key = newTestKey();
+    const { id } = await createCustomer(t, key, { name: 'A', metadata: { a: '1' } });
+    const counted = await countPostgres(() => post(key, `/v1/customers/${id}`, { name: 'B', metadata: { b: '2' } }, { 'Idempotency-Key': `update-${id}` }));
+    expect(counted.result.status).toBe(200);
+    expect(counted.result.body).toMatchObject({ id, name: 'B', metadata: { a: '1', b: '2' } });
+    expect({ roundTrips: counted.roundTrips, commits: counted.commits, rollbacks: counted.rollbacks }).toEqual({ roundTrips: 4, commits: 1, rollbacks: 0 });
+    const [event] = await eventsOf(key, 'customer.updated');
+    expect(event.data.object).toEqual(counted.result.body);
+    expect(event.data.previous_attributes).toEqual({ name: 'A', metadata: { b: null } });
+    // The stored answer replays.
+    const replay = await post(key, `/v1/customers/${id}`, { name: 'B', metadata: { b: '2' } }, { 'Idempotency-Key': `update-${id}` });
+    expect(replay.headers['idempotent-replayed']).toBe('true');
+    expect(replay.text).toBe(counted.result.text);
+    // A customer gone, or another's: 404, and nothing written.
+    expectError(await post(key, '/v1/customers/cus_nope1234567890', { name: 'C' }), 404, { code: 'resource_missing' });
+    expectError(await post(newTestKey(), `/v1/customers/${id}`, { name: 'C' }), 404, { code: 'resource_missing' });
+    expect((await get(key, `/v1/customers/${id}`)).body.name).toBe('B');
   });
 
   test('invoice_settings[default_payment_method]: an attached card, or empty to clear', async () => {

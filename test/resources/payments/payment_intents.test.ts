@@ -6,6 +6,7 @@ import { expectError, requestsOf } from '../../helpers/requests';
 import { TEST_CARD_NAMES } from '../../../src/resources/payments/payment_methods/testCards';
 import { authenticationTarget } from '../../../src/resources/payments/authentications/service';
 import { LATEST_API_VERSION } from '../../../src/kernel/versions';
+import { countPostgres } from '../../helpers/postgresCounts';
 
 // PaymentIntents end to end: the status machine, every test card's outcome (declines with their
 // failed charges, Radar blocks, 3-D Secure), manual and partial captures, cancel, update, list,
@@ -617,15 +618,36 @@ describe('a create is one statement unless it must read back its writes', () => 
     expect(await eventsOf(key, 'payment_intent.created')).toHaveLength(1);
   });
 
-  test('at a version that shows the charges, the intent is answered with the charge it just made', async () => {
+  test('at a version that shows the charges, the intent is answered with the charge it just made, in one statement too', async () => {
     const key = newTestKey();
-    const { result: res, texts } = await statementsOf(() => pay(key, 'pm_card_visa', {}).then(() => post(key, PI, card({ payment_method: 'pm_card_visa', confirm: true }), { 'Stripe-Version': '2022-08-01' })) as Promise<any>);
+    await pay(key, 'pm_card_visa', {});
+    // The platform pinned to that version by a first versioned request (as an old SDK's is), so its events show the charges too.
+    expect((await get(key, `${PI}?limit=1`, { 'Stripe-Version': '2020-08-27' })).status).toBe(200);
+    const counted = await countPostgres(() => statementsOf(() => post(key, PI, card({ payment_method: 'pm_card_visa', confirm: true }), { 'Stripe-Version': '2020-08-27', 'Idempotency-Key': `old-${key}` }) as Promise<any>));
+    const { result: res, texts } = counted.result;
     expect(res.status).toBe(200);
-    expect(res.body.charges).toMatchObject({ object: 'list', total_count: 1, data: [{ id: expect.stringMatching(/^ch_/), status: 'succeeded' }] });
-    // The first create went as one statement; the old version's went the ordinary way.
+    expect(res.body.charges).toMatchObject({ object: 'list', total_count: 1, data: [{ id: expect.stringMatching(/^ch_/), status: 'succeeded', refunds: { total_count: 0, data: [] } }] });
+    // Built from the writes it held: one round trip, one commit, as at the newest version.
     expect(texts).toHaveLength(1);
+    expect({ roundTrips: counted.roundTrips, commits: counted.commits }).toEqual({ roundTrips: 1, commits: 1 });
     const rows = rowsOf(res.body.id);
     expect([await rows.intents, await rows.charges]).toEqual([1, 1]);
+    // Read back, the same list; the event (at the platform's version) shows it too.
+    expect((await get(key, `${PI}/${res.body.id}`, { 'Stripe-Version': '2020-08-27' })).body.charges).toEqual(res.body.charges);
+    const [succeeded] = await eventsOf(key, 'payment_intent.succeeded');
+    expect(succeeded.data.object.charges).toEqual(res.body.charges);
+  });
+
+  test('at that version, an intent confirmed again after a decline lists both charges, newest first', async () => {
+    const key = newTestKey();
+    const declined = await post(key, PI, card({ payment_method: 'pm_card_chargeDeclined', confirm: true }), { 'Stripe-Version': '2020-08-27' });
+    expect(declined.status).toBe(402);
+    const id = declined.body.error.payment_intent.id;
+    const again = await post(key, `${PI}/${id}/confirm`, { payment_method: 'pm_card_visa' }, { 'Stripe-Version': '2020-08-27' });
+    expect(again.status).toBe(200);
+    expect(again.body.charges.total_count).toBe(2);
+    expect(again.body.charges.data.map((c: any) => c.status)).toEqual(['succeeded', 'failed']);
+    expect((await get(key, `${PI}/${id}`, { 'Stripe-Version': '2020-08-27' })).body.charges).toEqual(again.body.charges);
   });
 
   test('a card that asks for authentication: next_action from the challenge started, in the same statement', async () => {

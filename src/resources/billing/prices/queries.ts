@@ -1,6 +1,7 @@
 import { raw, sql, type Fragment } from '../../../lib/sql';
 import type { SqlRows } from '../../../kernel/list';
 import type { SearchResource } from '../../../kernel/search';
+import type { Write } from '../../../kernel/writes';
 
 // The hot statements of prices, on the `pg` pool (src/lib/sql.ts). Prisma serves the rest.
 
@@ -14,6 +15,17 @@ const SELECT_ROW = raw(`
 
 /** One of the account's prices. */
 export const selectOwned = (id: string, accountId: string) => sql`${SELECT_ROW} WHERE id = ${id} AND account_id = ${accountId}`;
+
+/** The same, locked for the rest of the transaction (an update's read). */
+export const selectOwnedForUpdate = (id: string, accountId: string) => sql`${SELECT_ROW} WHERE id = ${id} AND account_id = ${accountId} FOR UPDATE`;
+
+/** What an update without a lookup key changes, over the row its transaction locked. */
+export const updatePriceRow = (row: { id: string; active: boolean; nickname: string | null; taxBehavior: string | null; metadata: unknown }): Write => ({
+  sql: sql`
+    UPDATE prices SET active = ${row.active}, nickname = ${row.nickname}, tax_behavior = ${row.taxBehavior}, metadata = ${JSON.stringify(row.metadata)}::jsonb
+    WHERE id = ${row.id}
+    RETURNING id`,
+});
 
 export interface PriceFilters {
   readonly active?: boolean;

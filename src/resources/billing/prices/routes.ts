@@ -1,6 +1,6 @@
 import { route } from '../../../kernel/route';
 import { OBJECT } from './serializer';
-import { createPrice, listPrices, retrievePrice, searchPrices, updatePrice } from './service';
+import { createPrice, listPrices, retrievePrice, searchPrices, updatePrice, updatesAlone } from './service';
 
 const one = { object: OBJECT };
 const many = { object: OBJECT, list: true };
@@ -12,5 +12,5 @@ export const routes = [
   route('post', '/v1/prices', 'PostPrices', one, createPrice),
   route('get', '/v1/prices/search', 'GetPricesSearch', found, searchPrices),
   route('get', '/v1/prices/{price}', 'GetPricesPrice', one, retrievePrice),
-  route('post', '/v1/prices/{price}', 'PostPricesPrice', one, updatePrice),
+  route('post', '/v1/prices/{price}', 'PostPricesPrice', one, updatePrice, { sqlOnly: true, oneStatement: updatesAlone }),
 ];

@@ -7,11 +7,12 @@ import { paginateSql, rangeConditions } from '../../../kernel/list';
 import { applyMetadata, type Metadata, type MetadataParam } from '../../../kernel/metadata';
 import type { RequestContext } from '../../../kernel/route';
 import { searchRequest } from '../../../kernel/search';
-import { emit, previousAttributes, requestEventOptions, type Tx } from '../../../events/emit';
+import { emit, emitIn, previousAttributes, requestEventOptions, type Tx } from '../../../events/emit';
+import { prismaOf } from '../../../kernel/transaction';
 import { handOffEvents } from '../../../events/jobs';
 import { findProduct, insertProduct, newProductData, type DefaultPrices } from '../products/service';
 import { TxSql, type SqlClient } from '../../../lib/sql';
-import { SEARCH, listedRows, searchedRows, selectOwned } from './queries';
+import { SEARCH, listedRows, searchedRows, selectOwned, selectOwnedForUpdate, updatePriceRow } from './queries';
 import { serializePrice, type PriceRow, type Tier } from './serializer';
 
 const NAME = 'price';
@@ -247,12 +248,18 @@ export async function retrievePrice(ctx: RequestContext) {
   return serializePrice(await findPrice(ctx, ctx.pathParams.price));
 }
 
+/** An update that names no lookup key: the route's one-statement path (sqlOnly), 4 round trips and 1 commit. */
+export const updatesAlone = (params: Record<string, any>): boolean => params.lookup_key === undefined;
+
 export async function updatePrice(ctx: RequestContext) {
   const { params, deps } = ctx;
   const id = ctx.pathParams.price;
   if (!hasIdShape('price', id)) throw resourceMissing(NAME, id);
   const now = unixSeconds(deps.clock);
   const lookupKey: string | null | undefined = params.lookup_key === '' ? null : params.lookup_key;
+  if (lookupKey === undefined) return updateWithoutLookupKey(ctx, id, now);
+  // A lookup key is claimed (and its unique index guarded) through Prisma: the ordinary path.
+  prismaOf(deps);
   const result = await withLookupKeyGuard(lookupKey, () =>
     deps.prisma.$transaction(async (tx) => {
       const locked = await tx.$queryRaw<{ id: string }[]>`
@@ -287,6 +294,32 @@ export async function updatePrice(ctx: RequestContext) {
   );
   if (result.eventIds.length > 0) await handOffEvents(deps.queues, result.eventIds);
   return result.price;
+}
+
+/** The locked read, then the change and its event as held writes (`deps.write`). */
+async function updateWithoutLookupKey(ctx: RequestContext, id: string, now: number) {
+  const { params, deps } = ctx;
+  const [current] = await deps.sql.query<PriceRow>(selectOwnedForUpdate(id, ctx.caller.accountId));
+  if (!current) throw resourceMissing(NAME, id);
+  // Once inclusive or exclusive, a price's tax behavior is fixed.
+  if (params.tax_behavior !== undefined && current.taxBehavior !== null && current.taxBehavior !== 'unspecified' && params.tax_behavior !== current.taxBehavior) {
+    throw invalidRequest(`The tax_behavior of a price can't be changed once it is \`${current.taxBehavior}\`.`, undefined, 'tax_behavior');
+  }
+  const next: PriceRow = {
+    ...current,
+    active: params.active ?? current.active,
+    metadata: params.metadata === undefined ? current.metadata : (applyMetadata(current.metadata as Metadata, params.metadata) as PriceRow['metadata']),
+    nickname: params.nickname === undefined ? current.nickname : params.nickname === '' ? null : params.nickname,
+    taxBehavior: params.tax_behavior ?? current.taxBehavior,
+  };
+  const before = serializePrice(current);
+  const price = serializePrice(next);
+  const changed = previousAttributes(before, price);
+  if (Object.keys(changed).length === 0) return before;
+  await deps.write(updatePriceRow(next));
+  const eventId = await emitIn(deps, 'price.updated', price, { ...requestEventOptions(ctx, now), previousAttributes: changed });
+  await handOffEvents(deps.queues, [eventId]);
+  return price;
 }
 
 export async function listPrices(ctx: RequestContext) {

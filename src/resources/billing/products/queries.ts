@@ -1,6 +1,8 @@
 import { raw, sql, type Fragment } from '../../../lib/sql';
 import type { SqlRows } from '../../../kernel/list';
 import type { SearchResource } from '../../../kernel/search';
+import type { Write } from '../../../kernel/writes';
+import type { ProductRow } from './serializer';
 
 // The hot statements of products, on the `pg` pool (src/lib/sql.ts). Prisma serves the rest.
 
@@ -13,6 +15,22 @@ const SELECT_ROW = raw(`
 
 /** One of the account's products. */
 export const selectOwned = (id: string, accountId: string) => sql`${SELECT_ROW} WHERE id = ${id} AND account_id = ${accountId}`;
+
+/** The same, locked for the rest of the transaction (an update's read). */
+export const selectOwnedForUpdate = (id: string, accountId: string) => sql`${SELECT_ROW} WHERE id = ${id} AND account_id = ${accountId} FOR UPDATE`;
+
+/** An update's every changeable column, over the row its transaction locked. */
+export const updateProductRow = (row: ProductRow): Write => ({
+  sql: sql`
+    UPDATE products SET updated = ${row.updated}, active = ${row.active}, name = ${row.name}, description = ${row.description},
+                        images = ${row.images}::text[], marketing_features = ${JSON.stringify(row.marketingFeatures)}::jsonb,
+                        metadata = ${JSON.stringify(row.metadata)}::jsonb,
+                        package_dimensions = ${row.packageDimensions === null ? null : JSON.stringify(row.packageDimensions)}::jsonb,
+                        shippable = ${row.shippable}, statement_descriptor = ${row.statementDescriptor}, tax_code = ${row.taxCode},
+                        unit_label = ${row.unitLabel}, url = ${row.url}, default_price = ${row.defaultPrice}
+    WHERE id = ${row.id}
+    RETURNING id`,
+});
 
 export interface ProductFilters {
   readonly active?: boolean;

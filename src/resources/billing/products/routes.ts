@@ -1,7 +1,7 @@
 import { route } from '../../../kernel/route';
 import { defaultPrices } from '../prices/service';
 import { OBJECT } from './serializer';
-import { createProduct, deleteProduct, listProducts, retrieveProduct, searchProducts, updateProduct } from './service';
+import { createProduct, deleteProduct, listProducts, retrieveProduct, searchProducts, updateProduct, updatesAlone } from './service';
 
 const one = { object: OBJECT };
 const many = { object: OBJECT, list: true };
@@ -12,6 +12,6 @@ export const routes = [
   route('post', '/v1/products', 'PostProducts', one, (ctx) => createProduct(ctx, defaultPrices)),
   route('get', '/v1/products/search', 'GetProductsSearch', found, searchProducts),
   route('get', '/v1/products/{product}', 'GetProductsProduct', one, retrieveProduct),
-  route('post', '/v1/products/{product}', 'PostProductsProduct', one, updateProduct),
+  route('post', '/v1/products/{product}', 'PostProductsProduct', one, updateProduct, { sqlOnly: true, oneStatement: updatesAlone }),
   route('delete', '/v1/products/{product}', 'DeleteProductsProduct', one, deleteProduct),
 ];

@@ -21,6 +21,13 @@ export const showsHistory = (version: string): boolean => version < HISTORY_UNTI
 export const chargesKey = (intentId: string): string => `${intentId}.charges`;
 export const refundsKey = (chargeId: string): string => `${chargeId}.refunds`;
 
+/** The charges a request wrote for one intent (made or changed), by id in the order written. */
+export interface WrittenCharges {
+  readonly rows: ReadonlyMap<string, ChargeRow>;
+  /** The request made the intent, so these are all its charges: nothing is read back. */
+  readonly all: boolean;
+}
+
 /** How many of a list older versions showed inline (the rest through its `url`), as an expanded list does. */
 export const INLINE_LIMIT = 10;
 
@@ -53,10 +60,10 @@ async function refundsEmbedded(db: SqlClient, accountId: string, charges: readon
   return Object.fromEntries(charges.map((c) => [refundsKey(c.id), lists.get(c.id) ?? EMPTY]));
 }
 
-/** `charge` with its refunds embedded, when `version` shows them. */
-export async function withChargeHistory<T extends ChargeObject>(db: SqlClient, accountId: string, charge: T, version: string): Promise<T> {
+/** `charge` with its refunds embedded, when `version` shows them; `fresh`: made by this request, so it has none (no read). */
+export async function withChargeHistory<T extends ChargeObject>(db: SqlClient, accountId: string, charge: T, version: string, fresh = false): Promise<T> {
   if (!showsHistory(version)) return charge;
-  return embed(charge, { ...embeddedOf(charge), ...(await refundsEmbedded(db, accountId, [charge])) });
+  return embed(charge, { ...embeddedOf(charge), ...(fresh ? { [refundsKey(charge.id)]: EMPTY } : await refundsEmbedded(db, accountId, [charge])) });
 }
 
 /** `charges` (a page) with their refunds embedded, when `version` shows them: one read for the page. */
@@ -72,15 +79,27 @@ export async function withChargesHistory<T extends ChargeObject>(db: SqlClient, 
  * when `version` shows them. An intent never attempted (no `latest_charge`) has none: no read.
  * Everything is embedded flat on the intent, as an event keeps only its object's embedded.
  */
-export async function withIntentHistory<T extends { id: string; latest_charge: string | null }>(db: SqlClient, accountId: string, intent: T, version: string): Promise<T> {
+export async function withIntentHistory<T extends { id: string; latest_charge: string | null }>(
+  db: SqlClient,
+  accountId: string,
+  intent: T,
+  version: string,
+  written?: WrittenCharges,
+): Promise<T> {
   if (!showsHistory(version)) return intent;
-  const rows = intent.latest_charge === null
+  const stored = intent.latest_charge === null || written?.all
     ? []
-    : await db.query<ChargeRow & { seq: bigint }>(sql`${SELECT_ROW} WHERE payment_intent_id = ${intent.id} AND account_id = ${accountId} ORDER BY seq DESC`);
-  const charges = rows.slice(0, INLINE_LIMIT).map(({ seq: _seq, ...row }) => serializeCharge(row));
+    : (await db.query<ChargeRow & { seq: bigint }>(sql`${SELECT_ROW} WHERE payment_intent_id = ${intent.id} AND account_id = ${accountId} ORDER BY seq DESC`)).map(({ seq: _seq, ...row }) => row);
+  // The request's own charges as it wrote them (newest first): on the one-statement path they aren't stored yet.
+  const mine = written?.rows ?? new Map<string, ChargeRow>();
+  const storedIds = new Set(stored.map((r) => r.id));
+  const made = [...mine.values()].filter((r) => !storedIds.has(r.id)).reverse();
+  const rows = [...made, ...stored.map((r) => mine.get(r.id) ?? r)];
+  const charges = rows.slice(0, INLINE_LIMIT).map((row) => serializeCharge(row));
   const embedded: Record<string, unknown> = { ...embeddedOf(intent) };
   for (const c of charges) Object.assign(embedded, embeddedOf(c) as Embedded | undefined);
-  Object.assign(embedded, await refundsEmbedded(db, accountId, charges));
+  // Charges this request made have no refunds yet: with only those, nothing to read.
+  Object.assign(embedded, written?.all ? Object.fromEntries(charges.map((c) => [refundsKey(c.id), EMPTY])) : await refundsEmbedded(db, accountId, charges));
   embedded[chargesKey(intent.id)] = { data: charges, total_count: rows.length };
   return embed(intent, embedded);
 }

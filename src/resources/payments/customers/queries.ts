@@ -29,6 +29,21 @@ const SELECT_ROW = raw(`
 /** One of the account's customers, deleted ones included. */
 export const selectOwned = (id: string, accountId: string) => sql`${SELECT_ROW} WHERE id = ${id} AND account_id = ${accountId}`;
 
+/** The same, locked for the rest of the transaction (an update's read). */
+export const selectOwnedForUpdate = (id: string, accountId: string) => sql`${SELECT_ROW} WHERE id = ${id} AND account_id = ${accountId} FOR UPDATE`;
+
+/** An update's every column, over the row its transaction locked (selectOwnedForUpdate). */
+export const updateCustomerRow = (row: CustomerRow): Write => ({
+  sql: sql`
+    UPDATE customers SET email = ${row.email}, name = ${row.name}, phone = ${row.phone}, description = ${row.description},
+                         address = ${jsonOrNull(row.address)}::jsonb, shipping = ${jsonOrNull(row.shipping)}::jsonb,
+                         metadata = ${JSON.stringify(row.metadata)}::jsonb, preferred_locales = ${row.preferredLocales}::text[],
+                         tax_exempt = ${row.taxExempt}, default_payment_method = ${row.defaultPaymentMethod},
+                         discounts = ${JSON.stringify(row.discounts)}::jsonb
+    WHERE id = ${row.id}
+    RETURNING id`,
+});
+
 /** The account's customers for the list (deleted ones never), with its filters. */
 export function listedRows(accountId: string, filters: { email?: string; testClock?: string; created: readonly Fragment[] }): SqlRows {
   const where = [sql`account_id = ${accountId}`, sql`NOT deleted`, ...filters.created];

@@ -11,10 +11,11 @@ import type { EventType } from '../../../events/types';
 import { handOffEvents } from '../../../events/jobs';
 import { attachPaymentMethod, resolvePaymentMethod } from '../payment_methods/service';
 import { addTaxIds } from '../tax_ids/service';
-import { SEARCH, insertCustomer, listedRows, searchedRows, selectOwned } from './queries';
+import { SEARCH, insertCustomer, listedRows, searchedRows, selectOwned, selectOwnedForUpdate, updateCustomerRow } from './queries';
 import { embed, type Embedded } from '../../../kernel/versions';
 import { serializeCustomer, serializeDeletedCustomer, serializeDeletedDiscount, type CustomerDiscount, type CustomerRow } from './serializer';
 import { prismaDb, type Db } from '../../../kernel/writes';
+import { prismaOf } from '../../../kernel/transaction';
 
 const NAME = 'customer';
 const ROW = {
@@ -156,8 +157,8 @@ async function lockOwned(tx: Tx, ctx: RequestContext, id: string): Promise<Custo
 const DEFAULT_PM_PARAM = 'invoice_settings[default_payment_method]';
 
 /** A default payment method must be one attached to this customer. */
-async function checkDefaultPaymentMethod(tx: Tx, ctx: RequestContext, customerId: string, id: string): Promise<string> {
-  const pm = await resolvePaymentMethod(prismaDb(tx), ctx, id, DEFAULT_PM_PARAM);
+async function checkDefaultPaymentMethod(db: Db, ctx: RequestContext, customerId: string, id: string): Promise<string> {
+  const pm = await resolvePaymentMethod(db, ctx, id, DEFAULT_PM_PARAM);
   if (pm.customerId !== customerId) {
     throw new ApiError({
       status: 400,
@@ -176,6 +177,9 @@ async function testClockOf(tx: Tx, ctx: RequestContext, id: string | undefined):
   if (!clock) throw resourceMissing('test clock', id, 'test_clock', 400);
   return clock.id;
 }
+
+/** An update that sends no discount: billing's (Prisma) isn't needed unless the customer has one. */
+export const updatesAlone = (params: Record<string, any>): boolean => params.coupon === undefined && params.promotion_code === undefined;
 
 /** A create with nothing to read or lock first: the route sends it as one statement. */
 export const createsAlone = (params: Record<string, any>): boolean =>
@@ -221,7 +225,7 @@ export async function createCustomer(ctx: RequestContext) {
   const defaultId: string | undefined = params.invoice_settings?.default_payment_method;
   if (defaultId !== undefined && defaultId !== '') {
     // Naming the payment method just attached (a test id makes a new one per use) means that one.
-    const id = defaultId === params.payment_method && attached ? attached : await checkDefaultPaymentMethod(tx, ctx, row.id, defaultId);
+    const id = defaultId === params.payment_method && attached ? attached : await checkDefaultPaymentMethod(prismaDb(tx), ctx, row.id, defaultId);
     row = { ...row, defaultPaymentMethod: id };
     await tx.customer.update({ where: { id: row.id }, data: { defaultPaymentMethod: id }, select: { id: true } });
   }
@@ -251,47 +255,47 @@ export async function retrieveCustomerObject(ctx: RequestContext, id: string) {
   return row.deleted ? serializeDeletedCustomer(id) : serializeOne(ctx.deps.prisma, row, unixSeconds(ctx.deps.clock));
 }
 
+/**
+ * `POST /v1/customers/{customer}`: on the route's one-statement path (sqlOnly) BEGIN, the locked
+ * read, the update with its event and the idempotent result as one statement, COMMIT. A discount
+ * (billing's, through Prisma) sends it the ordinary way (prismaOf).
+ */
 export async function updateCustomer(ctx: RequestContext) {
   const { params, deps } = ctx;
   const id = ctx.pathParams.customer;
+  if (!hasIdShape('cus', id)) throw resourceMissing(NAME, id);
   const fields = fieldsOf(params);
-  const { row, eventIds, embedded } = await deps.prisma.$transaction(async (tx) => {
-    const before = await lockOwned(tx, ctx, id);
-    if (before.deleted) throw resourceMissing(NAME, id);
-    const defaultParam: string | undefined = params.invoice_settings?.default_payment_method;
-    const defaultPaymentMethod =
-      defaultParam === undefined ? before.defaultPaymentMethod : defaultParam === '' ? null : await checkDefaultPaymentMethod(tx, ctx, id, defaultParam);
-    const row: CustomerRow = {
-      id,
-      created: before.created,
-      email: fields.email === undefined ? before.email : fields.email,
-      name: fields.name === undefined ? before.name : fields.name,
-      phone: fields.phone === undefined ? before.phone : fields.phone,
-      description: fields.description === undefined ? before.description : fields.description,
-      address: fields.address === undefined ? before.address : fields.address,
-      shipping: fields.shipping === undefined ? before.shipping : fields.shipping,
-      metadata: applyMetadata(before.metadata as Metadata, params.metadata as MetadataParam | undefined),
-      preferredLocales: fields.preferredLocales ?? before.preferredLocales,
-      taxExempt: fields.taxExempt ?? before.taxExempt,
-      defaultPaymentMethod,
-      testClockId: before.testClockId,
-      discounts: (await discountsSent(tx, ctx, before)) ?? before.discounts,
-      balance: before.balance,
-      currency: before.currency,
-    };
-    const { id: _id, created: _created, testClockId: _clock, discounts: _discounts, balance: _balance, currency: _currency, ...data } = row;
-    await tx.customer.update({
-      where: { id },
-      data: { ...data, address: json(row.address), shipping: json(row.shipping), metadata: json(row.metadata) },
-      select: { id: true },
-    });
-    if (row.discounts !== before.discounts) await tx.$executeRaw`UPDATE customers SET discounts = ${JSON.stringify(row.discounts)}::jsonb WHERE id = ${id}`;
-    const embedded = await discountObjects(tx, [before, row], unixSeconds(deps.clock));
-    const changed = previousAttributes(serializeCustomer(before, embedded), serializeCustomer(row, embedded));
-    const eventIds = Object.keys(changed).length > 0 ? [await emitCustomer(tx, ctx, 'customer.updated', row, changed)] : [];
-    eventIds.push(...(await emitDiscountChange(tx, ctx, before, row, embedded)));
-    return { row, eventIds, embedded };
-  });
+  const [before] = await deps.sql.query<CustomerRow & { deleted: boolean }>(selectOwnedForUpdate(id, ctx.caller.accountId));
+  if (!before || before.deleted) throw resourceMissing(NAME, id);
+  const defaultParam: string | undefined = params.invoice_settings?.default_payment_method;
+  const defaultPaymentMethod =
+    defaultParam === undefined ? before.defaultPaymentMethod : defaultParam === '' ? null : await checkDefaultPaymentMethod(deps, ctx, id, defaultParam);
+  const sent = params.coupon !== undefined || params.promotion_code !== undefined;
+  const row: CustomerRow = {
+    id,
+    created: before.created,
+    email: fields.email === undefined ? before.email : fields.email,
+    name: fields.name === undefined ? before.name : fields.name,
+    phone: fields.phone === undefined ? before.phone : fields.phone,
+    description: fields.description === undefined ? before.description : fields.description,
+    address: fields.address === undefined ? before.address : fields.address,
+    shipping: fields.shipping === undefined ? before.shipping : fields.shipping,
+    metadata: applyMetadata(before.metadata as Metadata, params.metadata as MetadataParam | undefined),
+    preferredLocales: fields.preferredLocales ?? before.preferredLocales,
+    taxExempt: fields.taxExempt ?? before.taxExempt,
+    defaultPaymentMethod,
+    testClockId: before.testClockId,
+    discounts: (sent ? await discountsSent(prismaOf(deps), ctx, before) : undefined) ?? before.discounts,
+    balance: before.balance,
+    currency: before.currency,
+  };
+  await deps.write(updateCustomerRow(row));
+  const discounted = before.discounts.length > 0 || row.discounts.length > 0;
+  // Only a discount needs billing's objects (and Prisma) to be shown.
+  const embedded = discounted ? await discountObjects(prismaOf(deps), [before, row], unixSeconds(deps.clock)) : {};
+  const changed = previousAttributes(serializeCustomer(before, embedded), serializeCustomer(row, embedded));
+  const eventIds = Object.keys(changed).length > 0 ? [await emitIn(deps, 'customer.updated', serializeCustomer(row, embedded), customerEventOptions(ctx, changed))] : [];
+  if (discounted) eventIds.push(...(await emitDiscountChange(prismaOf(deps), ctx, before, row, embedded)));
   if (eventIds.length > 0) await handOffEvents(deps.queues, eventIds);
   return serializeCustomer(row, embedded);
 }

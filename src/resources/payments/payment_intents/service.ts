@@ -24,7 +24,7 @@ import {
 } from '../authentications/service';
 import { lockCharge, newBalanceTransactionId, recordCharge, saveCharge, shippingOf, type ChargeAttempt } from '../charges/service';
 import { serializeCharge, type ChargeRow } from '../charges/serializer';
-import { showsHistory, withChargeHistory, withIntentHistory } from '../charges/history';
+import { withChargeHistory, withIntentHistory, type WrittenCharges } from '../charges/history';
 import {
   createPaymentMethodFromData,
   loadPaymentMethod,
@@ -76,6 +76,10 @@ interface Scope {
   readonly madePaymentMethods: Set<string>;
   /** The `next_action` of challenges this request started, by intent: shown without reading them back. */
   readonly startedChallenges: Map<string, Record<string, unknown>>;
+  /** Intents this request made: every charge of theirs is in `charges`. */
+  readonly created: Set<string>;
+  /** The charges this request wrote, by intent: older versions' `charges` list is built from them, not read back. */
+  readonly charges: Map<string, Map<string, ChargeRow>>;
 }
 
 const newScope = (db: Db, deps: Scope['deps'], accountId: string, now: number, events: EmitOptions): Scope => ({
@@ -90,7 +94,20 @@ const newScope = (db: Db, deps: Scope['deps'], accountId: string, now: number, e
   paymentMethods: new Map(),
   madePaymentMethods: new Set(),
   startedChallenges: new Map(),
+  created: new Set(),
+  charges: new Map(),
 });
+
+/** Keeps a charge as this request wrote it (see Scope.charges). */
+function wroteCharge(scope: Scope, row: ChargeRow): void {
+  if (row.paymentIntentId === null) return;
+  let mine = scope.charges.get(row.paymentIntentId);
+  if (!mine) scope.charges.set(row.paymentIntentId, (mine = new Map()));
+  mine.set(row.id, row);
+}
+
+const writtenCharges = (scope: Scope, intentId: string): WrittenCharges => ({ rows: scope.charges.get(intentId) ?? new Map(), all: scope.created.has(intentId) });
+
 
 const requestScope = (ctx: RequestContext): Scope => {
   const now = unixSeconds(ctx.deps.clock);
@@ -109,16 +126,16 @@ export async function presentPaymentIntent(
   row: PaymentIntentRow,
   version?: string,
   started?: ReadonlyMap<string, Record<string, unknown>>,
+  written?: WrittenCharges,
 ): Promise<PaymentIntentObject> {
   const nextAction = row.status === 'requires_action' ? (started?.get(row.id) ?? (await pendingNextAction(sql, deps, row.id))) : null;
   const object = serializePaymentIntent(row, { clientSecret: await deps.encryption.open(row.clientSecret), nextAction });
-  return version === undefined ? object : withIntentHistory(sql, row.accountId, object, version);
+  return version === undefined ? object : withIntentHistory(sql, row.accountId, object, version, written);
 }
 
-/** The intent's charges for a `version` that shows them: read back, so not from held writes. */
+/** The intent's charges for a `version` that shows them: the ones this request wrote as it holds them, earlier ones read. */
 function intentHistory(scope: Scope, object: PaymentIntentObject, version: string): Promise<PaymentIntentObject> {
-  if (showsHistory(version) && object.latest_charge !== null) readsItsWrites(scope.db);
-  return withIntentHistory(scope.db.sql, scope.accountId, object, version);
+  return withIntentHistory(scope.db.sql, scope.accountId, object, version, writtenCharges(scope, object.id));
 }
 
 /**
@@ -140,7 +157,8 @@ async function emitIntent(scope: Scope, type: EventType, row: PaymentIntentRow):
 
 // A charge's refunds are read for older versions; a charge this request made has none yet, so held writes read the same.
 async function emitCharge(scope: Scope, type: EventType, row: ChargeRow, previous?: Record<string, unknown>): Promise<void> {
-  const object = await withChargeHistory(scope.db.sql, row.accountId, serializeCharge(row), scope.events.apiVersion);
+  const fresh = row.paymentIntentId !== null && scope.created.has(row.paymentIntentId);
+  const object = await withChargeHistory(scope.db.sql, row.accountId, serializeCharge(row), scope.events.apiVersion, fresh);
   scope.eventIds.push(await emitIn(scope.db, type, object, previous ? { ...scope.events, previousAttributes: previous } : scope.events));
 }
 
@@ -387,6 +405,7 @@ async function charge(scope: Scope, row: PaymentIntentRow, pm: Stored, result: '
     incrementalAuthorization: incrementalOption(row) === undefined ? undefined : incrementalOption(row) === 'if_available',
   };
   const chargeRow = await recordCharge(scope.db, attempt);
+  wroteCharge(scope, chargeRow);
   if (declined) {
     const error = {
       charge: chargeRow.id,
@@ -496,8 +515,7 @@ async function run(ctx: RequestContext, work: (scope: Scope) => Promise<{ row: P
   // Within the operation's transaction (every route here is `sqlOnly`): jobs are added once it committed.
   await afterCommit(ctx.deps, scope);
   if (error) throw error;
-  if (showsHistory(ctx.apiVersion) && row.latestChargeId !== null) readsItsWrites(scope.db);
-  return presentPaymentIntent(scope.db.sql, ctx.deps, row, ctx.apiVersion, scope.startedChallenges);
+  return presentPaymentIntent(scope.db.sql, ctx.deps, row, ctx.apiVersion, scope.startedChallenges, writtenCharges(scope, row.id));
 }
 
 // --- operations -------------------------------------------------------------------------------
@@ -600,6 +618,7 @@ export async function createPaymentIntent(ctx: RequestContext) {
     }
     // Written by its first save: now, or once confirmed (the intent and its charge in one write each).
     scope.unsaved.add(id);
+    scope.created.add(id);
     await emitIntent(scope, 'payment_intent.created', row);
     if (params.confirm !== true) {
       await saveIntent(scope, row);
@@ -748,6 +767,7 @@ export async function capturePaymentIntent(ctx: RequestContext) {
       balanceTransaction: newBalanceTransactionId(),
     };
     await saveCharge(scope.db, captured);
+    wroteCharge(scope, captured);
     await saveIntent(scope, row);
     await emitCharge(scope, 'charge.captured', captured);
     await emitIntent(scope, 'payment_intent.succeeded', row);
@@ -851,6 +871,7 @@ export async function cancelPaymentIntent(ctx: RequestContext) {
       if (chargeBefore && !chargeBefore.captured) {
         const released: ChargeRow = { ...chargeBefore, amountRefunded: chargeBefore.amount };
         await saveCharge(scope.db, released);
+        wroteCharge(scope, released);
         await emitCharge(scope, 'charge.refunded', released, { amount_refunded: 0, refunded: false });
       }
     }
@@ -1053,6 +1074,7 @@ export async function payInvoiceAmount(
       dueAt: null,
     };
     scope.unsaved.add(id);
+    scope.created.add(id);
     await emitIntent(scope, 'payment_intent.created', row);
   }
   if (row.paymentMethodId !== null && row.status === 'requires_payment_method') row.status = 'requires_confirmation';
