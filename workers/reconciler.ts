@@ -1,6 +1,7 @@
 import type { Runtime } from '../src/runtime';
 import { reconcile } from '../src/events/reconcile';
 import { redisAnswers } from '../src/lib/redis';
+import { causeOf, healingLog } from '../src/lib/healingLog';
 import { reconcilers } from '../src/resources';
 import type { Maintenance } from './maintenance';
 
@@ -34,7 +35,7 @@ export function startReconciler(runtime: Runtime, maintenance: Maintenance): Rec
   };
   const runNow = () => {
     running ??= pass()
-      .catch((err) => logger.warn({ err: (err as Error).message }, 'reconciling failed; the next pass will retry'))
+      .catch((err) => healingLog(logger).warn(`reconciling failed: ${causeOf(err)}`, { err: (err as Error).message }, 'reconciling failed; the next pass will retry'))
       .finally(() => (running = undefined));
     return running;
   };
