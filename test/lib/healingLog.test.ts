@@ -1,4 +1,7 @@
+import { EventEmitter } from 'node:events';
 import { Writable } from 'node:stream';
+import type { Worker } from 'bullmq';
+import { logFailedJobs } from '../../src/lib/queue';
 import { causeOf, HealingLog } from '../../src/lib/healingLog';
 import { createLogger } from '../../src/lib/logger';
 
@@ -52,4 +55,25 @@ test('causes: an error code, or the message without its numbers and ids', () => 
   expect(causeOf(Object.assign(new Error('Unable to start a transaction'), { code: 'P2028' }))).toBe('P2028');
   expect(causeOf(new Error('Missing key for job 17. moveToFinished'))).toBe(causeOf(new Error('Missing key for job 9. moveToFinished')));
   expect(causeOf(new Error('No such invoice in_123abc'))).toBe(causeOf(new Error('No such invoice in_456def')));
+});
+
+test("a worker's failed jobs: retried attempts and failures that heal are warnings without a stack; only a last attempt that won't heal is an error", () => {
+  jest.useRealTimers();
+  const { logger, lines } = capturing();
+  const worker = new EventEmitter();
+  logFailedJobs(worker as unknown as Worker<{ id: string }>, logger, 'invoice step failed', (data) => ({ invoice: data.id }));
+  const job = (attemptsMade: number) => ({ data: { id: 'in_1' }, name: 'step', attemptsMade, opts: { attempts: 6 } });
+  const p2028 = Object.assign(new Error('Transaction API error: Unable to start a transaction in the given time.'), { code: 'P2028' });
+  for (let i = 0; i < 50; i++) worker.emit('failed', job(6), p2028);
+  worker.emit('failed', job(2), new TypeError('x is not a function'));
+  worker.emit('failed', job(6), new TypeError('x is not a function'));
+  const logged = lines();
+  expect(logged.map((l) => [l.level, l.msg])).toEqual([
+    [40, 'invoice step failed'],
+    [40, 'invoice step failed'],
+    [50, 'invoice step failed'],
+  ]);
+  expect(logged[0]).toMatchObject({ count: 1, err: p2028.message, invoice: 'in_1' });
+  expect(JSON.stringify(logged.slice(0, 2))).not.toMatch(/\\n\s+at /);
+  expect(logged[2].err.stack).toMatch(/TypeError: x is not a function\n\s+at /);
 });
