@@ -8,6 +8,7 @@ import { runSuite, scenarioNames } from './suite';
 //   --writes=N --clients=N --items=N
 //   --keep             keep the services' logs (a failed run always keeps them)
 //   --built            run the API and the worker from dist/ as production does (after `npm run build`)
+//   --load=N           run N busy processes per core beside the stack (figures at a known load)
 // Exits non-zero when anything was lost, ran twice or stayed stuck. Figures go to
 // faults/results.json as well.
 
@@ -28,6 +29,7 @@ async function main(): Promise<void> {
     only,
     keepLogs: flag('keep') !== undefined,
     built: flag('built') !== undefined,
+    cpuLoad: Number(flag('load') ?? 0),
   };
   const started = Date.now();
   const results = await runSuite(options);

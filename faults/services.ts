@@ -181,6 +181,8 @@ export class Supervised {
   private readonly readyAt: number[] = [];
   /** The CPU time each process says its start took (`startCpuMs` in its ready line), by the time of that line. */
   private readonly startCpu = new Map<number, number>();
+  /** Every line its processes wrote: when, and its level (pino's number; 0 for a line that is not a log line: a stack, a stray print). */
+  private readonly lines: { at: number; level: number }[] = [];
 
   constructor(
     readonly name: string,
@@ -197,9 +199,20 @@ export class Supervised {
   start(): void {
     const child = spawn(process.execPath, this.args, { env: { ...process.env, ...this.env }, stdio: ['ignore', 'pipe', 'pipe'] });
     let partial = '';
+    let partialErr = '';
+    const count = (lines: string[]) => {
+      const at = Date.now();
+      for (const line of lines) if (line !== '') this.lines.push({ at, level: Number(/^\{"level":(\d+)/.exec(line)?.[1] ?? 0) });
+    };
+    child.stderr!.on('data', (chunk: Buffer) => {
+      const lines = (partialErr + chunk.toString('utf8')).split('\n');
+      partialErr = lines.pop()!;
+      count(lines);
+    });
     child.stdout!.on('data', (chunk: Buffer) => {
       const lines = (partial + chunk.toString('utf8')).split('\n');
       partial = lines.pop()!;
+      count(lines);
       const ready = lines.find((l) => l.includes(`"msg":"${this.readyMessage}"`));
       if (ready !== undefined) {
         const at = Date.now();
@@ -217,6 +230,12 @@ export class Supervised {
       if (!this.stopping) setTimeout(() => !this.stopping && this.start(), this.restartDelayMs);
     });
     this.child = child;
+  }
+
+  /** Lines written since `since`: warnings, errors (and fatal), and lines that are no log line (stacks, prints). */
+  linesSince(since: number): { warn: number; error: number; other: number } {
+    const recent = this.lines.filter((l) => l.at >= since);
+    return { warn: recent.filter((l) => l.level === 40).length, error: recent.filter((l) => l.level >= 50).length, other: recent.filter((l) => l.level === 0).length };
   }
 
   /** Whether a process started after `since` is ready. */

@@ -1,4 +1,6 @@
 import { randomBytes } from 'node:crypto';
+import { spawn } from 'node:child_process';
+import { cpus, loadavg } from 'node:os';
 import { join, resolve } from 'node:path';
 import { Client } from 'pg';
 import { ApiClient, burst, form, ForwardDestination, Receiver, type RequestRecord } from './load';
@@ -45,6 +47,11 @@ export interface Options {
   keepLogs?: boolean;
   /** Run the API and the worker as production does, from dist/ (`npm run build` first), not from the TypeScript sources. */
   built?: boolean;
+  /**
+   * Busy processes per core the suite runs beside the stack for the whole run (`--load=2`: the
+   * machine's load average rises by about twice its cores), so figures can be taken at a known load.
+   */
+  cpuLoad?: number;
   /** The recovery bar (default RECOVERY_BAR_MS); the short version in `npm test` allows for a busier machine. */
   recoveryBarMs?: number;
   log?: (line: string) => void;
@@ -72,7 +79,7 @@ export interface Figures {
    * been received" (the worker died mid-call); and how many were answered as failed (nothing sent,
    * or no connection) although the destination got them, which must be none.
    */
-  forwarded?: { succeeded: number; failed: number; unknown: number; unknownReceived: number; failedButReceived: number };
+  forwarded?: { succeeded: number; failed: number; unknown: number; unknownReceived: number; failedButReceived: number; notSent: number };
   /**
    * Deliveries that arrived more than once, per endpoint (at-least-once allows them), and those of
    * them the attempt log doesn't show (each arrival must be an attempt in the log).
@@ -93,6 +100,10 @@ export interface Figures {
   summary?: string;
   /** For the restarts under load (restart.ts): how long the service took to be back. */
   restart?: RestartTimes;
+  /** Lines the API and the worker wrote during the scenario, by kind (src/lib/healingLog.ts keeps a healing failure's to one per cause per interval). */
+  logLines?: { warn: number; error: number; other: number };
+  /** The machine's 1-minute load average at the scenario's start and end (the figures depend on it). */
+  load?: { start: number; end: number };
 }
 
 /** The cluster, Redis, API and worker of one suite run. */
@@ -275,7 +286,9 @@ export function processFigures(stack: Stack, since: number) {
   const crashes = [stack.api, stack.worker].flatMap((p) =>
     p.crashes.filter((e) => e.at >= since).map((e) => `${p.name} exited (${e.signal ?? `code ${e.code}`})`),
   );
-  return { apiUp: stack.api.alive, workerUp: stack.worker.alive, crashes };
+  const [api, worker] = [stack.api.linesSince(since), stack.worker.linesSince(since)];
+  const logLines = { warn: api.warn + worker.warn, error: api.error + worker.error, other: api.other + worker.other };
+  return { apiUp: stack.api.alive, workerUp: stack.worker.alive, crashes, logLines };
 }
 
 export async function burstScenario(stack: Stack, fault: FaultName, options: Options): Promise<Figures> {
@@ -683,7 +696,9 @@ export async function forwardingScenario(stack: Stack, fault: FaultName, options
     problems,
   };
   const succeeded = [...outcomes.values()].filter((o) => o.record.ok).length;
-  figures.forwarded = { succeeded, failed: consistent - succeeded - unknown, unknown, unknownReceived, failedButReceived };
+  // Answered `forwarding_api_retryable_upstream_error`: no worker took it before its pickup deadline, nothing sent.
+  const notSent = [...outcomes.values()].filter((o) => !o.record.ok && o.record.body?.error?.code === 'forwarding_api_retryable_upstream_error').length;
+  figures.forwarded = { succeeded, failed: consistent - succeeded - unknown, unknown, unknownReceived, failedButReceived, notSent };
   // Only a worker that dies mid-call takes an answer with it: any other fault must leave none unknown.
   if (fault !== 'worker-kill' && unknown > 0) figures.problems.push(`${unknown} forwards were answered "may have been received" though their worker lived (${unknownReceived} received)`);
   if (rows.length < n) figures.problems.push(`${n - rows.length} forwards have no record`);
@@ -847,13 +862,20 @@ export async function runSuite(options: Options): Promise<Figures[]> {
   const log = options.log ?? ((line: string) => console.log(line));
   const wanted = scenarioNames().filter((s) => !options.only?.length || options.only.includes(s));
   const stack = await Stack.start(log, { built: options.built });
+  // Spinning node processes at the lowest priority they may take less from the stack than its own load would; at the default they compete as other work does.
+  const burners = Array.from({ length: Math.round((options.cpuLoad ?? 0) * cpus().length) }, () =>
+    spawn(process.execPath, ['-e', 'for (;;) {}'], { stdio: 'ignore' }),
+  );
+  if (burners.length > 0) log(`running ${burners.length} busy processes beside the stack (--load=${options.cpuLoad})`);
   const results: Figures[] = [];
   let failed = false;
   try {
     for (const name of wanted) {
       const [kind, fault] = name.split(':') as [keyof typeof SCENARIOS, FaultName];
       log(`running ${name} …`);
+      const loadAtStart = loadavg()[0];
       const figures = await SCENARIOS[kind](stack, fault as never, options);
+      figures.load = { start: loadAtStart, end: loadavg()[0] };
       log(formatFigures(figures));
       results.push(figures);
       if (figures.problems.length > 0) failed = true;
@@ -861,6 +883,7 @@ export async function runSuite(options: Options): Promise<Figures[]> {
   } finally {
     // A failed run keeps its logs for reading.
     const keep = failed || options.keepLogs === true;
+    for (const burner of burners) burner.kill('SIGKILL');
     await stack.stop(keep);
     if (keep) log(`logs kept in ${stack.root.root}`);
   }
@@ -879,7 +902,7 @@ export function formatFigures(f: Figures): string {
     f.pipeline ? `pipeline ${f.pipeline.finished}/${f.pipeline.total}` : '',
     f.restart ? formatRestart(f.restart) : '',
     f.forwarded
-      ? `forwards ${f.forwarded.succeeded} succeeded + ${f.forwarded.failed} failed as recorded + ${f.forwarded.unknown} may have been received (${f.forwarded.unknownReceived} were), ${f.forwarded.failedButReceived} answered not sent but received`
+      ? `forwards ${f.forwarded.succeeded} succeeded + ${f.forwarded.failed} failed as recorded + ${f.forwarded.unknown} may have been received (${f.forwarded.unknownReceived} were), ${f.forwarded.notSent} answered failed without being sent, ${f.forwarded.failedButReceived} answered not sent but received`
       : '',
     f.duplicates ? `duplicates ${f.duplicates.perEndpoint.join(' + ')} (${f.duplicates.unlogged} not in the log)` : '',
     `ran twice ${f.ranTwice}`,
@@ -887,6 +910,8 @@ export function formatFigures(f: Figures): string {
     `5xx ${f.fiveXx} (unrecovered ${f.unrecovered})`,
     `recovered in ${seconds(f.recoveryMs)} (${f.pipeline ? 'steps' : 'writes'} ${seconds(f.recovery.workMs)}, deliveries ${seconds(f.recovery.deliveriesMs)})`,
     `api ${f.apiUp ? 'up' : 'DOWN'}, worker ${f.workerUp ? 'up' : 'DOWN'}`,
+    f.logLines ? `log lines ${f.logLines.warn} warn + ${f.logLines.error} error + ${f.logLines.other} other` : '',
+    f.load ? `load ${f.load.start.toFixed(1)} → ${f.load.end.toFixed(1)} (${cpus().length} cores)` : '',
     f.problems.length > 0 ? `FAILED: ${f.problems.join('; ')}` : 'ok',
   ];
   return parts.filter(Boolean).join(' · ');

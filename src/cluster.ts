@@ -23,7 +23,12 @@ export interface ApiProcesses {
   stop(graceMs: number): Promise<void>;
 }
 
-/** Forks `count` API processes (re-running this entry point) and restarts any that dies. */
+/**
+ * Forks `count` API processes (re-running this entry point) and restarts any that dies. Resolves
+ * once the first listens: the others start after it, one at a time, so on busy cores the first
+ * answers after one start's CPU rather than `count` starts competing (the cluster sends requests
+ * only to processes that listen), and a restart of one never waits for its siblings.
+ */
 export function forkApiProcesses(count: number, logger: Logger): Promise<ApiProcesses> {
   let stopping = false;
   const live = new Set<Worker>();
@@ -40,8 +45,12 @@ export function forkApiProcesses(count: number, logger: Logger): Promise<ApiProc
         setTimeout(() => void fork(), RESTART_DELAY_MS).unref();
       });
     });
-  return Promise.all(Array.from({ length: count }, fork)).then(() => {
-    logger.info({ processes: count }, 'api processes listening');
+  const rest = async () => {
+    for (let i = 1; i < count && !stopping; i++) await fork();
+    if (!stopping) logger.info({ processes: count }, 'api processes listening');
+  };
+  return fork().then(() => {
+    void rest();
     return {
       async stop(graceMs: number) {
         stopping = true;

@@ -6,6 +6,7 @@ import { createDatabase } from './lib/prisma';
 import { PoolSql } from './lib/sql';
 import { writeThrough } from './kernel/writes';
 import { createRedis } from './lib/redis';
+import { causeOf, healingLog } from './lib/healingLog';
 import { applyMigrations, ensureDatabase, MigrationError } from './db/migrate';
 import { explainDatabaseError } from './db/connectError';
 import { Encryption } from './lib/encryption';
@@ -27,7 +28,7 @@ export function openRuntime(config: Config, options: { logger?: Logger; clock?: 
   const { prisma, pool } = createDatabase(config.databaseUrl, config.databasePoolSize, logger);
   const sql = new PoolSql(pool);
   const redis = createRedis(config.redisUrl);
-  redis.on('error', (err) => logger.warn({ err: err.message }, 'redis connection error'));
+  redis.on('error', (err) => healingLog(logger).warn(`redis connection error: ${causeOf(err)}`, { err: err.message }, 'redis connection error'));
   const queues = new JobQueues(config, logger);
   const encryption = new Encryption(prisma, config, logger);
   const notifications = new Notifications(config.databaseUrl, logger);

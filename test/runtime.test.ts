@@ -200,6 +200,23 @@ if (!redisServerFound) {
   });
 });
 
+test('the service logs one ready line at every log level, naming the API and the console, and both answer', async () => {
+  const p = startMain({ PORT: '0', LOG_LEVEL: 'error', RECONCILE_INTERVAL_MS: '60000' });
+  try {
+    expect(await waitFor(() => /sandbank ready/.test(p.output()), 60_000, 250)).toBe(true);
+    const lines = p.output().split('\n').filter(Boolean);
+    const ready = lines.map((l) => JSON.parse(l)).filter((l) => /^sandbank ready/.test(l.msg));
+    expect(ready).toHaveLength(1);
+    expect(ready[0].api).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+    expect(ready[0].console).toMatch(/\/console$/);
+    // At LOG_LEVEL=error it is the only line of a clean start.
+    expect(lines).toHaveLength(1);
+    expect(await answers(`${ready[0].api}/healthz`)).toBe(true);
+  } finally {
+    await stopProcess(p);
+  }
+}, 90_000);
+
 describe('npm start', () => {
   const childrenOf = (pid: number): number[] => {
     try {

@@ -1,7 +1,8 @@
 import type { Runtime } from '../src/runtime';
 import { reconcile } from '../src/events/reconcile';
 import { redisAnswers } from '../src/lib/redis';
-import { reconcilers } from '../src/resources';
+import { causeOf, healingLog } from '../src/lib/healingLog';
+import { firstReconcilers, reconcilers } from '../src/resources';
 import type { Maintenance } from './maintenance';
 
 // The reconciler rebuilds from the database whatever Redis should hold: fan-outs, due delivery
@@ -24,8 +25,10 @@ export function startReconciler(runtime: Runtime, maintenance: Maintenance): Rec
     // BullMQ's calls wait for a connection that is down instead of failing; skip the pass instead
     // (Redis's return runs one at once).
     if (!(await redisAnswers(runtime.redis))) throw new Error('Redis does not answer');
-    const events = await reconcile(prisma, queues);
     const due: Record<string, number> = {};
+    // What a client is waiting on first: a backlog of fan-outs must not use up a forward's pickup deadline.
+    for (const reconcileResource of firstReconcilers) Object.assign(due, await reconcileResource(runtime, runtime.clock.nowMs()));
+    const events = await reconcile(prisma, queues);
     for (const reconcileResource of reconcilers) Object.assign(due, await reconcileResource(runtime, runtime.clock.nowMs()));
     const schedules = await maintenance.ensureSchedules();
     if ([events.events, events.deliveries, ...Object.values(due), schedules].some((n) => n > 0)) {
@@ -34,7 +37,7 @@ export function startReconciler(runtime: Runtime, maintenance: Maintenance): Rec
   };
   const runNow = () => {
     running ??= pass()
-      .catch((err) => logger.warn({ err: (err as Error).message }, 'reconciling failed; the next pass will retry'))
+      .catch((err) => healingLog(logger).warn(`reconciling failed: ${causeOf(err)}`, { err: (err as Error).message }, 'reconciling failed; the next pass will retry'))
       .finally(() => (running = undefined));
     return running;
   };

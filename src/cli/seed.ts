@@ -9,7 +9,7 @@ import { ConfigError, environment, loadConfig } from '../config';
 import { explainDatabaseError } from '../db/connectError';
 import { createLogger } from '../lib/logger';
 import { openRuntime, prepareDatabase, prepareSecrets, StartupError } from '../runtime';
-import { seedFromFile, SeedError, type FixtureOutcome } from '../seed/seed';
+import { readFixturesFile, seedFromFile, SeedError, type FixtureOutcome } from '../seed/seed';
 
 const USAGE = 'usage: npm run seed -- <fixtures.json|fixtures.yaml> [--api-key sk_test_…] (or SEED_API_KEY)';
 
@@ -55,6 +55,14 @@ export async function main(argv: string[]): Promise<number> {
     console.error('no API key: pass --api-key sk_test_… or set SEED_API_KEY (the seeded objects belong to that key\'s account)');
     return 2;
   }
+  // Read before anything connects: a missing file is its one line, with no connection to wind down.
+  let text: string;
+  try {
+    text = await readFixturesFile(args.file);
+  } catch (err) {
+    console.error(`seed failed: ${(err as Error).message}`);
+    return 1;
+  }
   // Logs go to stderr, so stdout carries only the fixtures' lines.
   const runtime = openRuntime(config, { logger: createLogger('warn', process.stderr) });
   try {
@@ -63,6 +71,7 @@ export async function main(argv: string[]): Promise<number> {
     const { app } = buildApp(runtime);
     const result = await seedFromFile(app, runtime, {
       file: args.file,
+      text,
       apiKey,
       env: environment(),
       onFixture: (outcome) => console.log(formatOutcome(outcome)),

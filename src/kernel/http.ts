@@ -8,6 +8,7 @@ import type { RequestLog } from './requestLog';
 import type { ConnectionDrain } from './drain';
 import { ApiError, internalError, invalidRequest, parameterMissing, rateLimited, serviceUnavailable, unrecognizedUrl } from './errors';
 import { isDatabaseUnavailable } from '../lib/prisma';
+import { healingLog } from '../lib/healingLog';
 import type { Sql, SqlClient } from '../lib/sql';
 import { secretKeyRequired, VIEWER_REQUEST, type Authenticator } from './auth';
 import type { ExpandRegistry } from './expand';
@@ -212,7 +213,7 @@ function renderError(err: unknown, res: Response, logger: Logger, fromExpress: b
   else if (fromExpress && isBodyParserError(err)) error = new ApiError({ status: err.status, message: 'The request could not be read.' });
   else if (isDatabaseUnavailable(err)) {
     // An outage, not a defect: one line, and an answer the SDKs retry.
-    logger.warn({ err: (err as Error).message, request_id: requestId }, 'database unavailable');
+    healingLog(logger).warn('database unavailable', { err: (err as Error).message, request_id: requestId }, 'database unavailable');
     error = serviceUnavailable();
   } else {
     logger.error({ err, request_id: requestId }, 'unexpected error');

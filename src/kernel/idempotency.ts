@@ -65,13 +65,14 @@ export class IdempotencyStore {
    * taken; any other (in progress, or completed) is left alone and the INSERT returns no row.
    * `completed` stores the answer with the claim, for an operation sent as one statement.
    */
-  private claimInsert(accountId: string, key: string, fingerprint: string, claimId: string, completed?: { status: number; body: string }): Sql {
+  private claimInsert(accountId: string, key: string, fingerprint: string, claimId: string, completed?: { status: number; body: string; objectId: string | null }): Sql {
     const [status, body, completedAt] = completed ? [completed.status, completed.body, raw('CURRENT_TIMESTAMP')] : [null, null, raw('NULL::timestamptz')];
+    const objectId = completed?.objectId ?? null;
     return sql`
-      INSERT INTO idempotency_records (account_id, key, fingerprint, claim_id, heartbeat_at, status, response_body, completed_at)
-      VALUES (${accountId}, ${key}, ${fingerprint}, ${claimId}, CURRENT_TIMESTAMP, ${status}::int, ${body}::text, ${completedAt})
+      INSERT INTO idempotency_records (account_id, key, fingerprint, claim_id, heartbeat_at, status, response_body, completed_at, object_id)
+      VALUES (${accountId}, ${key}, ${fingerprint}, ${claimId}, CURRENT_TIMESTAMP, ${status}::int, ${body}::text, ${completedAt}, ${objectId}::text)
       ON CONFLICT (account_id, key) DO UPDATE
-        SET fingerprint = EXCLUDED.fingerprint, status = EXCLUDED.status, response_body = EXCLUDED.response_body,
+        SET fingerprint = EXCLUDED.fingerprint, status = EXCLUDED.status, response_body = EXCLUDED.response_body, object_id = EXCLUDED.object_id,
             created_at = CURRENT_TIMESTAMP, completed_at = EXCLUDED.completed_at,
             claim_id = EXCLUDED.claim_id, heartbeat_at = CURRENT_TIMESTAMP
         WHERE idempotency_records.created_at < CURRENT_TIMESTAMP - ${`${this.ttlHours} hours`}::interval
@@ -86,7 +87,7 @@ export class IdempotencyStore {
    */
   async completedClaim(accountId: string, key: string, fingerprint: string, body: string, seal: boolean): Promise<Sql> {
     const stored = seal ? await this.encryption.seal(body) : body;
-    return this.claimInsert(accountId, key, fingerprint, randomUUID(), { status: 200, body: stored });
+    return this.claimInsert(accountId, key, fingerprint, randomUUID(), { status: 200, body: stored, objectId: answeredObjectId(body) });
   }
 
   /** Claims the key for this request, or returns the stored result to replay, or throws 409/400. */
@@ -128,7 +129,8 @@ export class IdempotencyStore {
   async complete(claim: HeldClaim, status: number, response: string, seal = false, db: SqlClient = this.sql): Promise<boolean> {
     const body = seal ? await this.encryption.seal(response) : response;
     const updated = await db.query(sql`
-      UPDATE idempotency_records SET status = ${status}, response_body = ${body}, completed_at = CURRENT_TIMESTAMP
+      UPDATE idempotency_records SET status = ${status}, response_body = ${body}, completed_at = CURRENT_TIMESTAMP,
+        object_id = ${status === 200 ? answeredObjectId(response) : null}::text
       WHERE account_id = ${claim.accountId} AND key = ${claim.key} AND claim_id = ${claim.claimId} AND completed_at IS NULL
       RETURNING 1`);
     return updated.length > 0;
@@ -161,6 +163,38 @@ export class IdempotencyStore {
       if (deleted < batchSize) return total;
     }
   }
+}
+
+/** An answer's object id: serializers write `id` first, so reading the start is enough (a list has none). */
+const ANSWER_ID = /^\{"id":"([^"\\]{1,255})"/;
+
+export function answeredObjectId(body: string): string | null {
+  return ANSWER_ID.exec(body)?.[1] ?? null;
+}
+
+/**
+ * Rewrites every stored answer of `accountId` that is the object `objectId` (a redaction or a
+ * deletion that promises its data is gone): `rewrite` gets the parsed answer and returns the one
+ * a replay gives from now on. Sealed answers stay sealed. Runs in the caller's transaction.
+ */
+export async function rewriteStoredAnswers(
+  tx: Tx,
+  encryption: Encryption,
+  accountId: string,
+  objectId: string,
+  rewrite: (answer: Record<string, unknown>) => Record<string, unknown>,
+): Promise<number> {
+  const rows = await tx.$queryRaw<{ key: string; response_body: string }[]>`
+    SELECT key, response_body FROM idempotency_records
+    WHERE account_id = ${accountId} AND object_id = ${objectId} AND response_body IS NOT NULL FOR UPDATE`;
+  for (const row of rows) {
+    const sealed = Encryption.isSealed(row.response_body);
+    const answer = JSON.parse(sealed ? await encryption.open(row.response_body) : row.response_body) as Record<string, unknown>;
+    const text = JSON.stringify(rewrite(answer));
+    const body = sealed ? await encryption.seal(text) : text;
+    await tx.$executeRaw`UPDATE idempotency_records SET response_body = ${body} WHERE account_id = ${accountId} AND key = ${row.key}`;
+  }
+  return rows.length;
 }
 
 /**

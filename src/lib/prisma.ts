@@ -2,6 +2,7 @@ import { PrismaPg } from '@prisma/adapter-pg';
 import { Pool } from 'pg';
 import { PrismaClient } from '../generated/prisma/client';
 import type { Logger } from './logger';
+import { causeOf, healingLog } from './healingLog';
 
 export type { PrismaClient };
 export type Tx = Omit<PrismaClient, '$connect' | '$disconnect' | '$on' | '$transaction' | '$extends'>;
@@ -16,7 +17,7 @@ const CONNECT_TIMEOUT_MS = 15_000;
  */
 export function createDatabase(databaseUrl: string, poolSize: number, logger?: Logger): { prisma: PrismaClient; pool: Pool } {
   const pool = new Pool({ connectionString: databaseUrl, max: poolSize, connectionTimeoutMillis: CONNECT_TIMEOUT_MS });
-  const report = (err: Error) => logger?.warn({ err: err.message }, 'postgresql connection error');
+  const report = (err: Error) => logger && healingLog(logger).warn(`postgresql connection error: ${causeOf(err)}`, { err: err.message }, 'postgresql connection error');
   pool.on('error', report);
   pool.on('connect', (client) => client.on('error', report));
   // Prisma ends the pool on $disconnect; the hot paths (src/lib/sql.ts) share it meanwhile.

@@ -1,6 +1,7 @@
 import { Queue, Worker, type ConnectionOptions, type Processor, type WorkerOptions } from 'bullmq';
 import type { Config } from '../config';
 import type { Logger } from './logger';
+import { causeOf, healingLog } from './healingLog';
 import { isDatabaseUnavailable } from './prisma';
 import { createBatcher } from './batcher';
 
@@ -76,7 +77,9 @@ export interface QueueContext {
  * expected and BullMQ recovers from them, so each is one warn line: the message, no stack.
  */
 function logErrors(emitter: { on(event: 'error', listener: (err: Error) => void): unknown }, logger: Logger, name: string, what: string): void {
-  emitter.on('error', (err: unknown) => logger.warn({ err: err instanceof Error ? err.message : String(err), queue: name }, what));
+  // Every queue and worker of the process reconnects: one line per cause per interval for them all.
+  const healing = healingLog(logger);
+  emitter.on('error', (err: unknown) => healing.warn(`${what}: ${causeOf(err)}`, { err: err instanceof Error ? err.message : String(err), queue: name }, what));
 }
 
 export function openQueue<P>(definition: QueueDefinition<P>, { config, logger }: QueueContext): Queue<P> {
@@ -129,15 +132,38 @@ export async function closeWorker(worker: Worker, logger: Logger, graceMs: numbe
 }
 
 /**
- * Logs a worker's failed jobs (each is retried, then re-added by the reconciler): a database
- * outage as one line, anything else with its stack.
+ * Logs a worker's failed jobs (each is retried, then re-added by the reconciler). What heals (a
+ * database outage, a transaction that could not start in time, a job Redis lost) and an attempt
+ * that will be retried are warnings, one line per cause per interval (src/lib/healingLog.ts);
+ * only the last attempt of a failure that doesn't heal is an error, with its stack.
  */
 export function logFailedJobs<P>(worker: Worker<P>, logger: Logger, message: string, fields: (data: P) => Record<string, unknown> = () => ({})): void {
+  const healing = healingLog(logger);
   worker.on('failed', (job, err) => {
     const context = { ...(job ? fields(job.data) : {}), job: job?.name, attempts: job?.attemptsMade };
-    if (isDatabaseUnavailable(err)) logger.warn({ ...context, err: err.message }, `${message}: database unavailable`);
+    const retried = job !== undefined && job.attemptsMade < (job.opts.attempts ?? 1);
+    if (isDatabaseUnavailable(err)) healing.warn(`${message}: database unavailable`, { ...context, err: err.message }, `${message}: database unavailable`);
+    else if (heals(err) || retried) healing.warn(`${message}: ${causeOf(err)}`, { ...context, err: err.message, retried }, message);
     else logger.error({ ...context, err }, message);
   });
+}
+
+/** Prisma: a transaction could not start in time (P2028), a write conflict or deadlock (P2034); the step is retried. */
+const TRANSIENT_PRISMA = new Set(['P2028', 'P2034']);
+/** PostgreSQL: serialization failure, deadlock, lock not available, statement canceled. */
+const TRANSIENT_SQLSTATE = new Set(['40001', '40P01', '55P03', '57014']);
+/** Redis away, or BullMQ's jobs lost with it (a flush): the reconciler re-adds what was lost. */
+const TRANSIENT_MESSAGE = /ECONNREFUSED|ECONNRESET|ETIMEDOUT|EPIPE|Connection is closed|Redis did not answer|Missing (key|lock) for job|Unable to start a transaction in the given time|Transaction already closed/;
+
+/** Whether `err` is a failure that heals by itself (retried, or re-added by the reconciler): a warning, not an error. */
+export function heals(err: unknown): boolean {
+  if (isDatabaseUnavailable(err)) return true;
+  for (let e: any = err, depth = 0; e && depth < 5; e = e.cause, depth++) {
+    if (typeof e.code === 'string' && (TRANSIENT_PRISMA.has(e.code) || TRANSIENT_SQLSTATE.has(e.code))) return true;
+    if (typeof e.meta?.code === 'string' && TRANSIENT_SQLSTATE.has(e.meta.code)) return true;
+    if (typeof e.message === 'string' && TRANSIENT_MESSAGE.test(e.message)) return true;
+  }
+  return false;
 }
 
 /** About 15 s of retries (0.5, 1, 2, 4, 8 s), the length of a database restart. */
@@ -212,7 +238,7 @@ export class JobQueues implements JobAdder {
       return true;
     } catch (err) {
       added.catch(() => undefined);
-      this.logger.warn({ err: (err as Error).message, queue: definition.name, jobs: jobs.length }, 'adding jobs failed; the reconciler will add them');
+      healingLog(this.logger).warn(`adding jobs failed: ${causeOf(err)}`, { err: (err as Error).message, queue: definition.name, jobs: jobs.length }, 'adding jobs failed; the reconciler will add them');
       return false;
     } finally {
       clearTimeout(timer);

@@ -26,6 +26,11 @@ export interface Area {
   readonly workers?: readonly JobWorker<any>[];
   /** Re-add its due jobs from the database after Redis lost them. */
   readonly reconcilers?: readonly Reconcile[];
+  /**
+   * Re-add jobs a client is waiting on (a forward's pickup deadline): run first in every pass,
+   * before the fan-outs and the other reconcilers, so a backlog after a flush or a kill can't use up the wait.
+   */
+  readonly reconcileFirst?: readonly Reconcile[];
   /** Its periodic work, run by the maintenance queue. */
   readonly schedules?: readonly Schedule[];
   /** How its objects differ at older API versions. */

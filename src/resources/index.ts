@@ -41,6 +41,8 @@ export const queueDefinitions: readonly QueueDefinition<any>[] = areas.flatMap((
 /** Every area's workers, reconcilers and schedules, for the worker process. */
 export const jobWorkers: readonly JobWorker<any>[] = areas.flatMap((a) => a.workers ?? []);
 export const reconcilers: readonly Reconcile[] = areas.flatMap((a) => a.reconcilers ?? []);
+/** The ones a waiting client needs soonest: each pass runs them before anything else. */
+export const firstReconcilers: readonly Reconcile[] = areas.flatMap((a) => a.reconcileFirst ?? []);
 export const schedules: readonly Schedule[] = areas.flatMap((a) => a.schedules ?? []);
 
 /** The one table of differences between API versions, from every area's changes; `deps.versions`. */

@@ -18,6 +18,8 @@ export { SeedError };
 
 export interface SeedOptions {
   readonly file: string;
+  /** The file's text, when the caller read it already (readFixturesFile). */
+  readonly text?: string;
   readonly apiKey: string;
   /** What `${.env:VAR}` reads. */
   readonly env: Readonly<Record<string, string | undefined>>;
@@ -49,10 +51,15 @@ export type SeedDeps = Pick<ProcessDeps, 'config' | 'prisma' | 'encryption'>;
 const SEED_LOCK_CLASS = 72707371;
 const RETRIES = 4;
 
-export async function seedFromFile(app: Express, deps: SeedDeps, options: SeedOptions): Promise<SeedResult> {
-  const text = await readFile(options.file, 'utf8').catch((err: NodeJS.ErrnoException) => {
-    throw new SeedError(`can't read ${options.file}: ${err.code === 'ENOENT' ? 'no such file' : err.message}`);
+/** The fixtures file's text, or a SeedError that says why it can't be read. */
+export function readFixturesFile(file: string): Promise<string> {
+  return readFile(file, 'utf8').catch((err: NodeJS.ErrnoException) => {
+    throw new SeedError(`can't read ${file}: ${err.code === 'ENOENT' ? 'no such file' : err.message}`);
   });
+}
+
+export async function seedFromFile(app: Express, deps: SeedDeps, options: SeedOptions): Promise<SeedResult> {
+  const text = options.text ?? (await readFixturesFile(options.file));
   const fixtures = parseFixtures(text, options.file);
   const api = await LoopbackApi.open(app, options.apiKey);
   try {

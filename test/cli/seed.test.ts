@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { main } from '../../src/cli/seed';
-import { bearer, newTestKey, startTestApp, type TestApp } from '../helpers/app';
+import { bearer, freePort, newTestKey, startTestApp, type TestApp } from '../helpers/app';
 import { deleteQueueKeys } from '../helpers/isolation';
 
 // `npm run seed -- <file> [--api-key …]`: one line per fixture on stdout, one line on stderr when
@@ -117,5 +117,17 @@ test('a failing fixture: the lines before it, then one line with the API\'s mess
   });
   expect(res.stdout).toMatch(/^cus_ok\tcus_\w+\n$/);
   expect(res.stderr).toBe("seed failed: fixture pm_broken: POST /v1/payment_methods/pm_card_visa/attach answered 400: No such customer: 'cus_doesnotexist'\n");
+  expect(res.status).toBe(1);
+}, 60_000);
+
+test('a missing file is its one line and exit 1, even with Redis away: nothing connects first', async () => {
+  const port = await freePort();
+  const res = spawnSync(process.execPath, ['-r', path.join(ROOT, 'scripts', 'swc-register.js'), 'src/cli/seed.ts', path.join(dir, 'missing.json'), '--api-key', newTestKey()], {
+    cwd: ROOT,
+    env: { ...process.env, QUEUE_PREFIX, REDIS_URL: `redis://127.0.0.1:${port}` },
+    encoding: 'utf8',
+  });
+  expect(res.stderr).toBe(`seed failed: can't read ${path.join(dir, 'missing.json')}: no such file\n`);
+  expect(res.stdout).toBe('');
   expect(res.status).toBe(1);
 }, 60_000);

@@ -79,8 +79,9 @@ test('a worker closes within its grace while Redis is away, and stops reconnecti
   try {
     await worker.waitUntilReady();
     proxy.cut();
-    // Several failed reconnects: its connections are reconnecting, where BullMQ's close hangs.
-    await until(() => lines().filter((l) => l.msg === 'queue worker error').length >= 4, 15000, 'reconnects failing');
+    // Failed reconnects (one line for all of them, src/lib/healingLog.ts): its connections are reconnecting, where BullMQ's close hangs.
+    await until(() => lines().some((l) => l.msg === 'queue worker error'), 15000, 'reconnects failing');
+    await new Promise((resolve) => setTimeout(resolve, 2000));
     // BullMQ's own close never returns here (it waits on a reconnecting connection).
     let timer: NodeJS.Timeout | undefined;
     const outcome = await Promise.race([
@@ -129,7 +130,9 @@ describe('Redis flushed and cut off under running workers', () => {
       await until(() => e.t.logs.slice(before).some((l) => String(l.err).startsWith('Missing key for job')), 15000, 'a job finishing without its key');
       // Then Redis goes away for a while, and comes back.
       proxy.cut();
-      await until(() => e.t.logs.slice(before).filter((l) => l.msg === 'queue worker error').length >= 4, 15000, 'worker errors');
+      await until(() => e.t.logs.slice(before).some((l) => l.msg === 'queue worker error' && /ECONNREFUSED|ECONNRESET|closed/.test(String(l.err))), 15000, 'worker errors');
+      // A while of failed reconnects: counted, not each logged.
+      await new Promise((resolve) => setTimeout(resolve, 2000));
       proxy.restore();
       // Back in business: a new event is delivered (the workers reconnected and the reconciler re-added it).
       e.receiver.reply(slow.path, { status: 200 });

@@ -13,7 +13,8 @@ export const area: Area = {
   routes: forwardingRequests.routes,
   objects: { [forwardingRequestSerializer.OBJECT]: { expandable: forwardingRequestSerializer.expandable } },
   workers: [forwardingWorker],
-  reconcilers: [reconcileForwards],
+  // The API waits on each forward until its pickup deadline.
+  reconcileFirst: [reconcileForwards],
   schedules: [forwardingPrune],
   checkConfig: (config) => void forwardingDestinations(config),
 };

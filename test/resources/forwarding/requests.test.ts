@@ -59,6 +59,7 @@ beforeAll(async () => {
   e = await startEventsTestApp('forwarding', {
     FORWARDING_DESTINATIONS: JSON.stringify(destinations),
     FORWARDING_PICKUP_TIMEOUT_MS: String(PICKUP_MS),
+    FORWARDING_REQUEUE_MS: '500',
     RECONCILE_INTERVAL_MS: '600000',
   });
 });
@@ -369,6 +370,26 @@ describe('the worker, Redis and the record', () => {
     const res = await waiting;
     expect(res.status).toBe(200);
     expect(dest.hits('/any/lost').length).toBe(1);
+  });
+
+  test('a job Redis lost while the workers run (a flush) is re-added by the waiting API, before any reconcile pass, and sent once', async () => {
+    const key = newTestKey();
+    const producer = new JobQueues(e.t.config, e.t.runtime.logger);
+    const queue = producer.of(forwardingQueue);
+    // Paused, no worker takes the job; then the job is lost (and the pause with it). The reconciler's next pass is minutes away.
+    await queue.pause();
+    try {
+      const waiting = Promise.resolve(forward(key, params('/any/flushed')));
+      await until(async () => (await e.t.runtime.prisma.forwardingRequest.count({ where: { url: `${dest.origin}/any/flushed` } })) === 1, 5000, 'the record');
+      await until(async () => (await queue.count()) === 1, 5000, 'the job');
+      await queue.obliterate({ force: true });
+      const res = await waiting;
+      expect(res.status).toBe(200);
+      expect(dest.hits('/any/flushed').length).toBe(1);
+    } finally {
+      await queue.resume();
+      await producer.close();
+    }
   });
 
   /** A record made behind the API's back, for the key's account: pending unless `extra` says otherwise. */

@@ -3,6 +3,7 @@ import { bearer, newTestKey } from '../../helpers/app';
 import { startEventsTestApp, type EventsTestApp } from '../../helpers/eventsApp';
 import { createVerificationSession, form } from '../../helpers/fixtures';
 import { until } from '../../helpers/queues';
+import { expectNowhereAtRest } from '../../helpers/atRest';
 import { createReceivingEndpoint, verifyAll } from '../../helpers/webhooks';
 
 // The asynchronous half of verification sessions through the real workers: processing after
@@ -141,6 +142,38 @@ test('redaction: personal data of the session, its reports and its events is rep
   const toAll = verifyAll(e.receiver.on(all.path), all.secret).map((ev) => ev.type);
   expect(toAll).not.toContain('identity.verification_session.redacted');
   expect(toAll.sort()).toEqual(['created', 'processing', 'verified'].map((x) => `identity.verification_session.${x}`).sort());
+});
+
+test('redaction reaches every stored copy: idempotent answers replay the redacted session, and neither a pg_dump nor the logs hold the data', async () => {
+  const key = newTestKey();
+  const marker = `red${Date.now().toString(36)}`;
+  const created = () =>
+    e.t
+      .http()
+      .post(VS)
+      .set(bearer(key))
+      .set('Idempotency-Key', `create-${key}`)
+      .type('form')
+      .send(form({ type: 'document', metadata: { order: `${marker}-meta` }, provided_details: { email: `${marker}@example.com` }, expand: ['provided_details'] }));
+  const first = await created();
+  expect(first.status).toBe(200);
+  expect(first.body).toMatchObject({ metadata: { order: `${marker}-meta` }, provided_details: { email: `${marker}@example.com` } });
+  const id = first.body.id;
+  const updated = await e.t.http().post(`${VS}/${id}`).set(bearer(key)).set('Idempotency-Key', `update-${key}`).type('form').send(form({ metadata: { note: `${marker}-note` } }));
+  expect(updated.status).toBe(200);
+  await post(key, `/sandbox${VS}/${id}/submit`, { outcome: 'verified' });
+  await statusBecomes(id, 'verified');
+  await post(key, `${VS}/${id}/redact`);
+  await redacted(id);
+
+  // A replay answers the session as it is now: redacted, the same request's other members kept.
+  const replay = await created();
+  expect(replay.headers['idempotent-replayed']).toBe('true');
+  expect(replay.body).toMatchObject({ id, object: 'identity.verification_session', metadata: {}, provided_details: { email: '[redacted]' }, redaction: { status: 'redacted' }, client_secret: null, url: null });
+  const replayedUpdate = await e.t.http().post(`${VS}/${id}`).set(bearer(key)).set('Idempotency-Key', `update-${key}`).type('form').send(form({ metadata: { note: `${marker}-note` } }));
+  expect(replayedUpdate.body).toMatchObject({ id, metadata: {} });
+  expect(JSON.stringify([replay.body, replayedUpdate.body])).not.toContain(marker);
+  await expectNowhereAtRest(e.t, marker, [id]);
 });
 
 test('a worker restart with a Redis that lost every identity job still finishes processing and redaction', async () => {

@@ -153,7 +153,8 @@ const POLL_MS = [5, 10, 20, 40, 80, 160, 250];
  */
 export async function awaitForward(ctx: RequestContext, committed: unknown) {
   const { id } = committed as Created;
-  const { prisma, clock } = ctx.deps;
+  const { prisma, clock, config, queues } = ctx.deps;
+  let requeueAt = clock.nowMs() + config.forwardingRequeueMs;
   for (let i = 0; ; i++) {
     const row = await prisma.forwardingRequest.findUniqueOrThrow({
       where: { id },
@@ -163,6 +164,12 @@ export async function awaitForward(ctx: RequestContext, committed: unknown) {
     if (row.status === 'failed') throw forwardingFailure(row.id, row.errorCode ?? 'forwarding_api_upstream_error', row.failure);
     const now = clock.nowMs();
     if (row.status === 'pending' && now >= row.pickupDeadline.getTime()) await failMissed(prisma, id);
+    else if (row.status === 'pending' && now >= requeueAt) {
+      // Still not taken: Redis may have lost the job (a flush). Its job id is the record's, so
+      // this adds nothing while Redis holds it; the reconciler would too, but only at its next pass.
+      requeueAt = now + config.forwardingRequeueMs;
+      await queueForwards(queues, [id]);
+    }
     else if (row.claimedAt !== null && now >= row.claimedAt.getTime() + row.timeoutMs + RECORDING_GRACE_SECONDS * 1000) throw outcomeNotKnownYet(id);
     await sleep(POLL_MS[Math.min(i, POLL_MS.length - 1)]);
   }

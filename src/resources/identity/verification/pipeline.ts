@@ -8,11 +8,15 @@ import { accountApiVersion, automaticCause, emit, type EventCause, type Tx } fro
 import type { JobAdder } from '../../../lib/queue';
 import { identityQueue, processingJobId, redactionJobId, scheduleIdentitySteps, type IdentityJob } from './jobs';
 import type { JobWorker, Reconcile } from '../../../kernel/route';
+import { rewriteStoredAnswers } from '../../../kernel/idempotency';
+import type { Encryption } from '../../../lib/encryption';
 import {
   FAILURES,
   redactChecks,
   redactProvidedDetails,
+  redactSessionAttributes,
   redactSessionObject,
+  redactStoredSession,
   redactVerifiedOutputs,
   serializeSession,
   SESSION_OBJECT,
@@ -30,6 +34,9 @@ export interface PipelineDeps {
   readonly clock: Clock;
   readonly config: Pick<Config, 'defaultApiVersion'>;
 }
+
+/** A redaction also opens and reseals the session's stored idempotent answers. */
+export type RedactionDeps = PipelineDeps & { readonly encryption: Encryption };
 
 const BATCH = 500;
 
@@ -185,10 +192,11 @@ export async function finishProcessing(deps: PipelineDeps, sessionId: string): P
 const sqlWhere = (sessionId: string, status: string): Prisma.Sql => Prisma.sql`id = ${sessionId} AND status = ${status}`;
 
 /**
- * Finishes a redaction: the personal data of the session, its reports and the events about it
- * is replaced, `metadata` is emptied, and `identity.verification_session.redacted` is emitted.
+ * Finishes a redaction: the personal data of the session, its reports, the events about it and
+ * the stored idempotent answers of its requests (a replay answers the redacted session) is
+ * replaced, `metadata` is emptied, and `identity.verification_session.redacted` is emitted.
  */
-export async function finishRedaction(deps: PipelineDeps, sessionId: string): Promise<string[]> {
+export async function finishRedaction(deps: RedactionDeps, sessionId: string): Promise<string[]> {
   return deps.prisma.$transaction(async (tx) => {
     const row = await lockSession(tx, Prisma.sql`id = ${sessionId} AND redaction_status = 'processing'`);
     if (!row) return [];
@@ -205,7 +213,9 @@ export async function finishRedaction(deps: PipelineDeps, sessionId: string): Pr
       SELECT id, data FROM events
       WHERE account_id = ${row.accountId} AND data->'object'->>'object' = ${SESSION_OBJECT} AND data->'object'->>'id' = ${row.id}`;
     for (const event of events) {
-      const data = { ...event.data, object: redactSessionObject(event.data.object) };
+      const data: Record<string, any> = { ...event.data, object: redactSessionObject(event.data.object) };
+      // An update's old values are copies too.
+      if (data.previous_attributes) data.previous_attributes = redactSessionAttributes(data.previous_attributes);
       await tx.event.update({ where: { id: event.id }, data: { data: data as Prisma.InputJsonValue }, select: { id: true } });
     }
     const updated = await tx.identityVerificationSession.update({
@@ -219,6 +229,7 @@ export async function finishRedaction(deps: PipelineDeps, sessionId: string): Pr
         redactionDueAt: null,
       },
     });
+    await rewriteStoredAnswers(tx, deps.encryption, row.accountId, row.id, redactStoredSession);
     // Links die with the data: none of them can open the page any more.
     await tx.identityVerificationLink.deleteMany({ where: { sessionId: row.id } });
     return [await emitSessionEvent(tx, updated, 'redacted', now, automaticCause, { fallback: deps.config.defaultApiVersion })];

@@ -176,6 +176,28 @@ export function redactChecks(checks: Record<string, any>): Record<string, any> {
   return out;
 }
 
+/** An update event's `previous_attributes` of a session with its personal data replaced (only the members it has). */
+export function redactSessionAttributes(attributes: Record<string, any>): Record<string, any> {
+  const out: Record<string, any> = { ...attributes };
+  if ('metadata' in out) out.metadata = {};
+  if ('provided_details' in out) out.provided_details = redactProvidedDetails(out.provided_details);
+  if ('verified_outputs' in out) out.verified_outputs = redactVerifiedOutputs(out.verified_outputs);
+  return out;
+}
+
+/**
+ * A stored answer about a session (an idempotent replay's body) with its personal data replaced,
+ * an expanded report's too; its `url` and `client_secret` open nothing once redacted, so they go as well.
+ */
+export function redactStoredSession(answer: Record<string, any>): Record<string, any> {
+  const out = redactSessionObject(answer);
+  if ('url' in out) out.url = null;
+  if ('client_secret' in out) out.client_secret = null;
+  if ('redaction' in out) out.redaction = { status: 'redacted' };
+  if (isObject(out.last_verification_report)) out.last_verification_report = redactChecks(out.last_verification_report);
+  return out;
+}
+
 /** A stored rendering of a session (an event's `data.object`) with its personal data replaced. */
 export function redactSessionObject(obj: Record<string, any>): Record<string, any> {
   const out: Record<string, any> = { ...obj, metadata: {} };
