@@ -53,7 +53,7 @@ test('a finished session shows the last client secret it was given before clover
 test('a session with a country filter shows filters.countries before endive, filters.country from it', async () => {
   const key = newTestKey();
   const session = await createFcSession(t, key, { filters: { country: 'us', account_subcategories: ['checking'] } });
-  const newest = await get(key, `/v1/financial_connections/sessions/${session.id}`);
+  const newest = await get(key, `/v1/financial_connections/sessions/${session.id}`, { 'Stripe-Version': LATEST_API_VERSION });
   expect(newest.body.filters).toMatchObject({ country: 'US', account_subcategories: ['checking'] });
 
   const older = await get(key, `/v1/financial_connections/sessions/${session.id}`, { 'Stripe-Version': BASIL });
