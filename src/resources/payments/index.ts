@@ -16,6 +16,7 @@ import { useAuthenticationTarget } from './authentications/service';
 import * as refunds from './refunds/routes';
 import * as refundSerializer from './refunds/serializer';
 import { chargeRefundsField, retrieveRefundObject } from './refunds/service';
+import { customerTaxIdsField } from './tax_ids/service';
 import { reconcileRefundJobs, refundsWorker } from './refunds/pipeline';
 import { requestChanges } from './requestVersions';
 import { versionChanges } from './versions';
@@ -46,7 +47,7 @@ export const area: Area = {
   name: 'payments',
   routes: [...customers.routes, ...taxIds.routes, ...balanceTransactions.routes, ...paymentMethods.routes, ...paymentIntents.routes, ...charges.routes, ...refunds.routes, ...setupIntents.routes, ...authentications.routes],
   objects: {
-    [customerSerializer.OBJECT]: { expandable: customerSerializer.expandable, retrieve: retrieveCustomerObject },
+    [customerSerializer.OBJECT]: { expandable: { ...customerSerializer.expandable, tax_ids: customerTaxIdsField }, retrieve: retrieveCustomerObject },
     [customerSerializer.INVOICE_SETTINGS_OBJECT]: { expandable: customerSerializer.invoiceSettingsExpandable },
     [paymentMethodSerializer.PAYMENT_METHOD_OBJECT]: { expandable: paymentMethodSerializer.expandable, retrieve: retrievePaymentMethodObject },
     [setupIntentSerializer.SETUP_INTENT_OBJECT]: { expandable: setupIntentSerializer.expandable, retrieve: retrieveSetupIntentObject },

@@ -129,3 +129,17 @@ test('through the SDK: createTaxId, listTaxIds, retrieveTaxId, deleteTaxId', asy
   expect(await stripe.customers.deleteTaxId(customer.id, made.id)).toMatchObject({ id: made.id, deleted: true });
   await expect(stripe.customers.createTaxId(customer.id, { type: 'eu_vat', value: 'nope' })).rejects.toMatchObject({ type: 'StripeInvalidRequestError', code: 'tax_id_invalid' });
 });
+
+test('a customer expanded with tax_ids shows its tax ids, newest first; another customer shows none', async () => {
+  const key = newTestKey();
+  const customer = (await createCustomer(t, key)).id;
+  const other = (await createCustomer(t, key)).id;
+  const first = (await post(key, ids(customer), { type: 'eu_vat', value: 'DE123456789' })).body;
+  const second = (await post(key, ids(customer), { type: 'gb_vat', value: 'GB123456789' })).body;
+  const res = await get(key, `/v1/customers/${customer}?expand[]=tax_ids`);
+  expect(res.status).toBe(200);
+  expect(res.body.tax_ids).toMatchObject({ object: 'list', has_more: false, url: `/v1/customers/${customer}/tax_ids` });
+  expect(res.body.tax_ids.data.map((x: { id: string }) => x.id)).toEqual([second.id, first.id]);
+  expect((await get(key, `/v1/customers/${other}?expand[]=tax_ids`)).body.tax_ids.data).toEqual([]);
+  expect((await get(key, `/v1/customers/${customer}`)).body.tax_ids).toBeUndefined();
+});

@@ -88,19 +88,11 @@ export function serializeDeletedDiscount(discount: Record<string, unknown>, embe
 }
 
 /**
- * A list a customer shows only when expanded (`sources`, `tax_ids`; billing's `subscriptions`):
+ * A list a customer shows only when expanded (`sources`; its `tax_ids`, in tax_ids/; billing's `subscriptions`):
  * its first ten, as the public API embeds them.
  */
 export function customerList(customerId: string, what: string, items: readonly unknown[]) {
   return { object: 'list', data: items.slice(0, 10), has_more: items.length > 10, total_count: items.length, url: `/v1/customers/${customerId}/${what}` };
-}
-
-/**
- * A customer's tax ids (`expand[]=tax_ids`). None are kept yet: an empty list.
- * (The customer tax ids store answers here once it exists.)
- */
-async function customerTaxIds(customerId: string): Promise<ReturnType<typeof customerList>> {
-  return customerList(customerId, 'tax_ids', []);
 }
 
 /** What a source expands to; Sandbank keeps no sources (cards are PaymentMethods). */
@@ -112,7 +104,6 @@ export const expandable: ExpandableFields = {
   // No sources here: `default_source` is null, `sources` an empty list.
   default_source: { type: SOURCE_OBJECT, expand: async (value) => value },
   sources: { type: SOURCE_OBJECT, list: true, expand: async (_value, customer) => customerList(String(customer.id), 'sources', []) },
-  tax_ids: { type: 'tax_id', list: true, expand: async (_value, customer) => customerTaxIds(String(customer.id)) },
   test_clock: ref('test_helpers.test_clock'),
 };
 

@@ -4,6 +4,7 @@ import { hasIdShape, newId } from '../../../lib/ids';
 import { TxSql } from '../../../lib/sql';
 import { resourceMissing } from '../../../kernel/errors';
 import { paginate } from '../../../kernel/list';
+import type { ExpandableField } from '../../../kernel/expand';
 import type { RequestContext } from '../../../kernel/route';
 import { emit, requestEventOptions, type Tx } from '../../../events/emit';
 import { handOffEvents } from '../../../events/jobs';
@@ -126,3 +127,10 @@ export async function customerTaxIdList(tx: Tx, accountId: string, customerId: s
   ]);
   return { object: 'list' as const, data: rows.map((r) => serializeTaxId(strip(r))), has_more: total > limit, total_count: total, url: `/v1/customers/${customerId}/tax_ids` };
 }
+
+/** A customer's `tax_ids` (`expand[]=tax_ids`): its first ten, newest first. */
+export const customerTaxIdsField: ExpandableField = {
+  type: 'tax_id',
+  list: true,
+  expand: async (_value, customer, ctx) => customerTaxIdList(ctx.deps.prisma, ctx.caller.accountId, String(customer.id)),
+};
