@@ -6,6 +6,7 @@ import { httpDuration, httpRequests } from '../lib/metrics';
 import { newRequestId } from '../lib/ids';
 import type { RequestLog } from './requestLog';
 import type { ConnectionDrain } from './drain';
+import { answerJson } from './json';
 import { ApiError, internalError, invalidRequest, parameterMissing, rateLimited, serviceUnavailable, unrecognizedUrl } from './errors';
 import { isDatabaseUnavailable } from '../lib/prisma';
 import { healingLog } from '../lib/healingLog';
@@ -122,11 +123,6 @@ interface Locals {
 
 const JSON_TYPE = 'application/json';
 
-/**
- * An answer's body: indented with two spaces, as the public API's are (scripts grep them). V8's
- * own indenting (no replacer) costs about what the compact form does; the bytes grow by a fifth.
- */
-export const answerJson = (value: unknown): string => JSON.stringify(value, null, 2);
 
 function header(req: Request, name: string): string | undefined {
   const value = req.headers[name];

@@ -3,6 +3,7 @@ import type { PrismaClient, Tx } from '../lib/prisma';
 import { Encryption, SEALED_PREFIX } from '../lib/encryption';
 import { raw, sql, type Sql, type SqlClient } from '../lib/sql';
 import { ApiError, invalidRequest } from './errors';
+import { answerJson } from './json';
 
 // Idempotent POSTs. The SDKs send a key on every POST, so the common path (a new key) is one
 // INSERT to claim the key and one UPDATE, in the operation's own transaction, to store the result:
@@ -165,8 +166,8 @@ export class IdempotencyStore {
   }
 }
 
-/** An answer's object id: serializers write `id` first, so reading the start is enough (a list has none). */
-const ANSWER_ID = /^\{"id":"([^"\\]{1,255})"/;
+/** An answer's object id: serializers write `id` first, so reading the start is enough (a list has none); answers are indented. */
+const ANSWER_ID = /^\{\s*"id":\s*"([^"\\]{1,255})"/;
 
 export function answeredObjectId(body: string): string | null {
   return ANSWER_ID.exec(body)?.[1] ?? null;
@@ -190,7 +191,7 @@ export async function rewriteStoredAnswers(
   for (const row of rows) {
     const sealed = Encryption.isSealed(row.response_body);
     const answer = JSON.parse(sealed ? await encryption.open(row.response_body) : row.response_body) as Record<string, unknown>;
-    const text = JSON.stringify(rewrite(answer));
+    const text = answerJson(rewrite(answer));
     const body = sealed ? await encryption.seal(text) : text;
     await tx.$executeRaw`UPDATE idempotency_records SET response_body = ${body} WHERE account_id = ${accountId} AND key = ${row.key}`;
   }

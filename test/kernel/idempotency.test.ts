@@ -5,7 +5,8 @@ import { bearer, newTestKey, startTestApp, type TestApp } from '../helpers/app';
 import { CLOSED_ORIGIN } from '../helpers/fixtures';
 import { accountOf, CREATE_BODY, createEndpoint, ENDPOINTS, endpointCount, expectError, mustCreate } from './util';
 import { until } from '../helpers/queues';
-import { fingerprintOf, IdempotencyStore } from '../../src/kernel/idempotency';
+import { answeredObjectId, fingerprintOf, IdempotencyStore } from '../../src/kernel/idempotency';
+import { answerJson } from '../../src/kernel/json';
 
 let t: TestApp;
 beforeAll(async () => {
@@ -616,4 +617,10 @@ describe('expiry', () => {
     expect(res.headers['idempotent-replayed']).toBe('true');
     expect(res.body.id).toBe(first.id);
   });
+});
+
+test('a stored answer names its object (answers are indented), a list none', () => {
+  expect(answeredObjectId(answerJson({ id: 'vs_123', object: 'identity.verification_session' }))).toBe('vs_123');
+  expect(answeredObjectId(JSON.stringify({ id: 'cus_1' }))).toBe('cus_1');
+  expect(answeredObjectId(answerJson({ object: 'list', data: [{ id: 'cus_1' }] }))).toBeNull();
 });

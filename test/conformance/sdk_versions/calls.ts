@@ -279,6 +279,35 @@ const BASE: Calls = {
   PostCustomersCustomer: async (c) => c.stripe.customers.update(await customer(c), { name: 'Jenny Rosen' }),
   DeleteCustomersCustomer: async (c) => c.stripe.customers.del(await customer(c)),
   DeleteCustomersCustomerDiscount: async (c) => c.stripe.customers.deleteDiscount(await customerWithDiscount(c.t, c.key)),
+  PostCustomersCustomerTaxIds: async (c) => c.stripe.customers.createTaxId(await customer(c), { type: 'eu_vat', value: 'DE123456789' }),
+  GetCustomersCustomerTaxIds: async (c) => {
+    const cus = await customer(c);
+    await c.stripe.customers.createTaxId(cus, { type: 'eu_vat', value: 'DE123456789' });
+    return c.stripe.customers.listTaxIds(cus);
+  },
+  GetCustomersCustomerTaxIdsId: async (c) => {
+    const cus = await customer(c);
+    return c.stripe.customers.retrieveTaxId(cus, (await c.stripe.customers.createTaxId(cus, { type: 'eu_vat', value: 'DE123456789' })).id);
+  },
+  DeleteCustomersCustomerTaxIdsId: async (c) => {
+    const cus = await customer(c);
+    return c.stripe.customers.deleteTaxId(cus, (await c.stripe.customers.createTaxId(cus, { type: 'eu_vat', value: 'DE123456789' })).id);
+  },
+  PostCustomersCustomerBalanceTransactions: async (c) => c.stripe.customers.createBalanceTransaction(await customer(c), { amount: -500, currency: 'usd', description: 'Credit' }),
+  GetCustomersCustomerBalanceTransactions: async (c) => {
+    const cus = await customer(c);
+    await c.stripe.customers.createBalanceTransaction(cus, { amount: -500, currency: 'usd' });
+    return c.stripe.customers.listBalanceTransactions(cus);
+  },
+  GetCustomersCustomerBalanceTransactionsTransaction: async (c) => {
+    const cus = await customer(c);
+    return c.stripe.customers.retrieveBalanceTransaction(cus, (await c.stripe.customers.createBalanceTransaction(cus, { amount: -500, currency: 'usd' })).id);
+  },
+  PostCustomersCustomerBalanceTransactionsTransaction: async (c) => {
+    const cus = await customer(c);
+    const txn = (await c.stripe.customers.createBalanceTransaction(cus, { amount: -500, currency: 'usd' })).id;
+    return c.stripe.customers.updateBalanceTransaction(cus, txn, { metadata: { a: '1' } });
+  },
   GetPaymentMethods: async (c) => {
     const cus = await customer(c);
     await c.stripe.paymentMethods.attach('pm_card_visa', { customer: cus });
