@@ -24,7 +24,8 @@ function explicitTypes(params: Params, names: Parameters<RequestChange['upgrade'
   for (const [, type] of formEntries(params.payment_method_types)) {
     if (type !== 'card') {
       throw invalidRequest(
-        `The payment method type provided: ${String(type)} is invalid. Please ensure the provided type is activated in your dashboard (https://dashboard.stripe.com/account/payments/settings) and your account is enabled for any preview features that you are trying to use.`,
+        // Parsed objects have no prototype (String() of one throws): a non-string is shown as JSON.
+        `The payment method type provided: ${typeof type === 'string' ? type.slice(0, 100) : JSON.stringify(type).slice(0, 100)} is invalid. Please ensure the provided type is activated in your dashboard (https://dashboard.stripe.com/account/payments/settings) and your account is enabled for any preview features that you are trying to use.`,
         'payment_intent_invalid_parameter',
         'payment_method_types',
       );
