@@ -118,22 +118,7 @@ export async function updateProduct(ctx: RequestContext) {
     if (locked.length === 0) throw resourceMissing(NAME, id);
     const current = await findProduct(ctx, id, undefined, new TxSql(tx));
     if (params.default_price !== undefined) await checkDefaultPrice(ctx, tx, id, params.default_price);
-    const given: Partial<ProductRow> = {
-      active: params.active,
-      defaultPrice: params.default_price,
-      description: unset(params.description),
-      images: unset(params.images, []),
-      marketingFeatures: unset(params.marketing_features, []),
-      metadata: params.metadata === undefined ? undefined : applyMetadata(current.metadata as Metadata, params.metadata),
-      name: params.name,
-      packageDimensions: unset(params.package_dimensions),
-      shippable: params.shippable,
-      statementDescriptor: unset(params.statement_descriptor),
-      taxCode: unset(params.tax_code),
-      unitLabel: unset(params.unit_label),
-      url: unset(params.url),
-    };
-    const fields = Object.fromEntries(Object.entries(given).filter(([, v]) => v !== undefined)) as Partial<ProductRow>;
+    const fields = fieldsSent(params, current);
     const before = serializeProduct(current);
     const changed = previousAttributes(before, serializeProduct({ ...current, ...fields }));
     // Nothing changed: no write, no event, and `updated` stays.
@@ -150,17 +135,11 @@ export async function updateProduct(ctx: RequestContext) {
   return result.product;
 }
 
-/** An update that names no default price: the route's one-statement path (sqlOnly), 4 round trips and 1 commit. */
-export const updatesAlone = (params: Record<string, any>): boolean => params.default_price === undefined;
-
-/** The locked read, then the change and product.updated as held writes (`deps.write`). */
-async function updateAlone(ctx: RequestContext, id: string, now: number) {
-  const { params, deps } = ctx;
-  const [locked] = await deps.sql.query<ProductRow & { seq: bigint }>(selectOwnedForUpdate(id, ctx.caller.accountId));
-  if (!locked) throw resourceMissing(NAME, id);
-  const { seq: _seq, ...current } = locked;
+/** The columns an update's parameters set (what they leave out stays as `current` has it). */
+function fieldsSent(params: Record<string, any>, current: ProductRow): Partial<ProductRow> {
   const given: Partial<ProductRow> = {
     active: params.active,
+    defaultPrice: params.default_price,
     description: unset(params.description),
     images: unset(params.images, []),
     marketingFeatures: unset(params.marketing_features, []),
@@ -173,7 +152,19 @@ async function updateAlone(ctx: RequestContext, id: string, now: number) {
     unitLabel: unset(params.unit_label),
     url: unset(params.url),
   };
-  const fields = Object.fromEntries(Object.entries(given).filter(([, v]) => v !== undefined)) as Partial<ProductRow>;
+  return Object.fromEntries(Object.entries(given).filter(([, v]) => v !== undefined)) as Partial<ProductRow>;
+}
+
+/** An update that names no default price: the route's one-statement path (sqlOnly), 4 round trips and 1 commit. */
+export const updatesAlone = (params: Record<string, any>): boolean => params.default_price === undefined;
+
+/** The locked read, then the change and product.updated as held writes (`deps.write`). */
+async function updateAlone(ctx: RequestContext, id: string, now: number) {
+  const { params, deps } = ctx;
+  const [locked] = await deps.sql.query<ProductRow & { seq: bigint }>(selectOwnedForUpdate(id, ctx.caller.accountId));
+  if (!locked) throw resourceMissing(NAME, id);
+  const { seq: _seq, ...current } = locked;
+  const fields = fieldsSent(params, current);
   const before = serializeProduct(current);
   const changed = previousAttributes(before, serializeProduct({ ...current, ...fields }));
   // Nothing changed: no write, no event, and `updated` stays.
