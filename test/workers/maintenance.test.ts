@@ -82,10 +82,15 @@ test("finished runs don't pile up in Redis: its key count stays flat over many s
     await until(() => runs >= 30, 60_000, '30 runs');
     const early = await keyCount();
     await until(() => runs >= 100, 60_000, '100 runs');
-    const late = await keyCount();
-    // Without a cap each run leaves its job hash behind (70 more keys here); with it, only the
-    // run in progress and the next one may differ.
-    expect(late).toBeLessThanOrEqual(early + 2);
+    // Transient keys (a running job's lock, the stalled-jobs check, another schedule's run) come
+    // and go, so the fewest of a few samples is compared. Without a cap each run leaves its job
+    // hash behind (70 more keys here); with it, only those transient keys may differ.
+    let late = Infinity;
+    for (let i = 0; i < 5; i++) {
+      late = Math.min(late, await keyCount());
+      await new Promise((r) => setTimeout(r, 30));
+    }
+    expect(late).toBeLessThanOrEqual(early + 4);
     expect(await own.queue.getCompletedCount()).toBeLessThanOrEqual(FINISHED_JOBS.removeOnComplete.count);
   } finally {
     await own.queue.removeJobScheduler(tick.name);
