@@ -67,6 +67,8 @@ export interface Config {
   readonly forwardingPickupTimeoutMs: number;
   /** How often the waiting API re-adds the job of a forward no worker took yet (Redis may have lost it). */
   readonly forwardingRequeueMs: number;
+  /** How many forwards one worker process sends at once. */
+  readonly forwardingConcurrency: number;
   readonly fcRefreshDelayMs: number;
   /** How long after an `automatic_async` capture its charge's balance transaction is settled by the worker. */
   readonly asyncCaptureDelayMs: number;
@@ -129,6 +131,7 @@ export const settings = {
   REDACTION_DELAY_MS: ['5000', 'How long a verification session redaction takes (the public API allows up to four days, the most accepted)'],
   FORWARDING_DESTINATIONS: ['', 'Where forwarding requests may go: inline JSON or a JSON file\'s path, an array of destinations (`url` prefix, `credential_sha256`, `timeout_ms`, `signature_key`, `allow_private_network`, …; see Forwarding requests); empty: every URL is refused'],
   FORWARDING_PICKUP_TIMEOUT_MS: ['30000', 'How long a forwarding request waits for a worker to take it before it fails (`forwarding_api_retryable_upstream_error`; nothing was sent): long enough for a short Redis or PostgreSQL outage and a backlog to pass'],
+  FORWARDING_CONCURRENCY: ['64', 'How many forwarding requests one worker process sends at once; each mostly waits on its destination, and after a worker restart the backlog must be taken before FORWARDING_PICKUP_TIMEOUT_MS passes'],
   FORWARDING_REQUEUE_MS: ['2000', 'How often a forwarding request that no worker took yet has its job re-added by the API waiting on it (Redis may have lost it in a flush; adding it while Redis holds it does nothing), besides the reconciler, which re-adds forwards before anything else'],
   ASYNC_CAPTURE_DELAY_MS: ['1000', 'How long after an `automatic_async` capture the worker settles its charge (balance_transaction, charge.updated)'],
   FC_REFRESH_DELAY_MS: ['2000', 'How long a Financial Connections refresh stays `pending` before the worker finishes it'],
@@ -292,6 +295,7 @@ export function loadConfig(env: Env = process.env): Config {
     forwardingDestinations: env.FORWARDING_DESTINATIONS ?? settings.FORWARDING_DESTINATIONS[0],
     forwardingPickupTimeoutMs: integer(env, 'FORWARDING_PICKUP_TIMEOUT_MS', 100, 600000),
     forwardingRequeueMs: integer(env, 'FORWARDING_REQUEUE_MS', 100, 600000),
+    forwardingConcurrency: integer(env, 'FORWARDING_CONCURRENCY', 1, 1024),
     fcRefreshDelayMs: integer(env, 'FC_REFRESH_DELAY_MS', 0, 86400000),
     asyncCaptureDelayMs: integer(env, 'ASYNC_CAPTURE_DELAY_MS', 0, 86400000),
     fcRefreshCooldownSeconds: integer(env, 'FC_REFRESH_COOLDOWN_SECONDS', 0, 86400),

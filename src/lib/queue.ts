@@ -16,6 +16,8 @@ export interface QueueDefinition<Payload> {
    * job costs Redis and the worker about what a statement costs, whatever it carries.
    */
   readonly merge?: (jobs: readonly JobSpec<Payload>[]) => JobSpec<Payload>[];
+  /** Its worker's concurrency from a setting (wins over workerOptions'), for queues an operator sizes. */
+  readonly concurrencyOf?: (config: Config) => number;
   /** Phantom member that ties the payload type to the definition. */
   readonly payload?: Payload;
 }
@@ -93,6 +95,7 @@ export function openWorker<P>(definition: QueueDefinition<P>, { config, logger }
     ...WORKER_DEFAULTS,
     ...FINISHED_JOBS,
     ...definition.workerOptions,
+    ...(definition.concurrencyOf ? { concurrency: definition.concurrencyOf(config) } : {}),
     connection: workerConnection(config),
     prefix: config.queuePrefix,
   });

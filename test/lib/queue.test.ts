@@ -10,6 +10,7 @@ import { deleteQueueKeys } from '../helpers/isolation';
 import { until } from '../helpers/queues';
 import { startRedisProxy, type RedisProxy } from '../helpers/redisProxy';
 import { createReceivingEndpoint } from '../helpers/webhooks';
+import { forwardingQueue } from '../../src/resources/forwarding/requests/jobs';
 
 // BullMQ prints the stack of an `error` nobody listens to. Every queue and worker is made with a
 // listener that logs one warn line instead; a Redis flushed or cut off under running workers
@@ -67,6 +68,32 @@ test('a queue and a worker log an error as one warn line, message only, and prin
   } finally {
     await worker.close();
     await queues.close();
+    await deleteQueueKeys(config.redisUrl, config.queuePrefix);
+  }
+});
+
+test("a queue's concurrency setting sizes its worker: forwards take FORWARDING_CONCURRENCY (64 unless set)", async () => {
+  const { logger } = capturingLogger();
+  for (const [env, expected] of [[{}, 64], [{ FORWARDING_CONCURRENCY: '5' }, 5]] as const) {
+    const config = loadConfig({ ...process.env, FORWARDING_CONCURRENCY: undefined, ...env, QUEUE_PREFIX: `test${randomBase62(8)}` });
+    expect(config.forwardingConcurrency).toBe(expected);
+    const worker = openWorker(forwardingQueue, { config, logger }, async () => undefined);
+    try {
+      expect(worker.concurrency).toBe(expected);
+      await worker.waitUntilReady();
+    } finally {
+      await worker.close();
+      await deleteQueueKeys(config.redisUrl, config.queuePrefix);
+    }
+  }
+  // A queue without the setting keeps its declared options.
+  const config = loadConfig({ ...process.env, QUEUE_PREFIX: `test${randomBase62(8)}` });
+  const worker = openWorker(defineQueue<{ id: string }>('fixed-concurrency', { concurrency: 3 }), { config, logger }, async () => undefined);
+  try {
+    expect(worker.concurrency).toBe(3);
+    await worker.waitUntilReady();
+  } finally {
+    await worker.close();
     await deleteQueueKeys(config.redisUrl, config.queuePrefix);
   }
 });
