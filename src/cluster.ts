@@ -32,13 +32,24 @@ export interface ApiProcesses {
 export function forkApiProcesses(count: number, logger: Logger): Promise<ApiProcesses> {
   let stopping = false;
   const live = new Set<Worker>();
-  const fork = (): Promise<void> =>
-    new Promise((resolve) => {
+  // `first`: the start's own child; it exiting before it listens fails the start (a bad setting
+  // or an unreachable database would fail every restart too) instead of restarting forever.
+  const fork = (first = false): Promise<void> =>
+    new Promise((resolve, reject) => {
       const child = cluster.fork();
+      let listened = false;
       live.add(child);
-      child.once('listening', () => resolve());
+      child.once('listening', () => {
+        listened = true;
+        resolve();
+      });
       child.once('exit', (code, signal) => {
         live.delete(child);
+        if (first && !listened) {
+          stopping = true;
+          reject(new Error(`the first API process exited before it listened (code ${code}, signal ${signal})`));
+          return;
+        }
         resolve();
         if (stopping) return;
         logger.error({ pid: child.process.pid, code, signal }, 'an API process exited; starting another');
@@ -49,7 +60,7 @@ export function forkApiProcesses(count: number, logger: Logger): Promise<ApiProc
     for (let i = 1; i < count && !stopping; i++) await fork();
     if (!stopping) logger.info({ processes: count }, 'api processes listening');
   };
-  return fork().then(() => {
+  return fork(true).then(() => {
     void rest();
     return {
       async stop(graceMs: number) {
