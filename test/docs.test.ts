@@ -7,11 +7,13 @@ import vm from 'node:vm';
 import { parse as parseYaml } from 'yaml';
 import { newTestKey, startTestApp, type TestApp } from './helpers/app';
 import { pathFixtures } from './helpers/fixtures';
+import { browserTest, launchBrowser } from './helpers/browser';
 
 // Every snippet the README and docs/ show, run against a started Sandbank so they stay true:
 // curl lines through curl, stripe-node scripts through node, stripe-python through Debian's
 // python3-stripe, HTML's inline scripts parsed as the classic scripts a browser runs (a top-level
-// `await` there is a SyntaxError) and their script URLs fetched, JSON and YAML parsed. The port
+// `await` there is a SyntaxError), their script URLs fetched, and each HTML block run in Debian's
+// chromium (no page error, no failed request, its functions defined), JSON and YAML parsed. The port
 // is the test app's; each `sk_test_123` a fresh key; an id shown as `we_…` the id of a real
 // object of that key (made here, or answered by an earlier snippet). Commands that start a
 // service (`npm start`, `docker compose up`, `npm test`, the fault suite) are not run here: their
@@ -154,6 +156,32 @@ test('every HTML snippet: its inline scripts parse as classic scripts, and its s
     for (const code of inline) expect(() => new vm.Script(code, { filename: snippet.file })).not.toThrow();
   }
 });
+
+browserTest()('every HTML snippet runs in chromium: no page error, no failed request, its scripts define what it calls', async () => {
+  const html = snippets.filter((s) => s.lang === 'html');
+  const browser = await launchBrowser();
+  try {
+    for (const snippet of html) {
+      const page = await browser.newPage();
+      const problems: string[] = [];
+      page.on('pageerror', (err) => problems.push(`page error: ${err.message}`));
+      page.on('requestfailed', (req) => problems.push(`request failed: ${req.url()}`));
+      page.on('response', (res) => void (res.status() >= 400 && problems.push(`${res.status()}: ${res.url()}`)));
+      // A page of the app's origin, as a developer's page on localhost would be.
+      await page.goto(`http://127.0.0.1:${t.port}/hosted/`).catch(() => undefined);
+      problems.length = 0;
+      await page.setContent(await localized(snippet.body, newTestKey(), new Map()), { waitUntil: 'load' });
+      // The functions a snippet declares are there to be called (a SyntaxError would leave none).
+      const declared = [...snippet.body.matchAll(/(?:async )?function (\w+)\(/g)].map((m) => m[1]);
+      expect(declared.length).toBeGreaterThan(0);
+      const types = await page.evaluate((names) => names.map((n) => typeof (globalThis as Record<string, unknown>)[n]), declared);
+      expect({ file: snippet.file, problems, types }).toEqual({ file: snippet.file, problems: [], types: declared.map(() => 'function') });
+      await page.close();
+    }
+  } finally {
+    await browser.close();
+  }
+}, 60_000);
 
 test('every JSON and YAML snippet parses', () => {
   for (const snippet of snippets.filter((s) => s.lang === 'json')) expect(() => JSON.parse(snippet.body)).not.toThrow();
