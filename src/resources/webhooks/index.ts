@@ -10,6 +10,7 @@ import * as webhookDeliveries from './webhook_deliveries/routes';
 import * as webhookDeliverySerializer from './webhook_deliveries/serializer';
 import * as stripecli from './stripecli/routes';
 import * as stripecliSerializer from './stripecli/serializer';
+import { attachStripecliSockets } from './stripecli/socket';
 import { versionChanges } from './versions';
 
 // Webhooks: endpoints, the events API, the sandbox's delivery log and resend, and the Stripe
@@ -30,6 +31,7 @@ export const area: Area = {
     [stripecliSerializer.OBJECT]: { expandable: stripecliSerializer.expandable },
   },
   queues: [eventFanoutQueue, webhookDeliveryQueue],
+  sockets: attachStripecliSockets,
   versionChanges,
   schemas: {
     event_type_selector: { type: 'string', enum: ['*', ...EVENT_TYPES] },

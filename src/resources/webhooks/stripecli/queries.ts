@@ -20,3 +20,31 @@ export const insertSession = (row: NewSession, accountId: string, sealedSecret: 
             COALESCE((SELECT max(seq) FROM events), 0))
     RETURNING id`,
 });
+
+export interface SessionRow {
+  id: string;
+  accountId: string;
+  feature: string;
+  secret: string;
+  eventCursor: string;
+}
+
+export const selectSession = (id: string) =>
+  sql`SELECT id, account_id AS "accountId", feature, secret, event_cursor::text AS "eventCursor" FROM stripecli_sessions WHERE id = ${id}`;
+
+/** The account's events after the cursor, oldest first. */
+export const eventsAfter = (accountId: string, cursor: string, limit: number) => sql`
+  SELECT id, seq::text AS seq, account_id AS "accountId", created, type, api_version AS "apiVersion", data,
+         request_id AS "requestId", idempotency_key AS "idempotencyKey", pending_webhooks AS "pendingWebhooks",
+         connected_account_id AS "connectedAccountId"
+  FROM events WHERE account_id = ${accountId} AND seq > ${cursor}::bigint ORDER BY seq LIMIT ${limit}`;
+
+/** An `event_ack`: the session's cursor moves past that event (never back). */
+export const ackEvent = (sessionId: string, eventId: string) => sql`
+  UPDATE stripecli_sessions SET event_cursor = GREATEST(event_cursor, e.seq)
+  FROM events e WHERE stripecli_sessions.id = ${sessionId} AND e.id = ${eventId} AND e.account_id = stripecli_sessions.account_id`;
+
+export const insertResponse = (sessionId: string, eventId: string, created: number, forwardUrl: string | null, status: number, body: string) => sql`
+  INSERT INTO stripecli_responses (session_id, event_id, created, forward_url, status, body)
+  SELECT ${sessionId}, ${eventId}, ${created}, ${forwardUrl}, ${status}, ${body}
+  WHERE EXISTS (SELECT 1 FROM events e JOIN stripecli_sessions s ON s.account_id = e.account_id WHERE s.id = ${sessionId} AND e.id = ${eventId})`;
