@@ -70,11 +70,13 @@ describe('create', () => {
     expect(row.filters).toEqual(JSON.parse(filters));
   });
 
-  test('each session has its own id and secret', async () => {
+  test('each session has its own id; an account keeps its secret, another account has its own', async () => {
     const key = newTestKey();
-    const [a, b] = await Promise.all([post(key, LISTEN), post(key, LISTEN)]);
+    const a = await post(key, LISTEN);
+    const b = await post(key, LISTEN);
     expect(a.body.websocket_id).not.toBe(b.body.websocket_id);
-    expect(a.body.secret).not.toBe(b.body.secret);
+    expect(b.body.secret).toBe(a.body.secret);
+    expect((await post(newTestKey(), LISTEN)).body.secret).not.toBe(a.body.secret);
   });
 });
 

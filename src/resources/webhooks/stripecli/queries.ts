@@ -48,3 +48,7 @@ export const insertResponse = (sessionId: string, eventId: string, created: numb
   INSERT INTO stripecli_responses (session_id, event_id, created, forward_url, status, body)
   SELECT ${sessionId}, ${eventId}, ${created}, ${forwardUrl}, ${status}, ${body}
   WHERE EXISTS (SELECT 1 FROM events e JOIN stripecli_sessions s ON s.account_id = e.account_id WHERE s.id = ${sessionId} AND e.id = ${eventId})`;
+
+/** The account's newest session secret (sealed): `stripe listen` keeps one secret across sessions, as Stripe does. */
+export const latestSecret = (accountId: string) =>
+  sql`SELECT secret FROM stripecli_sessions WHERE account_id = ${accountId} ORDER BY created DESC, id LIMIT 1`;

@@ -4,7 +4,7 @@ import { newId, randomBase62 } from '../../../lib/ids';
 import { invalidRequest } from '../../../kernel/errors';
 import { LATEST_API_VERSION } from '../../../kernel/versions';
 import type { RequestContext } from '../../../kernel/route';
-import { insertSession } from './queries';
+import { insertSession, latestSecret } from './queries';
 import { FEATURES, serializeStripecliSession } from './serializer';
 
 /** Seconds the CLI waits before it asks for a new session once its socket closed. */
@@ -41,7 +41,9 @@ export async function createStripecliSession(ctx: RequestContext) {
   }
   const filters = parseFilters(params.filters);
   const row = { id: newId('cli'), created: unixSeconds(deps.clock), deviceName: params.device_name, feature, filters };
-  const secret = `whsec_${randomBase62(64)}`;
+  // One secret per account, as Stripe keeps (`stripe listen --print-secret` then matches the listener's).
+  const [previous] = await deps.sql.query<{ secret: string }>(latestSecret(caller.accountId));
+  const secret = previous ? await deps.encryption.open(previous.secret) : `whsec_${randomBase62(64)}`;
   const sealed = await deps.encryption.seal(secret);
   await deps.write(insertSession(row, caller.accountId, sealed, Encryption.keyIdOf(sealed)));
   const websocketUrl = `${deps.config.publicUrl.replace(/^http/, 'ws')}${SOCKET_PATH}`;
