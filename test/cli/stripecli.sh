@@ -30,6 +30,15 @@ grep -q "Ready!" "$TMP/listen.out" || { echo "listen not ready:"; cat "$TMP/list
 "$STRIPE" customers create $BASE --email cli@example.com >"$TMP/customer.json"
 echo "customer:$(node -e 'console.log(JSON.parse(require("fs").readFileSync(process.argv[1])).id)' "$TMP/customer.json")"
 "$STRIPE" trigger payment_intent.succeeded $BASE >"$TMP/trigger.out" 2>&1 && echo "trigger:ok" || { echo "trigger:failed"; cat "$TMP/trigger.out"; }
+# TRIGGER_ALL=1: every trigger the CLI lists, counted (the figure the README quotes).
+if [ "${TRIGGER_ALL:-}" = 1 ]; then
+  pass=0; total=0
+  for ev in $("$STRIPE" trigger --help | sed -n '/Supported events/,/^$/p' | tail -n +2); do
+    total=$((total+1))
+    if timeout 30 "$STRIPE" trigger "$ev" $BASE >"$TMP/t.out" 2>&1; then pass=$((pass+1)); echo "pass:$ev"; else echo "fail:$ev"; fi
+  done
+  echo "triggers:$pass/$total"
+fi
 sleep 3
 echo "received:"; cat "$TMP/received.jsonl"
 echo "listen:"; cat "$TMP/listen.out"
