@@ -15,6 +15,7 @@ redis-server --port $REDISPORT --save '' --appendonly no >/dev/null &
 export DATABASE_URL="postgresql://postgres@127.0.0.1:$PGPORT/sandbank" REDIS_URL="redis://127.0.0.1:$REDISPORT" PORT=$APIPORT HOST=127.0.0.1
 export PUBLIC_URL="http://127.0.0.1:$APIPORT" STRIPE_CLI_TELEMETRY_OPTOUT=1 HOME="$TMP" XDG_CONFIG_HOME="$TMP"
 cd "$ROOT"
+node scripts/build.js --if-stale >/dev/null
 node dist/src/cli/migrate.js >"$TMP/migrate.log" 2>&1 || { cat "$TMP/migrate.log"; exit 1; }
 node dist/src/main.js >"$TMP/api.log" 2>&1 &
 for i in $(seq 100); do curl -sf "http://127.0.0.1:$APIPORT/healthz" >/dev/null && break; sleep 0.2; done

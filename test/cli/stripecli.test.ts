@@ -12,8 +12,8 @@ const ROOT = path.join(__dirname, '..', '..');
 const SCRIPT = path.join(__dirname, 'stripecli.sh');
 const BINARY = path.join(ROOT, 'node_modules', '@stripe', 'cli-linux-x64', 'bin', 'stripe');
 const canUnshare = spawnSync('unshare', ['-n', 'true']).status === 0;
-const runs = canUnshare && existsSync(BINARY) && existsSync(path.join(ROOT, 'dist', 'src', 'main.js'));
-if (!runs) console.warn('skipped: needs root `unshare -n`, node_modules/@stripe/cli-linux-x64 and a build (dist/)');
+const runs = canUnshare && existsSync(BINARY);
+if (!runs) console.warn('skipped: needs root `unshare -n`, node_modules/@stripe/cli-linux-x64');
 
 (runs ? test : test.skip)(
   'stripe listen forwards signed events that verify with the printed secret; trigger and resource commands work',
