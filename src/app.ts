@@ -1,3 +1,4 @@
+import type { Server } from 'node:http';
 import express, { type Express } from 'express';
 import { redisAnswers } from './lib/redis';
 import type { ProcessDeps } from './kernel/route';
@@ -9,7 +10,7 @@ import { accessLog, errorMiddleware, InFlight, mountRoutes, notFound, requestIde
 import { IdempotencyStore } from './kernel/idempotency';
 import { RateLimiter } from './kernel/rateLimit';
 import { checkRoutesAgainstDocument, loadOpenApiDocument, operationsOf } from './kernel/openapi';
-import { generatedSchemas, objectFields, objectTypes, pages, queueDefinitions, requestUpgrader, routes } from './resources';
+import { generatedSchemas, objectFields, objectTypes, pages, queueDefinitions, requestUpgrader, routes, sockets } from './resources';
 import { renderMetrics, watchQueueDepth } from './lib/metrics';
 import { HOSTED_PREFIX, mountPages } from './hosted/pages';
 import { requestLogPage } from './hosted/requestLogPage';
@@ -26,7 +27,9 @@ export interface BuiltApp {
   readonly requestLog: RequestLog;
   /** Each connection's requests, counted by the access log: what a graceful stop drains (src/server.ts). */
   readonly connections: ConnectionDrain;
-  /** Closes what the app opened for itself (the console's loopback connections). */
+  /** Serves the areas' websockets (the Stripe CLI's) on the server that serves `app`. */
+  attachSockets(server: Server): void;
+  /** Closes what the app opened for itself (the console's loopback connections, open websockets). */
   close(): Promise<void>;
 }
 
@@ -102,5 +105,11 @@ export function buildApp(deps: AppDeps): BuiltApp {
   const mountedConsole = mountConsole(app, { deps, routes, operations, document, authenticator: kernel.authenticator, limits: kernel.limits, inFlight: kernel.inFlight, requestLog });
   app.use(notFound(logger, kernel.authenticator));
   app.use(errorMiddleware(logger));
-  return { app, kernel, requestLog, connections, close: () => mountedConsole.close() };
+  const attached: { close(): void }[] = [];
+  const attachSockets = (server: Server) => void attached.push(...sockets.map((attach) => attach(server, deps)));
+  const close = async () => {
+    for (const a of attached.splice(0)) a.close();
+    await mountedConsole.close();
+  };
+  return { app, kernel, requestLog, connections, attachSockets, close };
 }

@@ -26,9 +26,10 @@ export const DRAIN_IDLE_MS = 1_000;
 
 export async function startApi(runtime: Runtime, options: { drainIdleMs?: number } = {}): Promise<RunningApi> {
   await runtime.encryption.ready();
-  const { app, kernel, connections, close: closeApp } = buildApp(runtime);
+  const { app, kernel, connections, attachSockets, close: closeApp } = buildApp(runtime);
   if (runtime.config.seedFile) await seedAtStart(app, runtime);
   const server = createServer(app);
+  attachSockets(server);
   answerClientErrors(server);
   server.keepAliveTimeout = 65_000;
   connections.watch(server);

@@ -1,6 +1,7 @@
+import type { Server } from 'node:http';
 import type { Config } from '../config';
 import type { ObjectType } from '../kernel/expand';
-import type { JobWorker, Reconcile, Route, Schedule } from '../kernel/route';
+import type { Deps, JobWorker, Reconcile, Route, Schedule } from '../kernel/route';
 import type { VersionChange } from '../kernel/versions';
 import type { RequestChange } from '../kernel/requestVersions';
 import type { HostedPage } from '../hosted/pages';
@@ -20,6 +21,8 @@ export interface Area {
   readonly objectFields?: Readonly<Record<string, ObjectType['expandable']>>;
   /** HTML pages a browser opens from links this area returns, mounted under /hosted. */
   readonly pages?: readonly HostedPage[];
+  /** Websockets this area serves on the API's HTTP server (the Stripe CLI's); answers their closer. */
+  readonly sockets?: (server: Server, deps: Deps) => { close(): void };
   /** Queues it runs with workers of its own (events' batched fan-out and delivery), for depth metrics. */
   readonly queues?: readonly QueueDefinition<any>[];
   /** The consumers of its queues, which the worker process runs. */

@@ -34,6 +34,7 @@ export const objectTypes: readonly (readonly [string, ObjectType])[] = areas.fla
 export const objectFields: readonly (readonly [string, ObjectType['expandable']])[] = areas.flatMap((a) => Object.entries(a.objectFields ?? {}));
 
 export const pages: readonly HostedPage[] = areas.flatMap((a) => a.pages ?? []);
+export const sockets = areas.flatMap((a) => (a.sockets ? [a.sockets] : []));
 
 /** Every queue of every area. */
 export const queueDefinitions: readonly QueueDefinition<any>[] = areas.flatMap((a) => [...(a.queues ?? []), ...(a.workers ?? []).map((w) => w.queue)]);

@@ -299,6 +299,11 @@ const CASES: Record<string, OperationCase> = {
     error: InvalidRequest,
   },
   GetWebhookEndpoints: { ok: (stripe) => stripe.webhookEndpoints.list(), fails: (stripe) => stripe.webhookEndpoints.list({ limit: -1 }), error: InvalidRequest },
+  PostStripecliSessions: {
+    ok: (stripe) => raw(stripe, '/v1/stripecli/sessions', { device_name: 'sdk', websocket_features: ['webhooks'] }),
+    fails: (stripe) => raw(stripe, '/v1/stripecli/sessions', { device_name: 'sdk', websocket_features: ['telepathy'] }),
+    error: InvalidRequest,
+  },
   PostWebhookEndpoints: {
     ok: (stripe) => stripe.webhookEndpoints.create({ url: `${CLOSED_ORIGIN}/hooks`, enabled_events: ['*'] }),
     fails: (stripe) => stripe.webhookEndpoints.create({ url: 'not a url', enabled_events: ['*'] }),

@@ -80,6 +80,7 @@ export async function startTestApp(env: Record<string, string> = {}, options: { 
   await runtime.encryption.ready().catch(() => undefined);
   const built = buildApp(runtime);
   const server = createServer(built.app);
+  built.attachSockets(server);
   answerClientErrors(server);
   await new Promise<void>((resolve) => server.listen(listenPort, '127.0.0.1', resolve));
   const port = (server.address() as AddressInfo).port;

@@ -413,6 +413,10 @@ export const scenarios: Record<string, Scenario> = {
     out.push(answer('previous page', await get(key, `${WE}?limit=1&ending_before=${first.body.data[1].id}`)));
     return out;
   },
+  PostStripecliSessions: async (key) => [
+    answer('stripe listen', await post(key, '/v1/stripecli/sessions', 'device_name=laptop&websocket_features[]=webhooks')),
+    answer('stripe logs tail', await post(key, '/v1/stripecli/sessions', { device_name: 'laptop', websocket_features: ['request_logs'], filters: '{"filter_http_method":["POST"]}' })),
+  ],
   PostWebhookEndpoints: async (key) => [
     answer('minimal', await post(key, WE, { url: WEBHOOK_URL, enabled_events: ['charge.succeeded'] })),
     answer('all events', await post(key, WE, `url=${CLOSED_ORIGIN}/all&enabled_events[]=*`)),
@@ -1429,6 +1433,7 @@ export const errorScenarios: Record<string, Scenario> = {
     ];
   },
   GetWebhookEndpoints: async (key) => [answer('bad limit', await get(key, `${WE}?limit=0`))],
+  PostStripecliSessions: async (key) => [answer('unknown feature', await post(key, '/v1/stripecli/sessions', 'device_name=x&websocket_features[]=telepathy'))],
   PostWebhookEndpoints: async (key) => [answer('missing url', await post(key, WE, 'enabled_events[]=*'))],
   GetWebhookEndpointsWebhookEndpoint: async (key) => [answer('unknown id', await get(key, `${WE}/we_nope`))],
   PostWebhookEndpointsWebhookEndpoint: async (key) => [answer('unknown id', await post(key, `${WE}/we_nope`, 'disabled=true'))],

@@ -23,7 +23,7 @@ export type SdkPackage = 'stripe' | 'stripe-v8' | 'stripe-v11' | 'stripe-v14' | 
 /** Objects the public API doesn't have: the sandbox's own, which no SDK type describes. */
 /** Envelopes (lib.d.ts's ApiList, ApiSearchResult): what they hold is checked, not they. */
 const ENVELOPES: ReadonlySet<string> = new Set(['list', 'search_result']);
-export const SANDBOX_OBJECTS: ReadonlySet<string> = new Set(['webhook_delivery', 'webhook_delivery_attempt', 'account_session_claim', 'sandbox.data_reset', 'sandbox.payment_authentication']);
+export const SANDBOX_OBJECTS: ReadonlySet<string> = new Set(['webhook_delivery', 'webhook_delivery_attempt', 'account_session_claim', 'sandbox.data_reset', 'sandbox.payment_authentication', 'stripecli_session']);
 
 interface SdkTypes {
   readonly checker: ts.TypeChecker;

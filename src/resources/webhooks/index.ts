@@ -8,9 +8,13 @@ import * as events from './events/routes';
 import * as eventSerializer from './events/serializer';
 import * as webhookDeliveries from './webhook_deliveries/routes';
 import * as webhookDeliverySerializer from './webhook_deliveries/serializer';
+import * as stripecli from './stripecli/routes';
+import * as stripecliSerializer from './stripecli/serializer';
+import { attachStripecliSockets } from './stripecli/socket';
 import { versionChanges } from './versions';
 
-// Webhooks: endpoints, the events API, and the sandbox's delivery log and resend. Writing,
+// Webhooks: endpoints, the events API, the sandbox's delivery log and resend, and the Stripe
+// CLI's sessions (`stripe listen`, `stripe logs tail`). Writing,
 // fanning out and delivering events is the events layer's (src/events/), below every area; its
 // queues are declared here for their depth metrics.
 //
@@ -18,14 +22,16 @@ import { versionChanges } from './versions';
 
 export const area: Area = {
   name: 'webhooks',
-  routes: [...webhookEndpoints.routes, ...events.routes, ...webhookDeliveries.routes],
+  routes: [...webhookEndpoints.routes, ...events.routes, ...webhookDeliveries.routes, ...stripecli.routes],
   objects: {
     [webhookEndpointSerializer.OBJECT]: { expandable: webhookEndpointSerializer.expandable },
     [eventSerializer.OBJECT]: { expandable: eventSerializer.expandable },
     [webhookDeliverySerializer.DELIVERY_OBJECT]: { expandable: webhookDeliverySerializer.deliveryExpandable },
     [webhookDeliverySerializer.ATTEMPT_OBJECT]: { expandable: webhookDeliverySerializer.attemptExpandable },
+    [stripecliSerializer.OBJECT]: { expandable: stripecliSerializer.expandable },
   },
   queues: [eventFanoutQueue, webhookDeliveryQueue],
+  sockets: attachStripecliSockets,
   versionChanges,
   schemas: {
     event_type_selector: { type: 'string', enum: ['*', ...EVENT_TYPES] },

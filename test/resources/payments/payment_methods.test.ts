@@ -97,6 +97,7 @@ describe('create', () => {
   test('outcomes: what a payment with each test card does', () => {
     const result = (name: string) => paymentResult(testCardOf(TEST_CARD_NAMES[name])!.outcome as CardOutcome);
     expect(result('visa')).toEqual({ status: 'succeeded' });
+    expect(result('bypassPending')).toEqual({ status: 'succeeded' });
     expect(result('authenticationRequired')).toEqual({ status: 'requires_action' });
     const declined = (name: string) => {
       const r = result(name);

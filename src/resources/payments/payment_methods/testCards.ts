@@ -96,6 +96,8 @@ const CARDS: readonly TestCard[] = [
   card('4000000000000036', 'visa', 'credit', 'address_zip_check_fails'),
   card('4000000000000044', 'visa', 'credit', 'address_unavailable'),
   card('4000000000005126', 'visa', 'credit', 'refund_fails'),
+  // Funds available at once in the public test mode; the sandbox keeps no pending balance, so it just succeeds.
+  card('4000000000000077', 'visa', 'credit'),
   // Authentication (3-D Secure): always, unless set up for off-session use, or then declined.
   card('4000002760003184', 'visa', 'credit', 'authentication_required'),
   card('4000000000003220', 'visa', 'credit', 'authentication_required'),
@@ -152,6 +154,7 @@ export const TEST_CARD_NAMES: Readonly<Record<string, string>> = {
   avsZipFail: '4000000000000036',
   avsUnchecked: '4000000000000044',
   refundFail: '4000000000005126',
+  bypassPending: '4000000000000077',
   authenticationRequired: '4000002760003184',
   threeDSecure2Required: '4000000000003220',
   threeDSecureRequired: '4000000000003063',
