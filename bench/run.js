@@ -155,6 +155,7 @@ const SCENARIOS = [
   { name: 'refund', label: 'POST /v1/refunds of 1 cent, 8 charges', target: 'sandbank', ceiling: 'customer-create' },
   { name: 'pi-update', label: 'POST /v1/payment_intents/{id} (metadata, 8 unconfirmed intents)', target: 'sandbank', ceiling: 'customer-create' },
   { name: 'si-update', label: 'POST /v1/setup_intents/{id} (metadata, 8 unconfirmed intents)', target: 'sandbank', ceiling: 'customer-create' },
+  { name: 'pm-update', label: 'POST /v1/payment_methods/{id} (metadata, 8 saved cards; payment_method.updated)', target: 'sandbank', ceiling: 'customer-create' },
   { name: 'express', label: 'bare Express GET /v1/things/:id', target: 'express' },
   { name: 'node', label: 'bare node:http', target: 'node' },
 ];
@@ -467,6 +468,9 @@ async function prepare(base, auth) {
   if (needs(['pi-update'])) for (let i = 0; i < 8; i++) openIntents.push((await call('POST', '/v1/payment_intents', { amount: '1000', currency: 'usd' })).id);
   const openSetups = [];
   if (needs(['si-update'])) for (let i = 0; i < 8; i++) openSetups.push((await call('POST', '/v1/setup_intents', {})).id);
+  // Saved cards (only a customer's card can be updated).
+  const savedCards = [];
+  if (needs(['pm-update'])) for (let i = 0; i < 8; i++) savedCards.push((await call('POST', '/v1/payment_methods/pm_card_visa/attach', { customer: customers[i] })).id);
   // Each read answers 200 before it is loaded.
   await call('GET', `/v1/webhook_endpoints/${accountEndpoint}`, undefined, connected);
   const page = await call('GET', `/v1/events?type=customer.created&limit=10`);
@@ -480,7 +484,7 @@ async function prepare(base, auth) {
     spreadAuth.push(headers);
   }
   const consoleCookie = needs(CONSOLE) ? await consoleSignIn(base, auth.authorization.replace(/^Bearer /, '')) : null;
-  return { endpoints, accounts, accountEndpoint, customers, spreadAuth, product, subscription, intent, refundable, openIntents, openSetups, call, consoleCookie };
+  return { endpoints, accounts, accountEndpoint, customers, spreadAuth, product, subscription, intent, refundable, openIntents, openSetups, savedCards, call, consoleCookie };
 }
 
 /** Signs in to the console as a browser does (the form's cookie and token, then the key); answers the session's Cookie header. */
@@ -616,6 +620,7 @@ function sandbankLoads(base, auth, data) {
     // A new metadata value each time, spread over 8 unconfirmed intents (each update locks its intent).
     'pi-update': post('/v1/payment_intents', '', (n) => ({ path: `/v1/payment_intents/${data.openIntents[n % 8]}`, body: form({ 'metadata[bench]': String(n) }) })),
     'si-update': post('/v1/setup_intents', '', (n) => ({ path: `/v1/setup_intents/${data.openSetups[n % 8]}`, body: form({ 'metadata[bench]': String(n) }) })),
+    'pm-update': post('/v1/payment_methods', '', (n) => ({ path: `/v1/payment_methods/${data.savedCards[n % 8]}`, body: form({ 'metadata[bench]': String(n) }) })),
     'pm-attach': post('/v1/payment_methods/pm_card_visa/attach', '', (n) => ({ body: form({ customer: some(data.customers)[n % 8] }) })),
   };
 }
