@@ -153,6 +153,9 @@ const SCENARIOS = [
   { name: 'pi-confirm', label: 'POST /v1/payment_intents, confirm=true with pm_card_visa (intent, charge, events)', target: 'sandbank', ceiling: 'customer-create' },
   { name: 'pi-confirm-2020', label: `POST /v1/payment_intents, confirm=true, Stripe-Version ${OLD_VERSION}`, target: 'sandbank', ceiling: 'customer-create' },
   { name: 'refund', label: 'POST /v1/refunds of 1 cent, 8 charges', target: 'sandbank', ceiling: 'customer-create' },
+  { name: 'pi-update', label: 'POST /v1/payment_intents/{id} (metadata, 8 unconfirmed intents)', target: 'sandbank', ceiling: 'customer-create' },
+  { name: 'si-update', label: 'POST /v1/setup_intents/{id} (metadata, 8 unconfirmed intents)', target: 'sandbank', ceiling: 'customer-create' },
+  { name: 'pm-update', label: 'POST /v1/payment_methods/{id} (metadata, 8 saved cards; payment_method.updated)', target: 'sandbank', ceiling: 'customer-create' },
   { name: 'express', label: 'bare Express GET /v1/things/:id', target: 'express' },
   { name: 'node', label: 'bare node:http', target: 'node' },
 ];
@@ -460,6 +463,14 @@ async function prepare(base, auth) {
   const intent = needs(['pi-list', 'pi-search', 'charge-search', ...CONSOLE]) ? (await pay(1000, { customer: customers[1], 'metadata[order]': 'bench' })).id : null;
   const refundable = [];
   if (needs(['refund'])) for (let i = 0; i < 8; i++) refundable.push((await pay(99999999)).id);
+  // Unconfirmed intents (requires_payment_method) the update scenario changes.
+  const openIntents = [];
+  if (needs(['pi-update'])) for (let i = 0; i < 8; i++) openIntents.push((await call('POST', '/v1/payment_intents', { amount: '1000', currency: 'usd' })).id);
+  const openSetups = [];
+  if (needs(['si-update'])) for (let i = 0; i < 8; i++) openSetups.push((await call('POST', '/v1/setup_intents', {})).id);
+  // Saved cards (only a customer's card can be updated).
+  const savedCards = [];
+  if (needs(['pm-update'])) for (let i = 0; i < 8; i++) savedCards.push((await call('POST', '/v1/payment_methods/pm_card_visa/attach', { customer: customers[i] })).id);
   // Each read answers 200 before it is loaded.
   await call('GET', `/v1/webhook_endpoints/${accountEndpoint}`, undefined, connected);
   const page = await call('GET', `/v1/events?type=customer.created&limit=10`);
@@ -473,7 +484,7 @@ async function prepare(base, auth) {
     spreadAuth.push(headers);
   }
   const consoleCookie = needs(CONSOLE) ? await consoleSignIn(base, auth.authorization.replace(/^Bearer /, '')) : null;
-  return { endpoints, accounts, accountEndpoint, customers, spreadAuth, product, subscription, intent, refundable, call, consoleCookie };
+  return { endpoints, accounts, accountEndpoint, customers, spreadAuth, product, subscription, intent, refundable, openIntents, openSetups, savedCards, call, consoleCookie };
 }
 
 /** Signs in to the console as a browser does (the form's cookie and token, then the key); answers the session's Cookie header. */
@@ -606,6 +617,10 @@ function sandbankLoads(base, auth, data) {
     'customer-update': post('/v1/customers', '', (n) => ({ path: `/v1/customers/${some(data.customers)[n % 8]}`, body: form({ 'metadata[bench]': String(n) }) })),
     // A cent of one of 8 large charges each time: each refund locks its charge, as two of one charge must queue.
     refund: post('/v1/refunds', '', (n) => ({ body: form({ payment_intent: data.refundable[n % 8], amount: '1' }) })),
+    // A new metadata value each time, spread over 8 unconfirmed intents (each update locks its intent).
+    'pi-update': post('/v1/payment_intents', '', (n) => ({ path: `/v1/payment_intents/${data.openIntents[n % 8]}`, body: form({ 'metadata[bench]': String(n) }) })),
+    'si-update': post('/v1/setup_intents', '', (n) => ({ path: `/v1/setup_intents/${data.openSetups[n % 8]}`, body: form({ 'metadata[bench]': String(n) }) })),
+    'pm-update': post('/v1/payment_methods', '', (n) => ({ path: `/v1/payment_methods/${data.savedCards[n % 8]}`, body: form({ 'metadata[bench]': String(n) }) })),
     'pm-attach': post('/v1/payment_methods/pm_card_visa/attach', '', (n) => ({ body: form({ customer: some(data.customers)[n % 8] }) })),
   };
 }

@@ -22,7 +22,7 @@ const benchDatabaseUrl = (): string => {
 
 const READS = ['get', 'get-account', 'list', 'list-cursor', 'events-type', 'events-type-empty', 'customer-get', 'customer-email', 'customer-search', 'price-list', 'pi-list', 'pi-search', 'charge-search', 'invoice-list', 'invoice-search', 'invoice-customer', 'sub-list', 'sub-search', 'sub-customer', 'sub-get', 'sub-get-2020', 'console-list', 'console-object', 'console-home'];
 const ROWS = 2000;
-const WRITES = ['post', 'post-spread', 'account-create', 'account-update', 'customer-create', 'customer-update', 'pm-attach', 'pi-confirm', 'pi-confirm-2020', 'refund'];
+const WRITES = ['post', 'post-spread', 'account-create', 'account-update', 'customer-create', 'customer-update', 'pm-attach', 'pi-confirm', 'pi-confirm-2020', 'refund', 'pi-update', 'si-update', 'pm-update'];
 /** Scenarios measured against another scenario, not a ceiling. */
 const MEASURED_AGAINST: Record<string, string> = {
   'sub-get-2020': 'sub-get',
@@ -39,6 +39,9 @@ const MEASURED_AGAINST: Record<string, string> = {
   'pi-confirm-2020': 'customer-create',
   'customer-update': 'customer-create',
   refund: 'customer-create',
+  'pi-update': 'customer-create',
+  'si-update': 'customer-create',
+  'pm-update': 'customer-create',
 };
 
 interface Row {

@@ -662,3 +662,32 @@ describe('a create is one statement unless it must read back its writes', () => 
     expect((await get(key, `${PI}/${res.body.id}`)).body.next_action).toEqual(res.body.next_action);
   });
 });
+
+describe('an update is one commit in 4 round trips (BEGIN, the locked read, one statement, COMMIT)', () => {
+  test('before payment: amount, metadata and description; the answer is what a retrieve reads', async () => {
+    const key = newTestKey();
+    const open = (await post(key, PI, card({ metadata: { a: '1' } }))).body;
+    const counted = await countPostgres(() => post(key, `${PI}/${open.id}`, { amount: 3000, metadata: { a: '', b: '2' }, description: 'd' }, { 'Idempotency-Key': `pi-update-${open.id}` }));
+    expect(counted.result.status).toBe(200);
+    expect(counted.result.body).toMatchObject({ amount: 3000, metadata: { b: '2' }, description: 'd', status: 'requires_payment_method' });
+    expect({ roundTrips: counted.roundTrips, commits: counted.commits, rollbacks: counted.rollbacks }).toEqual({ roundTrips: 4, commits: 1, rollbacks: 0 });
+    expect((await get(key, `${PI}/${open.id}`)).body).toEqual(counted.result.body);
+    // The idempotent copy answers the same, and the update wrote no event (Stripe has no payment_intent.updated).
+    expect((await post(key, `${PI}/${open.id}`, { amount: 3000, metadata: { a: '', b: '2' }, description: 'd' }, { 'Idempotency-Key': `pi-update-${open.id}` })).body).toEqual(counted.result.body);
+    expect((await get(key, `/v1/events?limit=100`)).body.data.map((e: any) => e.type)).toEqual(['payment_intent.created']);
+    expectError(await post(newTestKey(), `${PI}/${open.id}`, { description: 'x' }), 404, { code: 'resource_missing' });
+  });
+
+  test('after payment, at a version that shows the charges: the list is read, the update still one commit in 4 round trips', async () => {
+    const key = newTestKey();
+    await pay(key, 'pm_card_visa', {});
+    expect((await get(key, `${PI}?limit=1`, { 'Stripe-Version': '2020-08-27' })).status).toBe(200);
+    const paid = (await pay(key, 'pm_card_visa', {})).body;
+    const counted = await countPostgres(() => post(key, `${PI}/${paid.id}`, { metadata: { c: '3' } }, { 'Stripe-Version': '2020-08-27', 'Idempotency-Key': `pi-update-old-${paid.id}` }));
+    expect(counted.result.status).toBe(200);
+    expect(counted.result.body.charges).toMatchObject({ object: 'list', total_count: 1, data: [{ id: paid.charges.data[0].id }] });
+    expect(counted.result.body.metadata).toEqual({ c: '3' });
+    expect(counted.commits).toBe(1);
+    expect((await get(key, `${PI}/${paid.id}`, { 'Stripe-Version': '2020-08-27' })).body).toEqual(counted.result.body);
+  });
+});

@@ -7,6 +7,7 @@ import { Encryption } from '../../../src/lib/encryption';
 import { purgeExpiredCvcs } from '../../../src/resources/payments/payment_methods/service';
 import { TEST_CARD_NAMES, paymentResult, testCardOf, type CardOutcome } from '../../../src/resources/payments/payment_methods/testCards';
 import { expectError, requestsOf } from '../../helpers/requests';
+import { countPostgres } from '../../helpers/postgresCounts';
 
 // Card payment methods end to end: create from numbers and test tokens, the card checks
 // (incorrect_number, test_mode_live_card, expiry, CVC), every public test PaymentMethod id and
@@ -158,6 +159,28 @@ describe('attach, detach, update, list', () => {
     const [event] = (await get(key, '/v1/events?type=payment_method.updated')).body.data;
     expect(event.data.previous_attributes).toMatchObject({ metadata: {}, card: { exp_month: 12 } });
     expectError(await post(key, `${PM}/${pm.id}`, { card: { exp_year: 2001 } }), 402, { code: 'invalid_expiry_year' });
+  });
+
+  test('an update is one commit in 4 round trips (BEGIN, the locked read, one statement, COMMIT), its event beside it', async () => {
+    const key = newTestKey();
+    const pm = await createPaymentMethod(t, key);
+    const customer = (await createCustomer(t, key)).id;
+    await post(key, `${PM}/${pm.id}/attach`, { customer });
+    const params = { metadata: { a: '1' }, billing_details: { email: 'j@example.com' }, allow_redisplay: 'always' };
+    const counted = await countPostgres(() => post(key, `${PM}/${pm.id}`, params, { 'Idempotency-Key': `pm-update-${pm.id}` }));
+    expect(counted.result.status).toBe(200);
+    expect(counted.result.body).toMatchObject({ metadata: { a: '1' }, billing_details: { email: 'j@example.com' }, allow_redisplay: 'always' });
+    expect({ roundTrips: counted.roundTrips, commits: counted.commits, rollbacks: counted.rollbacks }).toEqual({ roundTrips: 4, commits: 1, rollbacks: 0 });
+    const [event] = (await get(key, '/v1/events?type=payment_method.updated')).body.data;
+    expect(event.data.object).toEqual(counted.result.body);
+    expect(event.data.previous_attributes).toEqual({ metadata: { a: null }, billing_details: { email: null }, allow_redisplay: 'unspecified' });
+    expect((await get(key, `${PM}/${pm.id}`)).body).toEqual(counted.result.body);
+    expect((await post(key, `${PM}/${pm.id}`, params, { 'Idempotency-Key': `pm-update-${pm.id}` })).body).toEqual(counted.result.body);
+    // Nothing changed: the same answer, no second event.
+    expect((await post(key, `${PM}/${pm.id}`, { metadata: { a: '1' } })).body).toEqual(counted.result.body);
+    expect((await get(key, '/v1/events?type=payment_method.updated')).body.data).toHaveLength(1);
+    expectError(await post(newTestKey(), `${PM}/${pm.id}`, { metadata: { a: '2' } }), 404, { code: 'resource_missing' });
+    expectError(await post(key, `${PM}/pm_card_visa`, { metadata: { a: '2' } }), 400, { type: 'invalid_request_error' });
   });
 
   test('isolation: another key or account can neither see nor use a payment method', async () => {

@@ -9,6 +9,7 @@ import { AUTHENTICATION_TTL_SECONDS } from '../../../src/resources/payments/auth
 import { expireChallenge, reconcileAuthenticationExpiries } from '../../../src/resources/payments/authentications/pipeline';
 import { expiryJobId } from '../../../src/resources/payments/authentications/jobs';
 import { LATEST_API_VERSION } from '../../../src/kernel/versions';
+import { countPostgres } from '../../helpers/postgresCounts';
 
 // SetupIntents end to end: create (and confirm=true), retrieve, update, list, confirm and cancel;
 // every kind of test card's outcome (success, decline, 3-D Secure), the card attached to the
@@ -297,6 +298,28 @@ describe('update, cancel, list', () => {
     expect((await post(key, `${SI}/${body.id}`, { metadata: { a: '' }, description: '' })).body).toMatchObject({ metadata: {}, description: null });
     expectError(await post(key, `${SI}/${body.id}`, { payment_method: 'pm_card_visa' }), 400, { code: 'setup_intent_unexpected_state' });
     expectError(await post(key, `${SI}/seti_nope`, { metadata: { a: '1' } }), 404, { code: 'resource_missing' });
+  });
+
+  test('an update without a card is one commit in 4 round trips (BEGIN, the locked read, one statement, COMMIT)', async () => {
+    const key = newTestKey();
+    const { body } = await post(key, SI, { metadata: { a: '1', b: '2' } });
+    const counted = await countPostgres(() => post(key, `${SI}/${body.id}`, { metadata: { a: '' }, description: 'd', allowed_payment_method_types: ['card'] }, { 'Idempotency-Key': `si-update-${body.id}` }));
+    expect(counted.result.status).toBe(200);
+    expectMatchesResponseSchema('PostSetupIntentsIntent', 200, counted.result.body);
+    expect(counted.result.body).toMatchObject({ metadata: { b: '2' }, description: 'd', payment_method_types: ['card'], automatic_payment_methods: null, status: 'requires_payment_method' });
+    expect(counted.result.body.client_secret).toBe(body.client_secret);
+    expect({ roundTrips: counted.roundTrips, commits: counted.commits, rollbacks: counted.rollbacks }).toEqual({ roundTrips: 4, commits: 1, rollbacks: 0 });
+    expect((await get(key, `${SI}/${body.id}`)).body).toEqual(counted.result.body);
+    // Replayed by its key; no event (the public API has no setup_intent.updated).
+    expect((await post(key, `${SI}/${body.id}`, { metadata: { a: '' }, description: 'd', allowed_payment_method_types: ['card'] }, { 'Idempotency-Key': `si-update-${body.id}` })).body).toEqual(counted.result.body);
+    expect((await get(key, '/v1/events?limit=100')).body.data.map((e: any) => e.type)).toEqual(['setup_intent.created']);
+    // A customer is locked and kept, in the same one commit.
+    expectError(await post(key, `${SI}/${body.id}`, { customer: 'cus_nope' }), 400, { code: 'resource_missing' });
+    const customer = (await createCustomer(t, key)).id;
+    const withCustomer = await countPostgres(() => post(key, `${SI}/${body.id}`, { customer }));
+    expect(withCustomer.result.body.customer).toBe(customer);
+    expect(withCustomer.commits).toBe(1);
+    expectError(await post(newTestKey(), `${SI}/${body.id}`, { description: 'x' }), 404, { code: 'resource_missing' });
   });
 
   test('cancel: a reason, setup_intent.canceled, the open challenge closed; a succeeded one can’t be canceled', async () => {

@@ -37,6 +37,15 @@ export const attachTo = (id: string, customerId: string | null, offSessionReady:
   sql: sql`UPDATE payment_methods SET customer_id = ${customerId}, off_session_ready = ${offSessionReady} WHERE id = ${id} RETURNING id`,
 });
 
+/** What an update changes, over the row its transaction locked. */
+export const updateCard = (row: StoredPaymentMethod): Write => ({
+  sql: sql`
+    UPDATE payment_methods SET exp_month = ${row.expMonth}, exp_year = ${row.expYear}, billing_details = ${JSON.stringify(row.billingDetails)}::jsonb,
+      metadata = ${JSON.stringify(row.metadata)}::jsonb, allow_redisplay = ${row.allowRedisplay}
+    WHERE id = ${row.id}
+    RETURNING id`,
+});
+
 /** One of the account's live customers, locked. */
 export const lockLiveCustomerRow = (id: string, accountId: string): Fragment =>
   sql`SELECT id FROM customers WHERE id = ${id} AND account_id = ${accountId} AND NOT deleted FOR UPDATE`;

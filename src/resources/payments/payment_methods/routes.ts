@@ -20,7 +20,7 @@ export const routes = [
   // Stripe.js creates PaymentMethods with the publishable key (createPaymentMethod, confirmCardPayment).
   route('post', '/v1/payment_methods', 'PostPaymentMethods', one, createPaymentMethod, { publishable: true }),
   route('get', '/v1/payment_methods/{payment_method}', 'GetPaymentMethodsPaymentMethod', one, retrievePaymentMethod),
-  route('post', '/v1/payment_methods/{payment_method}', 'PostPaymentMethodsPaymentMethod', one, updatePaymentMethod),
+  route('post', '/v1/payment_methods/{payment_method}', 'PostPaymentMethodsPaymentMethod', one, updatePaymentMethod, { sqlOnly: true, oneStatement: () => true }),
   route('post', '/v1/payment_methods/{payment_method}/attach', 'PostPaymentMethodsPaymentMethodAttach', one, attachPaymentMethodToCustomer),
   route('post', '/v1/payment_methods/{payment_method}/detach', 'PostPaymentMethodsPaymentMethodDetach', one, (ctx) => detachPaymentMethod(ctx, clearDefaultPaymentMethod)),
   route('get', '/v1/customers/{customer}/payment_methods', 'GetCustomersCustomerPaymentMethods', many, listCustomerPaymentMethods),

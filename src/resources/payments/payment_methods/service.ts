@@ -10,11 +10,11 @@ import { applyMetadata, type Metadata, type MetadataParam } from '../../../kerne
 import type { RequestContext } from '../../../kernel/route';
 import { prismaDb, type Db } from '../../../kernel/writes';
 import type { SqlClient } from '../../../lib/sql';
-import { causeOf, emit, previousAttributes, type Tx } from '../../../events/emit';
+import { causeOf, emit, emitIn, previousAttributes, type Tx } from '../../../events/emit';
 import type { EventType } from '../../../events/types';
 import { handOffEvents } from '../../../events/jobs';
 import { EMPTY_BILLING_DETAILS, serializePaymentMethod, type PaymentMethodRow, type StoredPaymentMethod } from './serializer';
-import { attachTo, insertCard as insertCardRow, lockLiveCustomerRow, selectById, selectOwnedForUpdate } from './queries';
+import { attachTo, insertCard as insertCardRow, lockLiveCustomerRow, selectById, selectOwnedForUpdate, updateCard } from './queries';
 import {
   attachError,
   cardError,
@@ -321,35 +321,29 @@ export async function retrievePaymentMethod(ctx: RequestContext) {
   return serializePaymentMethod(await ctx.deps.prisma.$transaction((tx) => resolvePaymentMethod(prismaDb(tx), ctx, id)));
 }
 
+/** One commit in 4 round trips (the route is sqlOnly + oneStatement): the locked read, then the change and its event as held writes. */
 export async function updatePaymentMethod(ctx: RequestContext) {
   const { params, deps } = ctx;
-  const { row, eventId } = await deps.prisma.$transaction(async (tx) => {
-    const before = await resolvePaymentMethod(prismaDb(tx), ctx, ctx.pathParams.payment_method);
-    // The public API updates only saved cards.
-    if (before.customerId === null) throw invalidRequest('You must save this PaymentMethod to a customer before you can update it.', undefined);
-    let { expMonth, expYear } = before;
-    if (params.card?.exp_month !== undefined || params.card?.exp_year !== undefined) {
-      ({ expMonth, expYear } = checkExpiry(params.card?.exp_month ?? before.expMonth, params.card?.exp_year ?? before.expYear, clock(ctx)));
-    }
-    const row: StoredPaymentMethod = {
-      ...before,
-      expMonth,
-      expYear,
-      billingDetails: billingDetailsOf(params.billing_details, before.billingDetails as Record<string, unknown>) as Prisma.JsonValue,
-      metadata: applyMetadata(before.metadata as Metadata, params.metadata as MetadataParam | undefined),
-      allowRedisplay: params.allow_redisplay ?? before.allowRedisplay,
-    };
-    await tx.paymentMethod.update({
-      where: { id: row.id },
-      data: { expMonth, expYear, billingDetails: row.billingDetails as Prisma.InputJsonValue, metadata: row.metadata as Prisma.InputJsonValue, allowRedisplay: row.allowRedisplay },
-      select: { id: true },
-    });
-    const changed = previousAttributes(serializePaymentMethod(before), serializePaymentMethod(row));
-    const eventId = Object.keys(changed).length > 0 ? await emitPaymentMethod(tx, ctx, 'payment_method.updated', row, changed) : undefined;
-    return { row, eventId };
-  });
-  if (eventId) await handOffEvents(deps.queues, [eventId]);
-  return serializePaymentMethod(row);
+  const before = await resolvePaymentMethod(deps, ctx, ctx.pathParams.payment_method);
+  // The public API updates only saved cards.
+  if (before.customerId === null) throw invalidRequest('You must save this PaymentMethod to a customer before you can update it.', undefined);
+  let { expMonth, expYear } = before;
+  if (params.card?.exp_month !== undefined || params.card?.exp_year !== undefined) {
+    ({ expMonth, expYear } = checkExpiry(params.card?.exp_month ?? before.expMonth, params.card?.exp_year ?? before.expYear, clock(ctx)));
+  }
+  const row: StoredPaymentMethod = {
+    ...before,
+    expMonth,
+    expYear,
+    billingDetails: billingDetailsOf(params.billing_details, before.billingDetails as Record<string, unknown>) as Prisma.JsonValue,
+    metadata: applyMetadata(before.metadata as Metadata, params.metadata as MetadataParam | undefined),
+    allowRedisplay: params.allow_redisplay ?? before.allowRedisplay,
+  };
+  await deps.write(updateCard(row));
+  const object = serializePaymentMethod(row);
+  const changed = previousAttributes(serializePaymentMethod(before), object);
+  if (Object.keys(changed).length > 0) await handOffEvents(deps.queues, [await emitIn(deps, 'payment_method.updated', object, emitOptions(ctx, changed))]);
+  return object;
 }
 
 export async function listPaymentMethods(ctx: RequestContext) {

@@ -1,6 +1,6 @@
 import { route } from '../../../kernel/route';
 import { SETUP_INTENT_OBJECT } from './serializer';
-import { cancelSetupIntent, confirmSetupIntent, createSetupIntent, listSetupIntents, retrieveSetupIntent, updateSetupIntent } from './service';
+import { cancelSetupIntent, confirmSetupIntent, createSetupIntent, listSetupIntents, retrieveSetupIntent, updateSetupIntent, updatesAlone } from './service';
 
 const one = { object: SETUP_INTENT_OBJECT };
 const many = { object: SETUP_INTENT_OBJECT, list: true };
@@ -13,7 +13,7 @@ export const routes = [
   route('get', '/v1/setup_intents', 'GetSetupIntents', many, listSetupIntents),
   route('post', '/v1/setup_intents', 'PostSetupIntents', one, createSetupIntent, secret),
   route('get', '/v1/setup_intents/{setup_intent}', 'GetSetupIntentsIntent', one, retrieveSetupIntent, stripeJs),
-  route('post', '/v1/setup_intents/{setup_intent}', 'PostSetupIntentsIntent', one, updateSetupIntent, secret),
+  route('post', '/v1/setup_intents/{setup_intent}', 'PostSetupIntentsIntent', one, updateSetupIntent, { ...secret, sqlOnly: true, oneStatement: updatesAlone }),
   route('post', '/v1/setup_intents/{setup_intent}/confirm', 'PostSetupIntentsIntentConfirm', one, confirmSetupIntent, { ...secret, ...stripeJs }),
   route('post', '/v1/setup_intents/{setup_intent}/cancel', 'PostSetupIntentsIntentCancel', one, cancelSetupIntent, secret),
 ];
