@@ -196,16 +196,20 @@ async function fillRows(databaseUrl, rows, bench, templates, log = () => undefin
       },
       byId('payment_intents', templates.intent),
     );
+    // Counted apart: an intent the preparation left unconfirmed has no charge. Charges past the
+    // generated intents belong to one of them (wrapping around), with the same owner.
+    const charges = templates.intent ? Math.max(0, rows - (await count('charges'))) : 0;
+    const intentOf = (i) => (intents > 0 ? `(1 + ((${i}) - 1) % ${intents})` : i);
     await clone(
       'charges',
-      intents,
+      charges,
       {
         id: id('ch', 'ch', 'g.i'),
-        account_id: owner('g.i'),
-        created: created('g.i', intents),
+        account_id: owner(intentOf('g.i')),
+        created: created('g.i', charges),
         amount: '100 + g.i % 10000',
         amount_captured: '100 + g.i % 10000',
-        payment_intent_id: id('pi', 'pi', 'g.i'),
+        payment_intent_id: intents > 0 ? id('pi', 'pi', intentOf('g.i')) : 'tpl.payment_intent_id',
         customer_id: 'NULL::text',
         metadata: `jsonb_build_object('order', g.i::text)`,
       },

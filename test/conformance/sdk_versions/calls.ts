@@ -191,6 +191,7 @@ const BASE: Calls = {
   PostSandboxPaymentAuthenticationsPaymentAuthenticationComplete: async (c) => c.raw('POST', `/sandbox/v1/payment_authentications/${await challenge(c)}/complete`),
   PostSandboxPaymentAuthenticationsPaymentAuthenticationFail: async (c) => c.raw('POST', `/sandbox/v1/payment_authentications/${await challenge(c)}/fail`),
   GetSandboxWebhookEndpointsWebhookEndpointDeliveries: async (c) => c.raw('GET', `/sandbox/v1/webhook_endpoints/${await endpoint(c)}/deliveries`),
+  PostStripecliSessions: (c) => c.raw('POST', '/v1/stripecli/sessions', { device_name: 'sdk', websocket_features: ['webhooks'] }),
   GetWebhookEndpoints: (c) => c.stripe.webhookEndpoints.list(),
   PostWebhookEndpoints: (c) => c.stripe.webhookEndpoints.create({ url: `${CLOSED_ORIGIN}/hooks`, enabled_events: ['*'], api_version: c.major.version }),
   GetWebhookEndpointsWebhookEndpoint: async (c) => c.stripe.webhookEndpoints.retrieve(await endpoint(c)),

@@ -205,7 +205,7 @@ test('every table that holds an account\'s rows is reset (a new resource must jo
     SELECT table_name FROM information_schema.columns WHERE column_name = 'account_id' AND table_schema = current_schema()`;
   const reset = new Set<string>(RESET_TABLES.map(([, table]) => table));
   // The key's own rows stay, so it keeps working, and so do its console sessions (a reset from the
-  // console leaves its user signed in).
-  const kept = new Set(['api_keys', 'console_sessions']);
+  // console leaves its user signed in), and its Stripe CLI sessions (a running `stripe listen` goes on).
+  const kept = new Set(['api_keys', 'console_sessions', 'stripecli_sessions']);
   expect(tables.map((r) => r.table_name).filter((name) => !reset.has(name) && !kept.has(name)).sort()).toEqual([]);
 });

@@ -5,7 +5,8 @@ import { serializeDataReset, type DeletedCounts } from './serializer';
 /**
  * What a reset deletes: the name it answers and the table, children before parents (prices before
  * their products, promotion codes before their coupons). Every table with an `account_id` is here
- * but `api_keys` (the key keeps working) and `console_sessions` (so do its console sessions); connected
+ * but `api_keys` (the key keeps working), `console_sessions` (so do its console sessions) and
+ * `stripecli_sessions` (a running `stripe listen` keeps its secret and its cursor); connected
  * accounts go last; test/resources/sandbox/data.test.ts
  * fails when a new one is missing. Other rows go with these by cascade (deliveries with events,
  * persons and external accounts with their accounts).
